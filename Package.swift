@@ -1,0 +1,55 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// WorkspaceBridge: a workspace-and-agent-session core served over stdio JSON-RPC 2.0.
+///
+/// Layers (arrows point down only): workspace-bridge → BridgeServer → JSONRPC → JSON → CJansson.
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "WorkspaceBridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "workspace-bridge", targets: ["workspace-bridge"]),
+        .library(name: "JSON", targets: ["JSON"]),
+        .library(name: "JSONRPC", targets: ["JSONRPC"]),
+        .library(name: "BridgeServer", targets: ["BridgeServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
+        ),
+        .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
+        .target(
+            name: "JSONRPC",
+            dependencies: ["JSON", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "BridgeServer",
+            dependencies: ["JSON", "JSONRPC", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "workspace-bridge",
+            dependencies: [
+                "BridgeServer", "JSONRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], swiftSettings: strict),
+        .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
+    ],
+    swiftLanguageModes: [.v6]
+)

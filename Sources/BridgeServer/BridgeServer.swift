@@ -1,0 +1,71 @@
+import JSON
+import JSONRPC
+import Logging
+
+/// The method table and lifecycle rules of one WorkspaceBridge connection.
+///
+/// `BridgeServer` is the `Router` of a `Connection`: the connection calls `route` for every
+/// message in arrival order on its reader thread. It is thin by design: each method decodes
+/// params, calls one core function, and encodes the result; errors are mapped in one place
+/// (`ErrorMapping`).
+public final class BridgeServer: Router {
+    public let configuration: ServerConfiguration
+    public let logSink: ClientLogSink
+    let logger: Logger
+    let lifecycle = Lifecycle()
+    private let requests: [String: Method]
+    private let clientNotifications: [String: Method]
+
+    /// Notifications the server sends.
+    public static let serverNotifications = ["$/progress", "window/logMessage"]
+
+    public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
+        self.configuration = configuration
+        self.logSink = logSink
+        self.logger = logger
+        var requests: [Method] = []
+        var notifications: [Method] = []
+        LifecycleMethods.register(requests: &requests, notifications: &notifications)
+        if configuration.enableDebugMethods { DebugMethods.register(&requests) }
+        self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Request methods offered, sorted (what `initialize` reports in `capabilities.methods`).
+    public var methodNames: [String] { requests.keys.sorted() }
+    /// Notifications accepted from the client, sorted.
+    public var clientNotificationNames: [String] { clientNotifications.keys.sorted() }
+
+    public func route(method: String, isRequest: Bool) -> Routing {
+        let phase = lifecycle.current
+        if !isRequest, method == "exit", let m = clientNotifications[method] { return .handle(m) }
+        switch phase {
+        case .uninitialized:
+            guard isRequest else { return .reject(.serverNotInitialized) }
+            return method == "initialize" ? requests[method].map(Routing.handle) ?? .ignore : .reject(.serverNotInitialized)
+        case .shutDown:
+            if isRequest {
+                return .reject(.invalidRequest("the server is shutting down: only 'exit' is accepted", dataCode: "ShutdownRequested"))
+            }
+        case .running:
+            if method == "initialize", isRequest {
+                return .reject(.invalidRequest("'initialize' may only be sent once", dataCode: "AlreadyInitialized"))
+            }
+        }
+        if isRequest {
+            if let m = requests[method] {
+                if method == "shutdown" { lifecycle.set(.shutDown) }
+                return .handle(m)
+            }
+            return .reject(.methodNotFound(method))
+        }
+        if let m = clientNotifications[method] { return .handle(m) }
+        return .ignore
+    }
+
+    public func mapError(_ error: any Error) -> RPCError {
+        let e = ErrorMapping.rpcError(for: error)
+        if e.code == ErrorCode.internalError { logger.error("internal error: \(error)") }
+        return e
+    }
+}

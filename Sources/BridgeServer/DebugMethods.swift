@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import JSONRPC
+import Logging
+
+/// Methods for tests and benchmarks, offered only with `--enable-debug-methods`.
+/// They exercise the connection's machinery (ordering, cancellation, progress, errors,
+/// large payloads) through the real binary.
+enum DebugMethods {
+    struct DebugFailure: Error, CustomStringConvertible {
+        var description: String { "debug/fail asked for an internal error" }
+    }
+
+    struct DebugNotFound: DomainError {
+        var dataCode: String { "NotFound" }
+        var message: String { "debug/fail asked for a domain error" }
+        var data: JSONObject { ["path": "debug"] }
+    }
+
+    static func register(_ methods: inout [Method]) {
+        methods.append(Method("debug/echo") { ctx in
+            let p = try ctx.paramsObject()
+            return ["value": try p.required("value")]
+        })
+        methods.append(Method("debug/sleep", schedule: sleepSchedule) { ctx in
+            try sleep(ctx)
+        })
+        methods.append(Method("debug/fail", inline: true) { ctx in
+            let p = try ctx.paramsObject()
+            switch try p.choice("kind", ["internal", "domain"]) ?? "internal" {
+            case "domain": throw DebugNotFound()
+            default: throw DebugFailure()
+            }
+        })
+        methods.append(Method("debug/log", inline: true) { ctx in
+            let p = try ctx.paramsObject()
+            let levels = Logger.Level.allCases.map(\.rawValue)
+            let level = Logger.Level(rawValue: try p.choice("level", levels) ?? "info") ?? .info
+            let message = try p.requiredString("message")
+            ctx.logger.log(level: level, "\(message)")
+            return .object(JSONObject())
+        })
+        methods.append(Method("debug/blob") { ctx in
+            let p = try ctx.paramsObject()
+            let n = Int(try p.requiredInt("bytes", in: 0...(1 << 30)))
+            return ["data": .string(text(bytes: n))]
+        })
+    }
+
+    static let sleepSchedule: Method.Scheduler = { params in
+        let p = try Params(params)
+        _ = try p.requiredInt("ms", in: 0...600_000)
+        guard let key = try p.string("key") else { return .free }
+        let access = try p.choice("access", ["read", "write"]) ?? "write"
+        return .claims([Claim("debug", path: key, access: access == "read" ? .read : .write)])
+    }
+
+    static func sleep(_ ctx: RequestContext) throws -> JSON {
+        let p = try ctx.paramsObject()
+        let ms = try p.requiredInt("ms", in: 0...600_000)
+        let label = try p.string("label") ?? ""
+        let started = MonotonicClock.nanos()
+        let deadline = started + UInt64(ms) * 1_000_000
+        ctx.progress?.begin(title: "Sleeping", message: "\(ms) ms", percentage: 0)
+        while true {
+            try ctx.checkCancellation()
+            let now = MonotonicClock.nanos()
+            if now >= deadline { break }
+            if ms > 0 { ctx.progress?.report(percentage: Int((now - started) * 100 / (UInt64(ms) * 1_000_000))) }
+            usleep(UInt32(min(1_000, (deadline - now) / 1_000)))
+        }
+        ctx.progress?.end(message: "done")
+        return ["label": .string(label), "startedAt": .int(Int64(started)),
+                "finishedAt": .int(Int64(MonotonicClock.nanos()))]
+    }
+
+    /// Readable text with quotes and newlines (so escaping is exercised), exactly `bytes` long.
+    static func text(bytes: Int) -> String {
+        let line = Array("The quick brown fox \"jumps\" over the lazy dog.\n".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes)
+        while out.count < bytes { out.append(contentsOf: line.prefix(bytes - out.count)) }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

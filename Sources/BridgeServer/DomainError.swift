@@ -1,0 +1,25 @@
+import JSON
+import JSONRPC
+
+/// An error of the workspace or session core that a client should see as a typed failure
+/// (`-32803` with `data.code`), not as an internal error.
+///
+/// Core modules define their own error types; this server maps them here, in one place.
+public protocol DomainError: Error {
+    /// The name in the schema's `ErrorData.code` enumeration, e.g. `NotFound`.
+    var dataCode: String { get }
+    var message: String { get }
+    /// Extra fields for `error.data`, e.g. `path`.
+    var data: JSONObject { get }
+}
+
+/// The one place where errors become protocol errors.
+enum ErrorMapping {
+    static func rpcError(for error: any Error) -> RPCError {
+        switch error {
+        case let e as RPCError: return e
+        case let e as any DomainError: return .failed(e.dataCode, e.message, data: e.data)
+        default: return .internalError(String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,97 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import JSONRPC
+
+/// `initialize`, `initialized`, `shutdown`, `exit`, `ping`, cancellation and tracing.
+enum LifecycleMethods {
+    static func register(requests: inout [Method], notifications: inout [Method]) {
+        requests.append(Method("initialize", inline: true) { ctx in
+            try server(ctx).initialize(ctx)
+        })
+        requests.append(Method("shutdown", inline: true, schedule: { _ in .barrier }) { _ in .null })
+        requests.append(Method("ping", inline: true) { _ in .object(JSONObject()) })
+
+        notifications.append(Method("initialized", inline: true) { _ in .null })
+        notifications.append(Method("exit", inline: true) { ctx in
+            let clean = try server(ctx).lifecycle.current == .shutDown
+            ctx.serving.stop(exitCode: clean ? 0 : 1)
+            return .null
+        })
+        notifications.append(Method("$/cancelRequest", inline: true) { ctx in
+            let p = try ctx.paramsObject()
+            if let raw = p["id"], let id = RequestID(raw) { ctx.serving.cancel(id: id) }
+            return .null
+        })
+        notifications.append(Method("window/workDoneProgress/cancel", inline: true) { ctx in
+            let p = try ctx.paramsObject()
+            if let token = p["token"] { ctx.serving.cancel(progressToken: token) }
+            return .null
+        })
+        notifications.append(Method("$/setTrace", inline: true) { ctx in
+            let p = try ctx.paramsObject()
+            if let v = try p.choice("value", ["off", "messages", "verbose"]), let t = ClientLogSink.Trace(rawValue: v) {
+                try server(ctx).logSink.setTrace(t)
+            }
+            return .null
+        })
+    }
+
+    /// The server behind a handler's connection.
+    static func server(_ ctx: RequestContext) throws(RPCError) -> BridgeServer {
+        guard let s = ctx.serving.router as? BridgeServer else { throw .internalError("no server behind this connection") }
+        return s
+    }
+}
+
+extension BridgeServer {
+    func initialize(_ ctx: RequestContext) throws -> JSON {
+        let p = try ctx.paramsObject()
+        var parent: Int32?
+        if let v = p["processId"] {
+            guard let pid = v.intValue, pid > 0, pid <= Int64(Int32.max) else {
+                throw RPCError.invalidParams(field: "processId", expected: "a positive integer or null", got: v.typeName)
+            }
+            parent = Int32(pid)
+        }
+        let trace = try p.choice("trace", ["off", "messages", "verbose"]).flatMap(ClientLogSink.Trace.init) ?? .off
+        if let info = try p.object("clientInfo") {
+            let name = try info.string("name") ?? "unknown"
+            let version = try info.string("version") ?? ""
+            logger.info("client: \(name) \(version)")
+        }
+        _ = try p.object("capabilities")
+        _ = try p.object("initializationOptions")
+
+        logSink.setTrace(trace)
+        lifecycle.set(.running)
+        if let parent {
+            let connection = ctx.serving
+            ParentProcessWatcher.watch(pid: parent, everyMilliseconds: configuration.parentPollMilliseconds,
+                                       logger: logger) {
+                connection.output.flushNow()
+                exit(1)
+            }
+        }
+        let capabilities: JSON = [
+            "methods": .array(methodNames.map(JSON.string)),
+            "notifications": [
+                "client": .array(clientNotificationNames.map(JSON.string)),
+                "server": .array(Self.serverNotifications.map(JSON.string)),
+            ],
+            "framings": ["lsp", "ndjson"],
+            "batches": true,
+            "cancellation": true,
+            "workDoneProgress": true,
+            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),
+        ]
+        return [
+            "serverInfo": ["name": .string(ServerInfo.name), "version": .string(ServerInfo.version)],
+            "protocolVersion": .string(ServerInfo.protocolVersion),
+            "capabilities": capabilities,
+        ]
+    }
+}

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import JSONRPC
+import Logging
+import Synchronization
+
+/// Where log records go besides stderr: the client, as `window/logMessage`, when the
+/// client asked for it with `initialize` `trace` or `$/setTrace`.
+public final class ClientLogSink: Sendable {
+    public enum Trace: String, Sendable { case off, messages, verbose }
+
+    private struct State { var connection: Connection?; var trace: Trace = .off }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func attach(_ connection: Connection) { state.withLock { $0.connection = connection } }
+    public func setTrace(_ trace: Trace) { state.withLock { $0.trace = trace } }
+
+    func forward(level: Logger.Level, message: String) {
+        let target: Connection? = state.withLock { s in
+            switch s.trace {
+            case .off: return nil
+            case .messages: return level >= .info ? s.connection : nil
+            case .verbose: return s.connection
+            }
+        }
+        guard let target else { return }
+        target.notify("window/logMessage", ["type": .int(Self.messageType(level)), "message": .string(message)])
+    }
+
+    /// LSP MessageType: 1 error, 2 warning, 3 info, 4 log.
+    static func messageType(_ level: Logger.Level) -> Int64 {
+        switch level {
+        case .critical, .error: 1
+        case .warning: 2
+        case .notice, .info: 3
+        case .debug, .trace: 4
+        }
+    }
+}
+
+/// A swift-log handler writing one line per record to stderr (and optionally a log file),
+/// and forwarding to the client through a `ClientLogSink`. Never writes to stdout.
+public struct BridgeLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
+    public var logLevel: Logger.Level
+    private let label: String
+    private let fileFD: Int32?
+    private let sink: ClientLogSink
+
+    public init(label: String, level: Logger.Level, fileFD: Int32?, sink: ClientLogSink) {
+        self.label = label
+        self.logLevel = level
+        self.fileFD = fileFD
+        self.sink = sink
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var text = "\(event.message)"
+        let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+        if !merged.isEmpty {
+            text += " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        let line = "[\(label)] \(event.level): \(text)\n"
+        Self.writeAll(2, line)
+        if let fileFD { Self.writeAll(fileFD, line) }
+        sink.forward(level: event.level, message: text)
+    }
+
+    private static func writeAll(_ fd: Int32, _ s: String) {
+        var s = s
+        s.withUTF8 { u in
+            var off = 0
+            while off < u.count {
+                let n = write(fd, u.baseAddress! + off, u.count - off)
+                if n < 0 { if errno == EINTR { continue }; return }
+                off += n
+            }
+        }
+    }
+}

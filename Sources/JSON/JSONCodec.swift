@@ -1,0 +1,160 @@
+import CJansson
+
+/// Why a byte sequence is not one JSON value, as jansson reports it.
+public struct JSONDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// jansson's explanation, e.g. "maximum parsing depth reached" or "invalid UTF-8 string".
+    public var reason: String
+    /// 1-based line and column, and 0-based byte position, of the problem (0 when unknown).
+    public var line: Int
+    public var column: Int
+    public var position: Int
+
+    public var description: String {
+        line > 0 ? "\(reason) at line \(line), column \(column)" : reason
+    }
+}
+
+/// The jansson codec: the only code in the product that touches `json_t`.
+///
+/// Thread safety: every function is safe to call from any thread concurrently; no jansson
+/// value is shared between calls. `prepareForThreads()` must run once before threads start
+/// (jansson seeds its hash function lazily otherwise, which is not thread-safe).
+public enum JSONCodec {
+    /// Seeds jansson's object hashing. Call once at startup, before any other thread exists.
+    public static func prepareForThreads() {
+        json_object_seed(0)
+    }
+
+    /// Parses exactly one JSON value (any type) from `bytes`.
+    ///
+    /// Accepts NUL inside strings; rejects invalid UTF-8, duplicate object keys, nesting
+    /// deeper than jansson's compile-time cap (2048), integers outside Int64 and numbers
+    /// that overflow a double, each with a precise reason.
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(JSONDecodeError) -> JSON {
+        var error = json_error_t()
+        var empty: CChar = 0
+        let root: UnsafeMutablePointer<json_t>? =
+            if let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) {
+                json_loadb(base, bytes.count, wb_json_load_flags(), &error)
+            } else {
+                json_loadb(&empty, 0, wb_json_load_flags(), &error)
+            }
+        guard let root else { throw JSONDecodeError(error) }
+        defer { wb_json_decref(root) }
+        return JSON(jansson: root)
+    }
+
+    public static func decode(_ bytes: [UInt8]) throws(JSONDecodeError) -> JSON {
+        var result: Result<JSON, JSONDecodeError> = .success(.null)
+        bytes.withUnsafeBytes { raw in
+            result = Result { () throws(JSONDecodeError) -> JSON in try decode(raw) }
+        }
+        return try result.get()
+    }
+
+    public static func decode(_ text: String) throws(JSONDecodeError) -> JSON {
+        try decode(Array(text.utf8))
+    }
+
+    /// Serialises `value` compactly. The output never contains a raw newline (jansson
+    /// escapes control characters), so it is safe for newline-delimited framing.
+    /// Non-finite doubles, which JSON cannot carry, are written as `null`.
+    public static func encode(_ value: JSON) -> [UInt8] {
+        let tree = value.makeJansson()
+        defer { wb_json_decref(tree) }
+        return dump(tree)
+    }
+
+    public static func encodeString(_ value: JSON) -> String {
+        String(decoding: encode(value), as: UTF8.self)
+    }
+
+    private static func dump(_ tree: UnsafeMutablePointer<json_t>) -> [UInt8] {
+        let flags = wb_json_dump_flags()
+        var capacity = 4096
+        while true {
+            var needed = 0
+            let out = [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
+                needed = json_dumpb(tree, UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self), capacity, flags)
+                count = needed <= capacity ? needed : 0
+            }
+            if needed <= capacity { return out }
+            capacity = needed
+        }
+    }
+}
+
+extension JSONDecodeError {
+    init(_ e: json_error_t) {
+        var e = e
+        let text = withUnsafeBytes(of: &e.text) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        self.init(reason: text.isEmpty ? "invalid JSON" : text,
+                  line: Int(e.line), column: Int(e.column), position: Int(e.position))
+    }
+}
+
+extension JSON {
+    /// Copies a jansson tree into a Swift value. jansson has already validated UTF-8.
+    init(jansson j: UnsafeMutablePointer<json_t>) {
+        switch wb_json_typeof(j) {
+        case JSON_OBJECT:
+            var o = JSONObject()
+            o.reserveCapacity(json_object_size(j))
+            var it = json_object_iter(j)
+            while let cur = it {
+                let key = String(
+                    decoding: UnsafeRawBufferPointer(start: json_object_iter_key(cur), count: json_object_iter_key_len(cur)),
+                    as: UTF8.self)
+                o.appendUnchecked(key, JSON(jansson: json_object_iter_value(cur)))
+                it = json_object_iter_next(j, cur)
+            }
+            self = .object(o)
+        case JSON_ARRAY:
+            let n = json_array_size(j)
+            var a = [JSON]()
+            a.reserveCapacity(n)
+            for i in 0..<n { a.append(JSON(jansson: json_array_get(j, i))) }
+            self = .array(a)
+        case JSON_STRING:
+            self = .string(String(
+                decoding: UnsafeRawBufferPointer(start: json_string_value(j), count: json_string_length(j)),
+                as: UTF8.self))
+        case JSON_INTEGER: self = .int(Int64(wb_json_integer_value(j)))
+        case JSON_REAL: self = .double(json_real_value(j))
+        case JSON_TRUE: self = .bool(true)
+        case JSON_FALSE: self = .bool(false)
+        default: self = .null
+        }
+    }
+
+    /// Builds a new jansson tree (reference count 1) for this value.
+    func makeJansson() -> UnsafeMutablePointer<json_t> {
+        switch self {
+        case .null: return json_null()
+        case .bool(let b): return b ? json_true() : json_false()
+        case .int(let i): return json_integer(json_int_t(i))
+        case .double(let d): return d.isFinite ? json_real(d) : json_null()
+        case .string(var s):
+            return s.withUTF8 { u in
+                json_stringn_nocheck(UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count)
+            }
+        case .array(let a):
+            let arr = json_array()!
+            for v in a { json_array_append_new(arr, v.makeJansson()) }
+            return arr
+        case .object(let o):
+            let obj = json_object()!
+            for (k, v) in o.members {
+                var key = k
+                key.withUTF8 { u in
+                    _ = json_object_setn_new_nocheck(
+                        obj, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count,
+                        v.makeJansson())
+                }
+            }
+            return obj
+        }
+    }
+}

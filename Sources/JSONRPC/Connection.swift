@@ -1,0 +1,301 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import JSON
+import Logging
+import Synchronization
+
+/// A JSON-RPC 2.0 connection over a pair of file descriptors.
+///
+/// Threading and ordering guarantees:
+/// - One reader thread (the caller of `run()`) reads, frames, parses and routes messages in
+///   arrival order.
+/// - Each request is scheduled by its method's `Schedule`: it starts only after every earlier
+///   unfinished request with a conflicting claim has finished, so conflicting requests run
+///   and answer in arrival order; everything else runs in parallel on a worker pool.
+///   An `inline` method that can start at once runs on the reader thread.
+/// - A request's `$/progress` end is written before its response; every message is written
+///   whole (see `OutputChannel`).
+/// - `$/cancelRequest` answers a queued request `-32800` at once and flags a running one.
+public final class Connection: Sendable {
+    public struct Options: Sendable {
+        public var framing: FramingMode
+        public var maxMessageBytes: Int
+        public var readChunkBytes: Int
+
+        public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10) {
+            self.framing = framing
+            self.maxMessageBytes = maxMessageBytes
+            self.readChunkBytes = readChunkBytes
+        }
+    }
+
+    private struct State {
+        var jobs: [Job] = []
+        var byID: [RequestID: Job] = [:]
+        var byToken: [String: RequestID] = [:]
+        var exitCode: Int32?
+    }
+
+    public let output: OutputChannel
+    private let input: Int32
+    private let options: Options
+    public let router: any Router
+    private let logger: Logger
+    private let pool = DispatchQueue(label: "workspace-bridge.handlers", attributes: .concurrent)
+    private let inFlight = DispatchGroup()
+    private let state = Mutex(State())
+    private let stopping = Atomic<Bool>(false)
+
+    public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
+        self.input = input
+        self.output = OutputChannel(fd: output, framing: options.framing.fixed ?? .lsp)
+        self.options = options
+        self.router = router
+        self.logger = logger
+    }
+
+    // MARK: Reading
+
+    /// Serves until `exit` (returns its status) or end of input (finishes the requests
+    /// already received, writes their answers, returns 0).
+    public func run() -> Int32 {
+        var decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
+        var framingKnown = decoder.framing != nil
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: options.readChunkBytes, alignment: 16)
+        defer { chunk.deallocate() }
+
+        reading: while !stopping.load(ordering: .acquiring) {
+            let n = read(input, chunk.baseAddress, chunk.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                logger.error("reading input failed: errno \(errno)")
+                break
+            }
+            if n == 0 { break }
+            decoder.append(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+            output.cork()
+            while let event = decoder.next() {
+                if !framingKnown, let f = decoder.framing {
+                    framingKnown = true
+                    output.setFraming(f)
+                    logger.debug("framing: \(f.rawValue)")
+                }
+                switch event {
+                case .message(let range):
+                    decoder.withBody(range) { handle(body: $0) }
+                case .fault(let fault):
+                    logger.warning("framing fault: \(fault)")
+                    output.send(OutgoingMessage.error(id: nil, .framing(fault)))
+                }
+                if stopping.load(ordering: .acquiring) { break }
+            }
+            output.uncork()
+        }
+        if let code = state.withLock({ $0.exitCode }) { return code }
+        logger.debug("end of input: finishing requests in flight")
+        inFlight.wait()
+        return 0
+    }
+
+    /// Ends `run()` after the current message, with this exit status.
+    public func stop(exitCode: Int32) {
+        state.withLock { $0.exitCode = exitCode }
+        stopping.store(true, ordering: .releasing)
+    }
+
+    private func handle(body: UnsafeRawBufferPointer) {
+        let json: JSON
+        do {
+            json = try JSONCodec.decode(body)
+        } catch {
+            output.send(OutgoingMessage.error(
+                id: nil, .parseError(error.reason, line: error.line, column: error.column, position: error.position)))
+            return
+        }
+        guard case .array(let items) = json else {
+            process(IncomingMessage(json), reply: .direct)
+            return
+        }
+        if items.isEmpty {
+            output.send(OutgoingMessage.error(id: nil, .invalidRequest("an empty batch")))
+            return
+        }
+        let messages = items.map(IncomingMessage.init)
+        let answered = messages.filter {
+            switch $0 {
+            case .request, .invalid: true
+            case .notification, .response: false
+            }
+        }.count
+        let reply: Reply = answered > 0 ? .batch(BatchCollector(expected: answered, output: output)) : .none
+        for m in messages { process(m, reply: reply) }
+    }
+
+    private func process(_ message: IncomingMessage, reply: Reply) {
+        switch message {
+        case .invalid(let id, let error):
+            deliver(OutgoingMessage.error(id: id, error), to: reply)
+        case .response(let id, _, _):
+            logger.debug("ignoring a response to \(id.map(String.init(describing:)) ?? "null"): the server sent no request")
+        case .notification(let method, let params):
+            switch router.route(method: method, isRequest: false) {
+            case .handle(let m): submit(m, id: nil, params: params, reply: .none)
+            case .reject(let e): logger.debug("dropped notification \(method): \(e.message)")
+            case .ignore: logger.trace("ignored notification \(method)")
+            }
+        case .request(let id, let method, let params):
+            switch router.route(method: method, isRequest: true) {
+            case .handle(let m): submit(m, id: id, params: params, reply: reply)
+            case .reject(let e): deliver(OutgoingMessage.error(id: id, e), to: reply)
+            case .ignore: deliver(OutgoingMessage.error(id: id, .methodNotFound(method)), to: reply)
+            }
+        }
+    }
+
+    // MARK: Scheduling
+
+    private func submit(_ method: Method, id: RequestID?, params: JSON?, reply: Reply) {
+        let schedule: Schedule
+        do {
+            schedule = try method.schedule(params)
+        } catch {
+            if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }
+            return
+        }
+        var progress: ProgressReporter?
+        var tokenKey: JSON?
+        if id != nil, let token = params?["workDoneToken"], RequestID(token) != nil {
+            tokenKey = token
+            progress = ProgressReporter(token: token) { [weak self] value in self?.notify("$/progress", value) }
+        }
+        let context = RequestContext(id: id, method: method.name, params: params, logger: logger,
+                                     progress: progress, connection: self)
+        let job = Job(method: method, schedule: schedule, context: context, reply: reply, progressKey: tokenKey)
+        let admitted: Bool? = state.withLock { s in
+            if let id, s.byID[id] != nil { return nil }
+            for earlier in s.jobs where schedule.conflicts(withEarlier: earlier.schedule) {
+                earlier.dependents.append(job)
+                job.blockers += 1
+            }
+            s.jobs.append(job)
+            if let id { s.byID[id] = job }
+            if let tokenKey, let id { s.byToken[Self.tokenString(tokenKey)] = id }
+            if job.blockers == 0 { job.status = .running }
+            return job.status == .running
+        }
+        guard let runNow = admitted else {
+            deliver(OutgoingMessage.error(
+                id: id, .invalidRequest("request id \(id!) is already in flight", dataCode: "DuplicateRequestId")),
+                to: reply)
+            return
+        }
+        inFlight.enter()
+        if runNow {
+            if method.inline { execute(job) } else { pool.async { self.execute(job) } }
+        }
+    }
+
+    private func execute(_ job: Job) {
+        let context = job.context
+        var answer: JSON?
+        if context.isCancelled {
+            answer = context.id.map { OutgoingMessage.error(id: $0, .cancelled) }
+        } else {
+            do {
+                let result = try job.method.handler(context)
+                answer = context.id.map { OutgoingMessage.response(id: $0, result: result) }
+            } catch {
+                let e = mapError(error)
+                if let id = context.id {
+                    answer = OutgoingMessage.error(id: id, e)
+                } else {
+                    logger.warning("notification \(context.method) failed: \(e)")
+                }
+            }
+        }
+        context.progress?.end()
+        if let answer { deliver(answer, to: job.reply) }
+        finish(job, as: .done)
+    }
+
+    /// Takes a job out of the schedule and starts the jobs that were waiting only for it.
+    private func finish(_ job: Job, as status: Job.Status) {
+        let ready: [Job] = state.withLock { s in
+            if let i = s.jobs.firstIndex(where: { $0 === job }) { s.jobs.remove(at: i) }
+            if let id = job.context.id, s.byID[id] === job { s.byID[id] = nil }
+            if let key = job.progressKey { s.byToken[Self.tokenString(key)] = nil }
+            job.status = status
+            var ready: [Job] = []
+            for d in job.dependents {
+                d.blockers -= 1
+                if d.blockers == 0 && d.status == .queued {
+                    d.status = .running
+                    ready.append(d)
+                }
+            }
+            job.dependents = []
+            return ready
+        }
+        for r in ready { pool.async { self.execute(r) } }
+        inFlight.leave()
+    }
+
+    // MARK: Cancellation
+
+    /// `$/cancelRequest`: a queued request is answered `-32800` now, a running one is flagged.
+    /// Unknown or finished ids are ignored.
+    public func cancel(id: RequestID) {
+        let queued: Job? = state.withLock { s in
+            guard let job = s.byID[id] else { return nil }
+            switch job.status {
+            case .queued: return job
+            case .running:
+                job.context.cancelled.store(true, ordering: .relaxed)
+                return nil
+            case .done, .cancelled: return nil
+            }
+        }
+        guard let job = queued else { return }
+        job.context.cancelled.store(true, ordering: .relaxed)
+        deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply)
+        finish(job, as: .cancelled)
+    }
+
+    /// `window/workDoneProgress/cancel`: cancels the request that owns the token.
+    public func cancel(progressToken token: JSON) {
+        guard let id = state.withLock({ $0.byToken[Self.tokenString(token)] }) else { return }
+        cancel(id: id)
+    }
+
+    private static func tokenString(_ token: JSON) -> String {
+        switch token {
+        case .int(let i): "i:\(i)"
+        case .string(let s): "s:\(s)"
+        default: "?"
+        }
+    }
+
+    // MARK: Writing
+
+    /// Sends a notification to the client.
+    public func notify(_ method: String, _ params: JSON?) {
+        output.send(OutgoingMessage.notification(method, params))
+    }
+
+    private func deliver(_ message: JSON, to reply: Reply) {
+        switch reply {
+        case .direct: output.send(message)
+        case .batch(let collector): collector.add(message)
+        case .none: break
+        }
+    }
+
+    private func mapError(_ error: any Error) -> RPCError {
+        if let e = error as? RPCError { return e }
+        return router.mapError(error)
+    }
+}

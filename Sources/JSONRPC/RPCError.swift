@@ -1,0 +1,108 @@
+import JSON
+
+/// A JSON-RPC error object, ready for the wire.
+///
+/// Every error the server sends carries `data.code`, a string from the schema's enumeration,
+/// so clients switch on a stable name rather than parsing messages.
+public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var code: Int
+    public var message: String
+    public var data: JSONObject
+
+    public init(code: Int, message: String, dataCode: String, data: JSONObject = JSONObject()) {
+        self.code = code
+        self.message = message
+        var d = JSONObject()
+        d["code"] = .string(dataCode)
+        for (k, v) in data.members where k != "code" { d[k] = v }
+        self.data = d
+    }
+
+    /// The typed name in `data.code`.
+    public var dataCode: String { data["code"]?.stringValue ?? "" }
+
+    public var json: JSON {
+        var o = JSONObject()
+        o["code"] = .int(Int64(code))
+        o["message"] = .string(message)
+        o["data"] = .object(data)
+        return .object(o)
+    }
+
+    public var description: String { "\(code) \(dataCode): \(message)" }
+}
+
+/// The JSON-RPC 2.0 and LSP error codes the server uses.
+public enum ErrorCode {
+    public static let parseError = -32700
+    public static let invalidRequest = -32600
+    public static let methodNotFound = -32601
+    public static let invalidParams = -32602
+    public static let internalError = -32603
+    public static let serverNotInitialized = -32002
+    public static let requestCancelled = -32800
+    /// LSP's RequestFailed: a valid request that failed in the domain; `data.code` says why.
+    public static let requestFailed = -32803
+}
+
+extension RPCError {
+    public static func parseError(_ reason: String, line: Int = 0, column: Int = 0, position: Int = 0) -> RPCError {
+        RPCError(code: ErrorCode.parseError, message: "Parse error: \(reason)", dataCode: "ParseError",
+                 data: ["reason": .string(reason), "line": .int(Int64(line)), "column": .int(Int64(column)),
+                        "position": .int(Int64(position))])
+    }
+
+    public static func invalidRequest(_ why: String, dataCode: String = "InvalidRequest") -> RPCError {
+        RPCError(code: ErrorCode.invalidRequest, message: "Invalid request: \(why)", dataCode: dataCode)
+    }
+
+    public static func methodNotFound(_ method: String) -> RPCError {
+        RPCError(code: ErrorCode.methodNotFound, message: "Method not found: \(method)", dataCode: "MethodNotFound",
+                 data: ["method": .string(method)])
+    }
+
+    /// Bad params: `field` is the dotted path of the offending field ("" for params itself).
+    public static func invalidParams(field: String, expected: String, got: String? = nil) -> RPCError {
+        var data: JSONObject = ["field": .string(field), "expected": .string(expected)]
+        if let got { data["got"] = .string(got) }
+        let subject = field.isEmpty ? "params" : "'\(field)'"
+        let tail = got.map { ", got \($0)" } ?? ""
+        return RPCError(code: ErrorCode.invalidParams, message: "Invalid params: \(subject) must be \(expected)\(tail)",
+                        dataCode: "InvalidParams", data: data)
+    }
+
+    public static func internalError(_ why: String) -> RPCError {
+        RPCError(code: ErrorCode.internalError, message: "Internal error: \(why)", dataCode: "InternalError")
+    }
+
+    public static let serverNotInitialized = RPCError(
+        code: ErrorCode.serverNotInitialized, message: "Server not initialized: send 'initialize' first",
+        dataCode: "ServerNotInitialized")
+
+    public static let cancelled = RPCError(
+        code: ErrorCode.requestCancelled, message: "Request cancelled", dataCode: "RequestCancelled")
+
+    /// A domain failure of a valid request (`-32803`), e.g. `NotFound` with `data.path`.
+    public static func failed(_ dataCode: String, _ message: String, data: JSONObject = JSONObject()) -> RPCError {
+        RPCError(code: ErrorCode.requestFailed, message: message, dataCode: dataCode, data: data)
+    }
+
+    static func framing(_ fault: FramingFault) -> RPCError {
+        switch fault {
+        case .tooLarge(let size, let limit):
+            var data: JSONObject = ["limit": .int(Int64(limit))]
+            if let size { data["size"] = .int(Int64(size)) }
+            let what = size.map { "\($0) bytes" } ?? "more than \(limit) bytes"
+            return RPCError(code: ErrorCode.invalidRequest,
+                            message: "Message too large: \(what), the limit is \(limit) bytes (--max-message-bytes)",
+                            dataCode: "MessageTooLarge", data: data)
+        case .invalidHeader(let why):
+            return RPCError(code: ErrorCode.parseError, message: "Invalid header: \(why)", dataCode: "InvalidHeader")
+        case .unsupportedCharset(let cs):
+            return RPCError(code: ErrorCode.parseError,
+                            message: "Unsupported charset '\(cs)': messages must be UTF-8", dataCode: "UnsupportedCharset",
+                            data: ["charset": .string(cs)])
+        }
+    }
+}
+

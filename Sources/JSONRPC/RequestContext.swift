@@ -1,0 +1,48 @@
+import JSON
+import Logging
+import Synchronization
+
+/// What a handler gets: its params, a cancellation flag, progress, and a way to notify.
+///
+/// Thread rules: a context belongs to one request; `isCancelled` may be read from any
+/// thread and is set by the reader thread when `$/cancelRequest` arrives.
+public final class RequestContext: Sendable {
+    public let id: RequestID?
+    public let method: String
+    public let params: JSON?
+    public let logger: Logger
+    /// Present when the params carried a `workDoneToken`.
+    public let progress: ProgressReporter?
+    let cancelled = Atomic<Bool>(false)
+    let connection: Connection
+
+    init(id: RequestID?, method: String, params: JSON?, logger: Logger, progress: ProgressReporter?,
+         connection: Connection) {
+        self.id = id
+        self.method = method
+        self.params = params
+        self.logger = logger
+        self.progress = progress
+        self.connection = connection
+    }
+
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Throws `RequestCancelled` once the client has cancelled this request.
+    public func checkCancellation() throws(RPCError) {
+        if isCancelled { throw RPCError.cancelled }
+    }
+
+    /// Sends a notification to the client.
+    public func notify(_ method: String, _ params: JSON?) {
+        connection.notify(method, params)
+    }
+
+    /// The connection serving this request (to reach its cancellation and exit controls).
+    public var serving: Connection { connection }
+
+    /// Named params as an object (an absent `params` reads as `{}`).
+    public func paramsObject() throws(RPCError) -> Params {
+        try Params(params)
+    }
+}
