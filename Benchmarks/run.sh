@@ -4,6 +4,7 @@
 #   bash Benchmarks/run.sh                 build the server (release, static stdlib), run all
 #   WB_BIN=/path/to/workspace-bridge bash Benchmarks/run.sh      use that binary, no server build
 #   WB_SKIP_CODEC=1 ...                    skip the in-process codec benchmark (and its build)
+#   WB_ROUNDS=N ...                        rounds of the round-trip and pipelined phases (3)
 #
 # Writes Benchmarks/out/results.jsonl (raw figures, one JSON object per line), the server's
 # stderr in Benchmarks/out/server-*.log, and a fresh Benchmarks/README.md.
@@ -45,16 +46,17 @@ fi
 # Other work on the machine (a build, tests) distorts every figure: record the load.
 export WB_LOAD_BEFORE
 WB_LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-busy=$(ps -eo stat=,pid=,comm= | awk -v me=$$ '$1 ~ /^R/ && $3 !~ /^(ps|awk)$/' | wc -l)
-if (( busy > 0 )); then log "warning: $busy other runnable processes; figures may be disturbed"; fi
+busy=$(ps -eo stat=,comm= | awk '$1 ~ /^R/ && $2 !~ /^(ps|awk|bash)$/ {print $2}' | tr '\n' ' ')
+if [[ -n "$busy" ]]; then log "warning: other processes running ($busy); figures may be disturbed"; fi
 
 FAILED=0
+BENCH_PREFIX=()
 client() {  # client LABEL FRAMING TESTS [bench_client options...] -- COMMAND...
     local label=$1 framing=$2 tests=$3
     shift 3
     log "$label $framing: $tests"
     local rc=0
-    "$OUT/bench_client" --label "$label" --framing "$framing" --tests "$tests" "$@" >> "$RESULTS" || rc=$?
+    "${BENCH_PREFIX[@]}" "$OUT/bench_client" --label "$label" --framing "$framing" --tests "$tests" "$@" >> "$RESULTS" || rc=$?
     if (( rc != 0 )); then
         log "  bench_client exited $rc (see the error line in $RESULTS)"
         FAILED=1
@@ -62,18 +64,35 @@ client() {  # client LABEL FRAMING TESTS [bench_client options...] -- COMMAND...
 }
 
 SERVER=("$WB_BIN" --enable-debug-methods)
+# Floor and server alternate so that both see the same machine state. Round trips and
+# pipelined throughput swing with where the scheduler puts the two processes, so they run in
+# ROUNDS rounds and the report takes the median of each figure over the rounds.
+ROUNDS=${WB_ROUNDS:-3}
 for framing in lsp ndjson; do
     : > "$OUT/server-$framing.log"
-    # floor and server alternate so that both see the same machine state
     client floor "$framing" rtt,pipe,rss,spawn -- "$OUT/echo_peer"
     client server "$framing" rtt,pipe,blob,rss,spawn --child-stderr "$OUT/server-$framing.log" -- "${SERVER[@]}"
 done
-
-# Supplementary: both processes pinned to one CPU (no cross-CPU wake-up in the round trip).
-if command -v taskset > /dev/null; then
+for (( round = 2; round <= ROUNDS; round++ )); do
     for framing in lsp ndjson; do
-        client floor-1cpu "$framing" rtt -- taskset -c 0 "$OUT/echo_peer"
-        client server-1cpu "$framing" rtt --child-stderr "$OUT/server-$framing.log" -- taskset -c 0 "${SERVER[@]}"
+        client floor "$framing" rtt,pipe -- "$OUT/echo_peer"
+        client server "$framing" rtt,pipe --child-stderr "$OUT/server-$framing.log" -- "${SERVER[@]}"
+    done
+done
+
+# Round trips with the processes placed by hand, so that floor and server see the same
+# scheduling: both on CPU 0 ("samecpu"), or the client on CPU 0 and the peer on CPU 1
+# ("crosscpu": every round trip wakes the other CPU twice).
+if command -v taskset > /dev/null && (( $(nproc) >= 2 )); then
+    for (( round = 1; round <= 2; round++ )); do
+        for framing in lsp ndjson; do
+            BENCH_PREFIX=(taskset -c 0)
+            client floor-samecpu "$framing" rtt -- taskset -c 0 "$OUT/echo_peer"
+            client server-samecpu "$framing" rtt --child-stderr "$OUT/server-$framing.log" -- taskset -c 0 "${SERVER[@]}"
+            client floor-crosscpu "$framing" rtt -- taskset -c 1 "$OUT/echo_peer"
+            client server-crosscpu "$framing" rtt --child-stderr "$OUT/server-$framing.log" -- taskset -c 1 "${SERVER[@]}"
+            BENCH_PREFIX=()
+        done
     done
 fi
 

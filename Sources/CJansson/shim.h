@@ -9,6 +9,6 @@ static inline json_t *wb_json_incref(json_t *j) { return json_incref(j); }
 static inline json_int_t wb_json_integer_value(const json_t *j) { return json_integer_value(j); }
 
 /* Flag constants as plain ints (the macros import as Int32 but are clearer named here). */
-static inline size_t wb_json_dump_flags(void) { return JSON_COMPACT; }
+static inline size_t wb_json_dump_flags(void) { return JSON_COMPACT | JSON_ENCODE_ANY; }
 static inline size_t wb_json_load_flags(void) { return JSON_ALLOW_NUL | JSON_DECODE_ANY | JSON_REJECT_DUPLICATES; }
 #endif

@@ -4,6 +4,9 @@ import CJansson
 public struct JSONDecodeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// jansson's explanation, e.g. "maximum parsing depth reached" or "invalid UTF-8 string".
     public var reason: String
+    /// The class of the problem: `invalidUTF8`, `tooDeep`, `numberOutOfRange`, `nullCharacter`,
+    /// `duplicateKey`, `prematureEnd`, `invalidSyntax`, … (from jansson's error code).
+    public var kind: String
     /// 1-based line and column, and 0-based byte position, of the problem (0 when unknown).
     public var line: Int
     public var column: Int
@@ -90,7 +93,26 @@ extension JSONDecodeError {
         let text = withUnsafeBytes(of: &e.text) { raw in
             String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
         }
-        self.init(reason: text.isEmpty ? "invalid JSON" : text,
+        let kind: String =
+            switch json_error_code(&e) {
+            case json_error_out_of_memory: "outOfMemory"
+            case json_error_stack_overflow: "tooDeep"
+            case json_error_invalid_utf8: "invalidUTF8"
+            case json_error_premature_end_of_input: "prematureEnd"
+            case json_error_end_of_input_expected: "trailingData"
+            case json_error_invalid_syntax: "invalidSyntax"
+            case json_error_invalid_format: "invalidFormat"
+            case json_error_wrong_type: "wrongType"
+            case json_error_null_character: "nullCharacter"
+            case json_error_null_value: "nullValue"
+            case json_error_null_byte_in_key: "nullByteInKey"
+            case json_error_duplicate_key: "duplicateKey"
+            case json_error_numeric_overflow: "numberOutOfRange"
+            case json_error_item_not_found: "itemNotFound"
+            case json_error_index_out_of_range: "indexOutOfRange"
+            default: "unknown"
+            }
+        self.init(reason: text.isEmpty ? "invalid JSON" : text, kind: kind,
                   line: Int(e.line), column: Int(e.column), position: Int(e.position))
     }
 }

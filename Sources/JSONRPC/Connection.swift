@@ -45,7 +45,7 @@ public final class Connection: Sendable {
     private let options: Options
     public let router: any Router
     private let logger: Logger
-    private let pool = DispatchQueue(label: "workspace-bridge.handlers", attributes: .concurrent)
+    private let pool = WorkerPool()
     private let inFlight = DispatchGroup()
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
@@ -113,7 +113,7 @@ public final class Connection: Sendable {
             json = try JSONCodec.decode(body)
         } catch {
             output.send(OutgoingMessage.error(
-                id: nil, .parseError(error.reason, line: error.line, column: error.column, position: error.position)))
+                id: nil, .parseError(error.reason, kind: error.kind, line: error.line, column: error.column, position: error.position)))
             return
         }
         guard case .array(let items) = json else {
@@ -195,7 +195,7 @@ public final class Connection: Sendable {
         }
         inFlight.enter()
         if runNow {
-            if method.inline { execute(job) } else { pool.async { self.execute(job) } }
+            if method.inline { execute(job) } else { pool.submit { self.execute(job) } }
         }
     }
 
@@ -240,7 +240,7 @@ public final class Connection: Sendable {
             job.dependents = []
             return ready
         }
-        for r in ready { pool.async { self.execute(r) } }
+        for r in ready { pool.submit { self.execute(r) } }
         inFlight.leave()
     }
 

@@ -46,10 +46,11 @@ public enum ErrorCode {
 }
 
 extension RPCError {
-    public static func parseError(_ reason: String, line: Int = 0, column: Int = 0, position: Int = 0) -> RPCError {
+    public static func parseError(_ reason: String, kind: String = "invalidSyntax", line: Int = 0, column: Int = 0,
+                                  position: Int = 0) -> RPCError {
         RPCError(code: ErrorCode.parseError, message: "Parse error: \(reason)", dataCode: "ParseError",
-                 data: ["reason": .string(reason), "line": .int(Int64(line)), "column": .int(Int64(column)),
-                        "position": .int(Int64(position))])
+                 data: ["reason": .string(reason), "kind": .string(kind), "line": .int(Int64(line)),
+                        "column": .int(Int64(column)), "position": .int(Int64(position))])
     }
 
     public static func invalidRequest(_ why: String, dataCode: String = "InvalidRequest") -> RPCError {

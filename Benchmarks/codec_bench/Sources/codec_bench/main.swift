@@ -78,9 +78,10 @@ func fileResult() -> [UInt8] {
 }
 
 let blobSize = 1 << 20
-let alphabet = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,-_:;".utf8)
-let blobText = String(decoding: (0..<blobSize).map { alphabet[$0 % alphabet.count] }, as: UTF8.self)
-let blob = Array(#"{"jsonrpc":"2.0","id":7,"result":{"data":""#.utf8) + Array(blobText.utf8) + Array(#""}}"#.utf8)
+// The same text the server's `debug/blob` returns (quotes and newlines, so escaping counts).
+let blobLine = Array("The quick brown fox \"jumps\" over the lazy dog.\n".utf8)
+let blobText = String(decoding: (0..<blobSize).map { blobLine[$0 % blobLine.count] }, as: UTF8.self)
+let blob = JSONCodec.encode(["jsonrpc": "2.0", "id": 7, "result": ["data": JSON(blobText)]])
 
 let messages: [(String, [UInt8])] = [("small", small), ("file4k", fileResult()), ("string1m", blob)]
 
@@ -142,7 +143,7 @@ for (name, bytes) in messages {
 }
 
 // The ceiling for the server's large payload: jansson's json_dumpb of the bare 1 MiB string
-// value (the bytes the server must produce, quotes included), into a buffer already sized.
+// value (the bytes the server must produce: quotes, escapes), into a buffer already sized.
 do {
     var text = blobText
     let str: UnsafeMutablePointer<json_t> = text.withUTF8 { u in
@@ -158,4 +159,8 @@ do {
     }
 }
 
+// Sanity note: scalars at the top level need JSON_ENCODE_ANY in jansson.
+if JSONCodec.encode(JSON.int(1)).isEmpty {
+    FileHandle.standardError.write("codec_bench: note: JSONCodec.encode(.int(1)) returned no bytes (top-level scalar)\n".data(using: .utf8)!)
+}
 FileHandle.standardError.write("codec_bench: sink \(sink)\n".data(using: .utf8)!)

@@ -1,0 +1,106 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A pool of OS threads for handlers that may block (file I/O, fsync, sleeps).
+///
+/// Unlike a Dispatch queue, whose width follows the number of cores, the pool starts a new
+/// thread whenever work is queued and no thread is idle (up to `maxThreads`), so a long
+/// handler never holds back an unrelated one. Idle threads exit after `idleSeconds`.
+/// Work items start in submission order.
+public final class WorkerPool: @unchecked Sendable {
+    public typealias Work = @Sendable () -> Void
+
+    public let maxThreads: Int
+    private let idleSeconds: Int
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let cond = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Guarded by mutex:
+    private var queue: [Work] = []
+    private var head = 0
+    private var idle = 0
+    private var threads = 0
+
+    public init(maxThreads: Int = 64, idleSeconds: Int = 10) {
+        self.maxThreads = maxThreads
+        self.idleSeconds = idleSeconds
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(cond, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(cond)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        cond.deallocate()
+    }
+
+    public func submit(_ work: @escaping Work) {
+        pthread_mutex_lock(mutex)
+        queue.append(work)
+        let waiting = queue.count - head
+        let spawn = waiting > idle && threads < maxThreads
+        if spawn { threads += 1 }
+        pthread_cond_signal(cond)
+        pthread_mutex_unlock(mutex)
+        if spawn { OSThread.detach { [self] in self.workerLoop() } }
+    }
+
+    private func workerLoop() {
+        pthread_mutex_lock(mutex)
+        while true {
+            while head == queue.count {
+                idle += 1
+                var deadline = timespec()
+                clock_gettime(CLOCK_REALTIME, &deadline)
+                deadline.tv_sec += idleSeconds
+                let rc = pthread_cond_timedwait(cond, mutex, &deadline)
+                idle -= 1
+                if rc == ETIMEDOUT && head == queue.count {
+                    threads -= 1
+                    pthread_mutex_unlock(mutex)
+                    return
+                }
+            }
+            let work = queue[head]
+            head += 1
+            if head == queue.count {
+                queue.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head > 1024 && head * 2 > queue.count {
+                queue.removeSubrange(0..<head)
+                head = 0
+            }
+            pthread_mutex_unlock(mutex)
+            work()
+            pthread_mutex_lock(mutex)
+        }
+    }
+}
+
+/// Starts detached OS threads.
+public enum OSThread {
+    private final class Box { let body: () -> Void; init(_ b: @escaping () -> Void) { body = b } }
+
+    public static func detach(_ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        var attr = pthread_attr_t()
+        pthread_attr_init(&attr)
+        pthread_attr_setdetachstate(&attr, Int32(PTHREAD_CREATE_DETACHED))
+        pthread_attr_setstacksize(&attr, 1 << 20)
+        #if canImport(Glibc)
+        var tid = pthread_t()
+        #else
+        var tid: pthread_t?
+        #endif
+        let rc = pthread_create(&tid, &attr, { arg in
+            let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()
+            box.body()
+            return nil
+        }, box)
+        pthread_attr_destroy(&attr)
+        precondition(rc == 0, "pthread_create failed: \(rc)")
+    }
+}
