@@ -1,0 +1,38 @@
+# WorkspaceBridge: the two quickstart commands are `make demo` and `make test`.
+SWIFT ?= swift
+RELEASE_FLAGS = -c release --static-swift-stdlib
+
+.PHONY: demo test build release unit e2e bench clean
+
+## Sets up, builds the release binary and runs the scripted tour on the embedded default workspace.
+demo: release
+	python3 scripts/tour.py .build/release/workspace-bridge
+
+## Sets up and runs every test: Swift unit tests, then end-to-end and contract tests on the real binary.
+test:
+	bash scripts/setup.sh --test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+	python3 -m pytest -q Tests/e2e
+
+build:
+	bash scripts/setup.sh
+	$(SWIFT) build
+
+release:
+	bash scripts/setup.sh
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+unit: build
+	$(SWIFT) test
+
+e2e: build
+	python3 -m pytest -q Tests/e2e
+
+## Runs every benchmark and rewrites Benchmarks/README.md.
+bench:
+	bash scripts/setup.sh
+	bash Benchmarks/run.sh
+
+clean:
+	rm -rf .build Benchmarks/out

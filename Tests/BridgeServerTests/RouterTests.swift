@@ -1,0 +1,75 @@
+@testable import BridgeServer
+import JSON
+import JSONRPC
+import Logging
+import Testing
+
+private func server(debug: Bool = false) -> BridgeServer {
+    BridgeServer(configuration: ServerConfiguration(enableDebugMethods: debug), logger: Logger(label: "test"))
+}
+
+private func rejection(_ r: Routing) -> RPCError? {
+    if case .reject(let e) = r { return e }
+    return nil
+}
+
+private func handled(_ r: Routing) -> String? {
+    if case .handle(let m) = r { return m.name }
+    return nil
+}
+
+@Suite("Lifecycle routing")
+struct RouterTests {
+    @Test("before initialize: requests get ServerNotInitialized, notifications are dropped, exit is accepted")
+    func beforeInitialize() {
+        let s = server()
+        #expect(rejection(s.route(method: "ping", isRequest: true))?.code == -32002)
+        #expect(rejection(s.route(method: "shutdown", isRequest: true))?.dataCode == "ServerNotInitialized")
+        #expect(rejection(s.route(method: "$/cancelRequest", isRequest: false)) != nil)
+        #expect(handled(s.route(method: "exit", isRequest: false)) == "exit")
+        #expect(handled(s.route(method: "initialize", isRequest: true)) == "initialize")
+    }
+
+    @Test("after initialize: a second initialize is refused; unknown methods get MethodNotFound; unknown $/ notifications are ignored")
+    func running() {
+        let s = server()
+        s.lifecycle.set(.running)
+        #expect(rejection(s.route(method: "initialize", isRequest: true))?.dataCode == "AlreadyInitialized")
+        #expect(handled(s.route(method: "ping", isRequest: true)) == "ping")
+        #expect(rejection(s.route(method: "nope", isRequest: true))?.code == -32601)
+        #expect(rejection(s.route(method: "$/nope", isRequest: true))?.code == -32601)
+        if case .ignore = s.route(method: "$/nope", isRequest: false) {} else { Issue.record("unknown $/ notification not ignored") }
+    }
+
+    @Test("shutdown flips the phase at arrival, so every later request is refused")
+    func shutdown() {
+        let s = server()
+        s.lifecycle.set(.running)
+        #expect(handled(s.route(method: "shutdown", isRequest: true)) == "shutdown")
+        let e = rejection(s.route(method: "ping", isRequest: true))
+        #expect(e?.code == -32600)
+        #expect(e?.dataCode == "ShutdownRequested")
+        #expect(handled(s.route(method: "exit", isRequest: false)) == "exit")
+    }
+
+    @Test("debug methods exist only when enabled")
+    func debugMethods() {
+        #expect(!server().methodNames.contains { $0.hasPrefix("debug/") })
+        #expect(server(debug: true).methodNames.contains("debug/sleep"))
+    }
+
+    @Test("domain errors map to -32803 with their data.code; unknown errors to -32603")
+    func errorMapping() {
+        struct Missing: DomainError {
+            var dataCode: String { "NotFound" }
+            var message: String { "no such file: a.txt" }
+            var data: JSONObject { ["path": "a.txt"] }
+        }
+        struct Other: Error {}
+        let e = ErrorMapping.rpcError(for: Missing())
+        #expect(e.code == -32803)
+        #expect(e.dataCode == "NotFound")
+        #expect(e.data["path"] == "a.txt")
+        #expect(ErrorMapping.rpcError(for: Other()).code == -32603)
+    }
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what building and testing need, only when missing: jansson (with pkg-config)
+# and the Python test packages. Safe to run again; used by `make` and `.ci/run`.
+set -euo pipefail
+
+missing=()
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+pkg-config --exists jansson 2>/dev/null || missing+=(libjansson-dev)
+if ((${#missing[@]})); then
+  if command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    echo "setup: installing ${missing[*]}" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  elif command -v brew >/dev/null 2>&1; then
+    brew install jansson pkg-config
+  else
+    echo "setup: please install jansson and pkg-config" >&2
+    exit 1
+  fi
+fi
+
+if [ "${1:-}" = "--test" ]; then
+  python3 -c "import pytest, jsonschema" 2>/dev/null || python3 -m pip install -q pytest jsonschema
+fi

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""A scripted tour: starts the real server and prints a real exchange with it.
+
+Usage: tour.py [path/to/workspace-bridge]
+
+It speaks the LSP base protocol (Content-Length framing) the way an editor would, shows
+requests (→), responses and notifications (←), then the same server answering
+newline-delimited JSON the way a shell script would. Nothing here is canned: every
+line printed after ← came from the server.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+BIN = sys.argv[1] if len(sys.argv) > 1 else ".build/release/workspace-bridge"
+
+
+class LSPClient:
+    def __init__(self, args):
+        self.p = subprocess.Popen([BIN, *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.next_id = 1
+
+    def send(self, msg):
+        body = json.dumps(msg).encode()
+        print(f"→ {json.dumps(msg)}")
+        self.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.p.stdin.flush()
+
+    def read(self):
+        length = None
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise SystemExit("server closed its output")
+            if line in (b"\r\n", b"\n"):
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        msg = json.loads(self.p.stdout.read(length))
+        text = json.dumps(msg)
+        print(f"← {text if len(text) < 400 else text[:400] + ' …'}")
+        return msg
+
+    def request(self, method, params=None):
+        msg = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.next_id += 1
+        self.send(msg)
+        while True:
+            reply = self.read()
+            if reply.get("id") == msg["id"]:
+                return reply
+
+    def notify(self, method, params=None):
+        msg = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            msg["params"] = params
+        self.send(msg)
+
+
+def section(title):
+    print(f"\n== {title}")
+
+
+def main():
+    version = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"workspace-bridge {version}: a tour over stdio JSON-RPC 2.0")
+
+    section("An editor starts the server and initializes it (LSP framing)")
+    started = time.perf_counter()
+    c = LSPClient(["--log-level", "warning", "--enable-debug-methods"])
+    init = c.request("initialize", {"processId": os.getpid(), "clientInfo": {"name": "tour"}, "trace": "messages"})
+    print(f"   (answered {1000 * (time.perf_counter() - started):.1f} ms after spawn)")
+    methods = init["result"]["capabilities"]["methods"]
+    c.notify("initialized", {})
+
+    section("A trivial request, timed over 1,000 round trips")
+    t = time.perf_counter()
+    for i in range(1000):
+        body = json.dumps({"jsonrpc": "2.0", "id": f"p{i}", "method": "ping"}).encode()
+        c.p.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        c.p.stdin.flush()
+        hdr = c.p.stdout.readline()
+        c.p.stdout.readline()
+        c.p.stdout.read(int(hdr.split(b":")[1]))
+    print(f"   1,000 pings: {1e6 * (time.perf_counter() - t) / 1000:.0f} µs per round trip (Python client included)")
+
+    section("Errors are typed: bad params name the field, unknown methods are refused")
+    c.request("debug/sleep", {"ms": "soon"})
+    c.request("workspace/teleport", {})
+
+    section("Long work reports progress and can be cancelled; other work is not held up")
+    c.send({"jsonrpc": "2.0", "id": "long", "method": "debug/sleep",
+            "params": {"ms": 5000, "key": "a", "workDoneToken": "tour-1"}})
+    c.read()  # progress begin
+    c.request("ping")
+    c.notify("$/cancelRequest", {"id": "long"})
+    while c.read().get("id") != "long":
+        pass
+
+    section("A batch is answered as one array")
+    c.send([{"jsonrpc": "2.0", "id": "b1", "method": "ping"},
+            {"jsonrpc": "2.0", "id": "b2", "method": "debug/echo", "params": {"value": "héllo ✓"}},
+            {"jsonrpc": "2.0", "method": "initialized"}])
+    c.read()
+
+    section("Shutdown and exit")
+    c.request("shutdown")
+    c.notify("exit")
+    print(f"   server exited with status {c.p.wait(timeout=5)}")
+
+    section("The same server from a shell script (newline-delimited JSON)")
+    lines = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+             '{"jsonrpc":"2.0","id":2,"method":"ping"}\n')
+    print(f"$ printf '%s' '{lines.strip()}' | workspace-bridge")
+    out = subprocess.run([BIN], input=lines, capture_output=True, text=True, timeout=10).stdout
+    for line in out.splitlines():
+        print(f"← {line[:200]}{' …' if len(line) > 200 else ''}")
+    print(f"\nMethods offered: {', '.join(m for m in methods if not m.startswith('debug/'))}")
+
+
+if __name__ == "__main__":
+    main()
