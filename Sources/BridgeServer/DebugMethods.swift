@@ -54,8 +54,9 @@ enum DebugMethods {
     static let sleepSchedule: Method.Scheduler = { params in
         let p = try Params(params)
         _ = try p.requiredInt("ms", in: 0...600_000)
-        guard let key = try p.string("key") else { return .free }
+        _ = try p.string("label")
         let access = try p.choice("access", ["read", "write"]) ?? "write"
+        guard let key = try p.string("key") else { return .free }
         return .claims([Claim("debug", path: key, access: access == "read" ? .read : .write)])
     }
 

@@ -161,6 +161,9 @@ public final class Connection: Sendable {
     private func submit(_ method: Method, id: RequestID?, params: JSON?, reply: Reply) {
         let schedule: Schedule
         do {
+            if method.namedParams, case .array? = params {
+                throw RPCError.invalidParams(field: "", expected: "an object (named params)", got: "array")
+            }
             schedule = try method.schedule(params)
         } catch {
             if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }

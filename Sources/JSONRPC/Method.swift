@@ -12,13 +12,16 @@ public struct Method: Sendable {
 
     public var name: String
     public var inline: Bool
+    /// Params must be an object (or absent); positional (array) params are refused with `-32602`.
+    public var namedParams: Bool
     public var schedule: Scheduler
     public var handler: Handler
 
-    public init(_ name: String, inline: Bool = false, schedule: @escaping Scheduler = { _ in .free },
-                handler: @escaping Handler) {
+    public init(_ name: String, inline: Bool = false, namedParams: Bool = true,
+                schedule: @escaping Scheduler = { _ in .free }, handler: @escaping Handler) {
         self.name = name
         self.inline = inline
+        self.namedParams = namedParams
         self.schedule = schedule
         self.handler = handler
     }
