@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import BridgeServer
+import JSON
+import JSONRPC
+import Logging
+
+/// Starts the server process: protects stdout, sets up logging, serves stdin/stdout, exits.
+struct ServerMain {
+    var localRoot: String?
+    var cloudRoot: String?
+    var framing: FramingMode
+    var maxMessageBytes: Int
+    var logLevel: Logger.Level
+    var logFile: String?
+    var enableDebugMethods: Bool
+
+    struct StartupError: Error, CustomStringConvertible {
+        var description: String
+        init(_ d: String) { description = d }
+    }
+
+    func run() throws -> Never {
+        // fd 1 is for protocol bytes only: keep a private copy for the protocol and point fd 1
+        // at stderr, so stray prints from any library can never corrupt the stream.
+        let protocolOut = dup(1)
+        guard protocolOut >= 0 else { throw StartupError("cannot duplicate stdout") }
+        _ = fcntl(protocolOut, F_SETFD, FD_CLOEXEC)
+        dup2(2, 1)
+        signal(SIGPIPE, SIG_IGN)
+        JSONCodec.prepareForThreads()
+
+        var fileFD: Int32?
+        if let logFile {
+            let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw StartupError("cannot open --log-file \(logFile)") }
+            fileFD = fd
+        }
+        let sink = ClientLogSink()
+        let level = logLevel
+        let logFD = fileFD
+        LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
+        let logger = Logger(label: "workspace-bridge")
+
+        let server = BridgeServer(
+            configuration: ServerConfiguration(localRoot: localRoot, cloudRoot: cloudRoot, maxMessageBytes: maxMessageBytes,
+                                               enableDebugMethods: enableDebugMethods),
+            logSink: sink, logger: logger)
+        let connection = Connection(
+            input: 0, output: protocolOut,
+            options: Connection.Options(framing: framing, maxMessageBytes: maxMessageBytes),
+            router: server, logger: logger)
+        sink.attach(connection)
+        let code = connection.run()
+        connection.output.flushNow()
+        exit(code)
+    }
+}
