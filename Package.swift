@@ -27,7 +27,23 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
         ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
+        ),
+        .target(name: "CWorkspaceShims"),
         .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
+        .target(
+            name: "FileWatching",
+            dependencies: ["CWorkspaceShims"],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Workspace",
+            dependencies: ["CWorkspaceShims", "CCrypto"],
+            swiftSettings: strict
+        ),
         .target(
             name: "JSONRPC",
             dependencies: ["JSON", .product(name: "Logging", package: "swift-log")],
@@ -35,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "BridgeServer",
-            dependencies: ["JSON", "JSONRPC", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "FileWatching", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -49,6 +65,8 @@ let package = Package(
         ),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], swiftSettings: strict),
+        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"], swiftSettings: strict),
+        .testTarget(name: "WorkspaceTests", dependencies: ["Workspace"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,8 @@
 import JSON
 import JSONRPC
 import Logging
+import Synchronization
+import Workspace
 
 /// The method table and lifecycle rules of one WorkspaceBridge connection.
 ///
@@ -13,6 +15,7 @@ public final class BridgeServer: Router {
     public let logSink: ClientLogSink
     let logger: Logger
     let lifecycle = Lifecycle()
+    private let openWorkspace = Mutex<Workspace?>(nil)
     private let requests: [String: Method]
     private let clientNotifications: [String: Method]
 
@@ -26,6 +29,7 @@ public final class BridgeServer: Router {
         var requests: [Method] = []
         var notifications: [Method] = []
         LifecycleMethods.register(requests: &requests, notifications: &notifications)
+        FileMethods.register(&requests)
         if configuration.enableDebugMethods { DebugMethods.register(&requests) }
         self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -61,6 +65,22 @@ public final class BridgeServer: Router {
         }
         if let m = clientNotifications[method] { return .handle(m) }
         return .ignore
+    }
+
+    /// The workspace opened by `initialize`.
+    func workspace() throws(RPCError) -> Workspace {
+        guard let ws = openWorkspace.withLock({ $0 }) else { throw .serverNotInitialized }
+        return ws
+    }
+
+    /// Opens the workspace root: `--local-root`, else `initializationOptions.localRoot`, else
+    /// the embedded default under the user's data folder.
+    func openWorkspace(initializationOptions: Params?) throws -> Workspace {
+        let root = try configuration.localRoot ?? initializationOptions?.string("localRoot") ?? configuration.defaultLocalRoot()
+        let ws = try Workspace(rootPath: root)
+        openWorkspace.withLock { $0 = ws }
+        logger.info("workspace: \(ws.rootPath)")
+        return ws
     }
 
     public func mapError(_ error: any Error) -> RPCError {

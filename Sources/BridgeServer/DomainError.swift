@@ -1,5 +1,6 @@
 import JSON
 import JSONRPC
+import Workspace
 
 /// An error of the workspace or session core that a client should see as a typed failure
 /// (`-32803` with `data.code`), not as an internal error.
@@ -18,6 +19,7 @@ enum ErrorMapping {
     static func rpcError(for error: any Error) -> RPCError {
         switch error {
         case let e as RPCError: return e
+        case let e as WorkspaceError where workspace(e) != nil: return workspace(e)!
         case let e as any DomainError: return .failed(e.dataCode, e.message, data: e.data)
         default: return .internalError(String(describing: error))
         }

@@ -64,7 +64,7 @@ extension BridgeServer {
             logger.info("client: \(name) \(version)")
         }
         _ = try p.object("capabilities")
-        _ = try p.object("initializationOptions")
+        let ws = try openWorkspace(initializationOptions: try p.object("initializationOptions"))
 
         logSink.setTrace(trace)
         lifecycle.set(.running)
@@ -87,6 +87,7 @@ extension BridgeServer {
             "cancellation": true,
             "workDoneProgress": true,
             "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),
+            "workspace": ["root": .string(ws.rootPath), "didChangeFiles": true],
         ]
         return [
             "serverInfo": ["name": .string(ServerInfo.name), "version": .string(ServerInfo.version)],

@@ -23,6 +23,18 @@ struct ServerMain {
         init(_ d: String) { description = d }
     }
 
+    /// The process environment as a dictionary.
+    static func environment() -> [String: String] {
+        var env: [String: String] = [:]
+        var p = environ
+        while let entry = p.pointee {
+            let s = String(cString: entry)
+            if let eq = s.firstIndex(of: "=") { env[String(s[..<eq])] = String(s[s.index(after: eq)...]) }
+            p += 1
+        }
+        return env
+    }
+
     func run() throws -> Never {
         // fd 1 is for protocol bytes only: keep a private copy for the protocol and point fd 1
         // at stderr, so stray prints from any library can never corrupt the stream.
@@ -47,7 +59,7 @@ struct ServerMain {
 
         let server = BridgeServer(
             configuration: ServerConfiguration(localRoot: localRoot, cloudRoot: cloudRoot, maxMessageBytes: maxMessageBytes,
-                                               enableDebugMethods: enableDebugMethods),
+                                               enableDebugMethods: enableDebugMethods, environment: Self.environment()),
             logSink: sink, logger: logger)
         let connection = Connection(
             input: 0, output: protocolOut,

@@ -1,0 +1,29 @@
+#ifndef WB_SHIMS_H
+#define WB_SHIMS_H
+#include <stdint.h>
+
+/// openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS on Linux
+/// (kernel 5.6+). Returns the fd, or -1 with errno; errno ENOSYS when the kernel (or the
+/// platform) has no openat2, so callers fall back to a component-by-component O_NOFOLLOW walk.
+int wb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode);
+
+/// Renames without replacing an existing target (Linux renameat2 RENAME_NOREPLACE, Apple
+/// renameatx_np RENAME_EXCL). -1 with errno EEXIST when the target exists; ENOSYS/EINVAL
+/// when the file system cannot do it atomically.
+int wb_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath);
+
+/// Flushes a file to stable storage: F_FULLFSYNC on Apple (fsync alone does not reach the
+/// platter there), fsync elsewhere.
+int wb_full_fsync(int fd);
+
+/// Whether the running kernel supports openat2 (probed once).
+int wb_have_openat2(void);
+
+
+/// copy_file_range(2) on Linux (in-kernel copy, reflinks where the file system can);
+/// -1 with errno ENOSYS elsewhere.
+long wb_copy_file_range(int fd_in, int fd_out, unsigned long len);
+
+/// memmem(3) (a GNU extension the Swift Glibc module does not export).
+const void *wb_memmem(const void *haystack, unsigned long haystack_len, const void *needle, unsigned long needle_len);
+#endif

@@ -1,0 +1,76 @@
+#define _GNU_SOURCE
+#include "wb_shims.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+#endif
+
+int wb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode) {
+#if defined(__linux__) && defined(SYS_openat2)
+    struct open_how how = {0};
+    how.flags = (uint64_t)(unsigned int)flags;
+    how.mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? mode : 0;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    long fd;
+    do {
+        fd = syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+    } while (fd < 0 && errno == EAGAIN);
+    return (int)fd;
+#else
+    (void)dirfd; (void)path; (void)flags; (void)mode;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int wb_have_openat2(void) {
+#if defined(__linux__) && defined(SYS_openat2)
+    static int cached = -1;
+    if (cached < 0) {
+        int fd = wb_openat2_beneath(AT_FDCWD, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+        if (fd >= 0) { close(fd); cached = 1; } else { cached = (errno == ENOSYS) ? 0 : 1; }
+    }
+    return cached;
+#else
+    return 0;
+#endif
+}
+
+int wb_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const char *newpath) {
+#if defined(__linux__)
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, RENAME_NOREPLACE);
+#elif defined(__APPLE__)
+    return renameatx_np(olddirfd, oldpath, newdirfd, newpath, RENAME_EXCL);
+#else
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+int wb_full_fsync(int fd) {
+#if defined(__APPLE__)
+    if (fcntl(fd, F_FULLFSYNC) == 0) return 0;
+    return fsync(fd);  /* file systems without F_FULLFSYNC support */
+#else
+    return fsync(fd);
+#endif
+}
+
+long wb_copy_file_range(int fd_in, int fd_out, unsigned long len) {
+#if defined(__linux__)
+    return (long)copy_file_range(fd_in, NULL, fd_out, NULL, len, 0);
+#else
+    (void)fd_in; (void)fd_out; (void)len;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+#include <string.h>
+const void *wb_memmem(const void *haystack, unsigned long haystack_len, const void *needle, unsigned long needle_len) {
+    return memmem(haystack, haystack_len, needle, needle_len);
+}

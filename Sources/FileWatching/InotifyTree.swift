@@ -1,0 +1,160 @@
+#if os(Linux)
+import CWorkspaceShims
+import Glibc
+
+/// Turning inotify records into changes, and keeping a watch on every directory.
+extension InotifyBackend {
+    func handle(_ event: InotifyEvent) {
+        let mask = event.mask
+        if mask & InotifyMask.overflow != 0 {
+            rebuildNeeded = true
+            return
+        }
+        if mask & InotifyMask.ignored != 0 {
+            // The kernel dropped the watch (directory deleted, file system unmounted).
+            let gone = table.removeSubtree(event.wd)
+            unwatch(gone.filter { $0 != event.wd })
+            if event.wd >= 0 && gone.first == event.wd && table.rootWd < 0 {
+                callbacks.diagnose("file watcher: the root '\(rootPath)' is no longer watched")
+            }
+            return
+        }
+        guard let directory = table.path(of: event.wd) else { return }  // stale descriptor
+        guard !event.name.isEmpty else { return }  // about the directory itself
+        guard event.nameIsValid else {
+            callbacks.diagnose("file watcher: skipped a name that is not UTF-8 in '\(directory)'")
+            return
+        }
+        let path = directory.isEmpty ? event.name : directory + "/" + event.name
+        if callbacks.ignore(path) { return }
+        let isDirectory = mask & InotifyMask.isDir != 0
+        if mask & (InotifyMask.delete | InotifyMask.movedFrom) != 0 {
+            if isDirectory, let child = table.child(of: event.wd, named: event.name) {
+                unwatch(table.removeSubtree(child))
+            }
+            pending.add(path, .deleted)
+        } else if mask & (InotifyMask.create | InotifyMask.movedTo) != 0 {
+            pending.add(path, .created)
+            // A directory created here already in the table was read after its watch was
+            // added, so nothing in it can be missing; a moved-in one always needs a walk.
+            if isDirectory && (mask & InotifyMask.movedTo != 0
+                               || table.child(of: event.wd, named: event.name) == nil) {
+                scan(path: path, parent: event.wd, name: event.name, report: true)
+            }
+        } else if mask & (InotifyMask.modify | InotifyMask.closeWrite | InotifyMask.attrib) != 0 {
+            pending.add(path, .changed)
+        }
+    }
+
+    /// After a queue overflow: drop every watch and walk the tree again (the client is told
+    /// to rescan, so nothing found here is reported).
+    func rebuild() {
+        unwatch(table.removeAll())
+        scan(path: "", parent: -1, name: "", report: false)
+        overflowPending = true
+    }
+
+    func unwatch(_ wds: [Int32]) {
+        for wd in wds { inotify_rm_watch(inotifyFd, wd) }
+    }
+
+    /// Watches the directory at `path` and every directory below it, depth first without
+    /// recursion. Each directory is watched before it is read, so an entry is either seen by
+    /// the read or reported by the watch (or both; the coalescer folds those). With `report`,
+    /// every entry found is reported `created` (files can land in a new folder before its
+    /// watch exists). Ignored entries are neither reported nor descended into; symbolic links
+    /// are reported but never followed.
+    func scan(path: String, parent: Int32, name: String, report: Bool) {
+        var stack: [(path: String, parent: Int32, name: String)] = [(path, parent, name)]
+        while let item = stack.popLast() {
+            let fd = openDirectory(item.path)
+            guard fd >= 0 else {
+                let e = errno
+                if e != ENOENT && e != ENOTDIR && e != ELOOP && e != EXDEV {
+                    callbacks.diagnose("file watcher: cannot open '\(item.path)' (errno \(e))")
+                }
+                continue
+            }
+            let wd = addWatch(fd: fd, path: item.path)
+            guard wd >= 0 else {
+                let e = errno
+                close(fd)
+                if e == ENOSPC {
+                    reportWatchLimit()
+                } else if e != ENOENT && e != ENOTDIR {
+                    callbacks.diagnose("file watcher: cannot watch '\(item.path)' (errno \(e))")
+                }
+                if item.parent < 0 { errno = e }
+                continue
+            }
+            let dropped = table.insert(wd: wd, parent: item.parent, name: item.name)
+            unwatch(dropped)
+            guard !dropped.contains(wd), let dir = fdopendir(fd) else {
+                close(fd)
+                continue
+            }
+            readEntries(dir, of: item.path, wd: wd, report: report, into: &stack)
+            closedir(dir)
+        }
+    }
+
+    private func readEntries(_ dir: OpaquePointer, of path: String, wd: Int32, report: Bool,
+                             into stack: inout [(path: String, parent: Int32, name: String)]) {
+        let fd = dirfd(dir)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        while let entry = readdir(dir) {
+            let cName = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
+            if cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0)) { continue }
+            guard let name = String(validatingCString: cName) else {
+                callbacks.diagnose("file watcher: skipped a name that is not UTF-8 in '\(path)'")
+                continue
+            }
+            let childPath = path.isEmpty ? name : path + "/" + name
+            if callbacks.ignore(childPath) { continue }
+            if report { pending.add(childPath, .created) }
+            var isDirectory = entry.pointee.d_type == UInt8(DT_DIR)
+            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
+                var st = stat()
+                isDirectory = fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) == 0
+                    && st.st_mode & S_IFMT == S_IFDIR
+            }
+            if isDirectory { stack.append((childPath, wd, name)) }
+        }
+    }
+
+    /// Opens a directory below the root without following any symbolic link on the way
+    /// (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; before Linux 5.6, `openat`
+    /// with `O_NOFOLLOW`, which guards the last component only).
+    private func openDirectory(_ path: String) -> Int32 {
+        if path.isEmpty { return openat(rootFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        if wb_have_openat2() != 0 {
+            let fd = wb_openat2_beneath(rootFd, path, flags, 0)
+            if fd >= 0 || errno != ENOSYS { return fd }
+        }
+        return openat(rootFd, path, flags)
+    }
+
+    /// `IN_ONLYDIR` always. Through /proc the magic link must be followed to reach the
+    /// descriptor's directory (which was itself opened without following links), so
+    /// `IN_DONT_FOLLOW` is only used on the path fallback.
+    private func addWatch(fd: Int32, path: String) -> Int32 {
+        if watchThroughProc {
+            return inotify_add_watch(inotifyFd, "/proc/self/fd/\(fd)",
+                                     InotifyMask.watched | InotifyMask.onlyDir)
+        }
+        let absolute = path.isEmpty ? rootPath : rootPath + "/" + path
+        return inotify_add_watch(inotifyFd, absolute,
+                                 InotifyMask.watched | InotifyMask.onlyDir | InotifyMask.dontFollow)
+    }
+
+    /// Out of inotify watches (`fs.inotify.max_user_watches`): part of the tree is unwatched.
+    /// Reported once per watcher through `onOverflow`, so the client rescans instead of
+    /// trusting the stream.
+    private func reportWatchLimit() {
+        guard !watchLimitReported else { return }
+        watchLimitReported = true
+        overflowPending = true
+    }
+}
+#endif

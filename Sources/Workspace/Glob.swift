@@ -1,0 +1,142 @@
+/// A glob pattern over `/`-separated relative paths.
+///
+/// Syntax: `*` any run of characters within one name, `**` any run across names (`**/` also
+/// matches no folder at all), `?` one character, `[abc]`, `[a-z]`, `[!abc]` or `[^abc]` one
+/// character of (or not of) a set, `{a,b}` alternatives. A pattern without `/` is matched against
+/// the entry's name alone (like `.gitignore` and `rg -g`); with `/`, against the whole relative path.
+public struct Glob: Sendable {
+    public let pattern: String
+    private let alternatives: [[UInt8]]
+    private let matchesName: Bool
+
+    public init(_ pattern: String) throws(WorkspaceError) {
+        self.pattern = pattern
+        guard !pattern.isEmpty else { throw WorkspaceError(.invalidArgument, "the glob is empty") }
+        var depth = 0
+        for c in pattern.utf8 {
+            if c == UInt8(ascii: "{") { depth += 1 }
+            if c == UInt8(ascii: "}") { depth -= 1 }
+            if depth < 0 { break }
+        }
+        guard depth == 0 else { throw WorkspaceError(.invalidArgument, "unbalanced braces in glob '\(pattern)'") }
+        alternatives = Self.expand(Array(pattern.utf8))
+        guard alternatives.count <= 1024 else { throw WorkspaceError(.invalidArgument, "glob '\(pattern)' expands to too many alternatives") }
+        matchesName = !pattern.contains("/")
+    }
+
+    /// Whether `relativePath` (and `name`, its last component) matches.
+    public func matches(relativePath: String, name: String) -> Bool {
+        let subject = Array((matchesName ? name : relativePath).utf8)
+        return alternatives.contains { Self.match($0[...], subject[...]) }
+    }
+
+    private static func expand(_ p: [UInt8]) -> [[UInt8]] {
+        guard let open = p.firstIndex(of: UInt8(ascii: "{")) else { return [p] }
+        var depth = 0
+        var close = open
+        var splits: [Int] = []
+        for i in open..<p.count {
+            if p[i] == UInt8(ascii: "{") { depth += 1 }
+            if p[i] == UInt8(ascii: "}") { depth -= 1; if depth == 0 { close = i; break } }
+            if p[i] == UInt8(ascii: ","), depth == 1 { splits.append(i) }
+        }
+        let head = Array(p[..<open]), tail = Array(p[(close + 1)...])
+        var bounds = [open] + splits + [close]
+        var out: [[UInt8]] = []
+        for k in 0..<(bounds.count - 1) {
+            let middle = Array(p[(bounds[k] + 1)..<bounds[k + 1]])
+            out += expand(head + middle + tail)
+            if out.count > 1024 { break }
+        }
+        bounds.removeAll()
+        return out
+    }
+
+    private static func match(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
+        var p = p, s = s
+        while let c = p.first {
+            switch c {
+            case UInt8(ascii: "*"):
+                if p.dropFirst().first == UInt8(ascii: "*") {
+                    var rest = p.dropFirst(2)
+                    if rest.first == UInt8(ascii: "/") {
+                        rest = rest.dropFirst()
+                        // `**/x`: x here, or after any number of folders.
+                        if match(rest, s) { return true }
+                        var t = s
+                        while let slash = t.firstIndex(of: UInt8(ascii: "/")) {
+                            t = t[(slash + 1)...]
+                            if match(rest, t) { return true }
+                        }
+                        return false
+                    }
+                    var t = s
+                    while true {
+                        if match(rest, t) { return true }
+                        if t.isEmpty { return false }
+                        t = t.dropFirst()
+                    }
+                }
+                let rest = p.dropFirst()
+                var t = s
+                while true {
+                    if match(rest, t) { return true }
+                    guard let f = t.first, f != UInt8(ascii: "/") else { return false }
+                    t = t.dropFirst()
+                }
+            case UInt8(ascii: "?"):
+                guard let f = s.first, f != UInt8(ascii: "/") else { return false }
+                p = p.dropFirst()
+                s = s.dropFirst(utf8Length(f))
+            case UInt8(ascii: "["):
+                guard let f = s.first, f != UInt8(ascii: "/"), let (ok, after) = matchClass(p, f) else {
+                    if s.first == c { p = p.dropFirst(); s = s.dropFirst(); continue }
+                    return false
+                }
+                guard ok else { return false }
+                p = after
+                s = s.dropFirst()
+            case UInt8(ascii: "\\") where p.count > 1:
+                guard s.first == p[p.startIndex + 1] else { return false }
+                p = p.dropFirst(2)
+                s = s.dropFirst()
+            default:
+                guard s.first == c else { return false }
+                p = p.dropFirst()
+                s = s.dropFirst()
+            }
+        }
+        return s.isEmpty
+    }
+
+    /// Matches one byte against a `[...]` class; nil when the class is not closed (then `[` is literal).
+    private static func matchClass(_ p: ArraySlice<UInt8>, _ ch: UInt8) -> (Bool, ArraySlice<UInt8>)? {
+        var i = p.index(after: p.startIndex)
+        var negate = false
+        if i < p.endIndex, p[i] == UInt8(ascii: "!") || p[i] == UInt8(ascii: "^") { negate = true; i += 1 }
+        var found = false
+        var first = true
+        while i < p.endIndex {
+            let c = p[i]
+            if c == UInt8(ascii: "]") && !first { return (found != negate, p[(i + 1)...]) }
+            first = false
+            if i + 2 < p.endIndex, p[i + 1] == UInt8(ascii: "-"), p[i + 2] != UInt8(ascii: "]") {
+                if c <= ch && ch <= p[i + 2] { found = true }
+                i += 3
+            } else {
+                if c == ch { found = true }
+                i += 1
+            }
+        }
+        return nil
+    }
+
+    private static func utf8Length(_ lead: UInt8) -> Int {
+        switch lead {
+        case 0xF0...: 4
+        case 0xE0...: 3
+        case 0xC0...: 2
+        default: 1
+        }
+    }
+}

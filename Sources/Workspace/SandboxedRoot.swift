@@ -1,0 +1,113 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+
+/// An open workspace root that resolves workspace paths beneath itself, with the kernel
+/// enforcing containment.
+///
+/// Guarantees: no resolution ever leaves the root or follows a symbolic link. On Linux 5.6+
+/// every path is resolved in one `openat2` call with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`;
+/// elsewhere (older kernels) component by component with `O_NOFOLLOW | O_DIRECTORY` below the
+/// root's descriptor; on Apple systems with `O_NOFOLLOW_ANY`. Operations on the last component
+/// use `*at()` calls relative to the parent's descriptor with `AT_SYMLINK_NOFOLLOW`, so
+/// swapping a path for a link between check and use yields an error, never an escape.
+/// Thread-safe: the root descriptor is only read.
+public final class SandboxedRoot: Sendable {
+    let fd: FileDescriptor
+    /// The root's absolute, symlink-free path.
+    public let absolutePath: String
+    private let useOpenat2: Bool
+
+    public init(path: String, create: Bool) throws(WorkspaceError) {
+        if create { try Self.makeAbsoluteDirectories(path) }
+        let raw = Glibc_open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard raw >= 0 else { throw .errno(errno, "open the workspace root", path: path) }
+        fd = FileDescriptor(raw)
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        absolutePath = realpath(path, &buf) != nil ? String(cChars: buf) : path
+        useOpenat2 = wb_have_openat2() != 0
+    }
+
+    /// A new descriptor for the directory at `path` (the root itself for the empty path).
+    func openDirectory(_ path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor {
+        try open(path, flags: O_RDONLY | O_DIRECTORY)
+    }
+
+    /// Opens `path` with `flags` (O_NOFOLLOW and O_CLOEXEC are always added).
+    func open(_ path: WorkspacePath, flags: Int32, mode: mode_t = 0o644) throws(WorkspaceError) -> FileDescriptor {
+        let all = flags | O_NOFOLLOW | O_CLOEXEC
+        if path.isRoot {
+            let r = openat(fd.raw, ".", all, mode)
+            guard r >= 0 else { throw .errno(errno, "open", path: "") }
+            return FileDescriptor(r)
+        }
+        #if canImport(Darwin)
+        let r = openat(fd.raw, path.string, all | O_NOFOLLOW_ANY, mode)
+        guard r >= 0 else { throw .errno(errno, "open", path: path.string) }
+        return FileDescriptor(r)
+        #else
+        if useOpenat2 {
+            let r = wb_openat2_beneath(fd.raw, path.string, all, UInt32(mode))
+            guard r >= 0 else { throw Self.classify(errno, path: path) }
+            return FileDescriptor(r)
+        }
+        let parent = try walk(path.parent)
+        let r = openat(parent.raw, path.name, all, mode)
+        guard r >= 0 else { throw Self.classify(errno, path: path) }
+        return FileDescriptor(r)
+        #endif
+    }
+
+    /// The fallback walk: one `openat(O_NOFOLLOW | O_DIRECTORY)` per component.
+    private func walk(_ path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor {
+        var current = FileDescriptor(openat(fd.raw, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard current.raw >= 0 else { throw .errno(errno, "open", path: "") }
+        var walked = WorkspacePath.root
+        for c in path.components {
+            walked = walked.appending(c)
+            let next = openat(current.raw, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { throw Self.classify(errno, path: walked, parent: current.raw, name: c) }
+            current = FileDescriptor(next)
+        }
+        return current
+    }
+
+    /// ELOOP means a link on the way (RESOLVE_NO_SYMLINKS / O_NOFOLLOW); ENOTDIR from the
+    /// walk may also be a link to a folder, which lstat tells apart.
+    private static func classify(_ e: Int32, path: WorkspacePath, parent: Int32? = nil, name: String? = nil) -> WorkspaceError {
+        if e == ENOTDIR, let parent, let name, let st = Sys.lstat(parent, name), st.isSymlink { return .symlink(path.string) }
+        return .errno(e, "open", path: path.string)
+    }
+
+    /// `mkdir -p` beneath the root: creates missing folders one by one (never through a link)
+    /// and returns a descriptor for the last.
+    func makeDirectories(_ path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor {
+        var current = try openDirectory(.root)
+        var walked = WorkspacePath.root
+        for c in path.components {
+            walked = walked.appending(c)
+            if mkdirat(current.raw, c, 0o755) != 0 && errno != EEXIST {
+                throw .errno(errno, "create the folder", path: walked.string)
+            }
+            let next = openat(current.raw, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { throw Self.classify(errno, path: walked, parent: current.raw, name: c) }
+            current = FileDescriptor(next)
+        }
+        return current
+    }
+
+    /// `mkdir -p` for the root itself (an absolute host path, trusted).
+    static func makeAbsoluteDirectories(_ path: String) throws(WorkspaceError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { throw .errno(errno, "create the workspace root", path: path) }
+        }
+    }
+}
+
+@inline(__always)
+private func Glibc_open(_ path: String, _ flags: Int32) -> Int32 { open(path, flags) }

@@ -1,0 +1,45 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The default layout of a new workspace, from the seeds: journals for the user and the
+/// agent, research, chats, the agent's accumulated context, and the server's private folder.
+enum Template {
+    static let folders = ["Journal/user", "Journal/agent", "Research", "Chats"]
+    static let files: [(String, String)] = [
+        ("context.md", """
+            # Context
+
+            What the agent has learned about this workspace and its user. The agent appends here;
+            you may edit it freely.
+
+            """),
+        ("README.txt", """
+            This folder is a WorkspaceBridge workspace, shared by you and your agents.
+
+              Journal/user/   your dated notes
+              Journal/agent/  the agent's dated observations
+              Research/       sources and notes, one folder per topic
+              Chats/          conversations, one JSON file each
+              context.md      the agent's accumulated knowledge
+
+            The hidden .workspace/ folder belongs to the server (sessions, queues, locks).
+
+            """),
+    ]
+
+    /// Lays out the template the first time a root is used (when `.workspace/` is missing);
+    /// never overwrites anything that exists. Also removes temp files left by interrupted saves.
+    static func layOut(in ws: Workspace) throws(WorkspaceError) {
+        let rootDir = try ws.root.openDirectory(.root)
+        if Sys.lstat(rootDir.raw, Workspace.privateFolder) == nil {
+            for f in folders { _ = try ws.root.makeDirectories(try WorkspacePath(f)) }
+            for (name, text) in files where Sys.lstat(rootDir.raw, name) == nil {
+                _ = try ws.save(try WorkspacePath(name), contents: Array(text.utf8), options: .init(exclusive: true))
+            }
+            _ = try ws.root.makeDirectories(WorkspacePath(components: [Workspace.privateFolder]))
+        }
+    }
+}

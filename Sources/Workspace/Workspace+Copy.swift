@@ -1,0 +1,165 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+
+extension Workspace {
+    /// Copies a file (crash-safely, like `save`) or a folder with its contents. Links inside a
+    /// copied folder are skipped, never followed. Without `overwrite` an existing destination
+    /// is `AlreadyExists`; a folder is only copied to a destination that does not exist.
+    public func copy(from: WorkspacePath, to: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool = { false })
+        throws(WorkspaceError) -> FileStatus
+    {
+        try checkClientPath(from)
+        try checkClientPath(to)
+        guard !to.isRoot else { throw WorkspaceError(.alreadyExists, "the workspace root already exists", path: "") }
+        if to.isWithin(from) { throw WorkspaceError(.invalidArgument, "cannot copy '\(from)' into itself ('\(to)')", path: to.string) }
+        let source = try status(from)
+        switch source.type {
+        case .file:
+            let input = try root.open(from, flags: O_RDONLY)
+            let dst = try root.makeDirectories(to.parent)
+            Sys.lock(dst.raw)
+            defer { Sys.unlock(dst.raw) }
+            return try replace(in: dst, path: to, options: SaveOptions(exclusive: !overwrite)) { out throws(WorkspaceError) in
+                try Self.copyBytes(from: input.raw, to: out, path: to.string, isCancelled: isCancelled)
+            }
+        case .directory:
+            let dst = try root.makeDirectories(to.parent)
+            if Sys.lstat(dst.raw, to.name) != nil {
+                throw WorkspaceError(.alreadyExists, "'\(to)' already exists; folders are only copied to a new name", path: to.string)
+            }
+            try copyTree(from: from, to: to, isCancelled: isCancelled)
+            return try status(to)
+        case .symlink:
+            throw .symlink(from.string)
+        case .other:
+            throw WorkspaceError(.invalidArgument, "'\(from)' is not a regular file or folder", path: from.string)
+        }
+    }
+
+    private func copyTree(from: WorkspacePath, to: WorkspacePath, isCancelled: () -> Bool) throws(WorkspaceError) {
+        if isCancelled() { throw .cancelled(from) }
+        _ = try root.makeDirectories(to)
+        let dir = try root.openDirectory(from)
+        for name in try DirectoryReader.names(dir, path: from) where !TempName.isTemp(name) {
+            guard let st = Sys.lstat(dir.raw, name) else { continue }
+            if st.isDirectory {
+                try copyTree(from: from.appending(name), to: to.appending(name), isCancelled: isCancelled)
+            } else if st.isRegular {
+                _ = try copy(from: from.appending(name), to: to.appending(name), overwrite: false, isCancelled: isCancelled)
+            }
+        }
+    }
+
+    /// Copies every byte of `input` into `output` (copy_file_range on Linux, which lets the
+    /// kernel or file system do it without a trip through user space).
+    static func copyBytes(from input: Int32, to output: Int32, path: String, isCancelled: () -> Bool) throws(WorkspaceError) {
+        var usedKernel = false
+        while true {
+            if isCancelled() { throw WorkspaceError(.cancelled, "cancelled", path: path) }
+            let n = wb_copy_file_range(input, output, 1 << 30)
+            if n > 0 { usedKernel = true; continue }
+            if n == 0 { return }
+            if errno == EINTR { continue }
+            if !usedKernel && (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP) { break }
+            throw .errno(errno, "copy", path: path)
+        }
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            if isCancelled() { throw WorkspaceError(.cancelled, "cancelled", path: path) }
+            let n = buf.withUnsafeMutableBytes { Sys.read(input, $0) }
+            if n < 0 { if errno == EINTR { continue }; throw .errno(errno, "read", path: path) }
+            if n == 0 { return }
+            var failure: WorkspaceError?
+            buf.withUnsafeBytes { b in
+                do throws(WorkspaceError) { try Sys.writeAll(output, UnsafeRawBufferPointer(rebasing: b[0..<n]), path: path) } catch { failure = error }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    // MARK: The trusted host's fast paths
+
+    /// Imports a file from an absolute host path, atomically and durably like `save`.
+    public func importFile(source: String, to path: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool = { false })
+        throws(WorkspaceError) -> FileStatus
+    {
+        try checkClientPath(path)
+        guard source.hasPrefix("/") else { throw WorkspaceError(.invalidArgument, "source must be an absolute path", path: source) }
+        let raw = open(source, O_RDONLY | O_CLOEXEC)
+        guard raw >= 0 else { throw .errno(errno, "read the source", path: source) }
+        let input = FileDescriptor(raw)
+        guard (try Sys.fstat(input.raw, path: source)).isRegular else {
+            throw WorkspaceError(.invalidArgument, "source '\(source)' is not a regular file", path: source)
+        }
+        let dst = try root.makeDirectories(path.parent)
+        Sys.lock(dst.raw)
+        defer { Sys.unlock(dst.raw) }
+        return try replace(in: dst, path: path, options: SaveOptions(exclusive: !overwrite)) { out throws(WorkspaceError) in
+            try Self.copyBytes(from: input.raw, to: out, path: path.string, isCancelled: isCancelled)
+        }
+    }
+
+    /// Exports a workspace file to an absolute host path: a temp file beside the destination,
+    /// flushed and renamed into place. Returns the exported file's size.
+    public func exportFile(_ path: WorkspacePath, destination: String, overwrite: Bool, isCancelled: () -> Bool = { false })
+        throws(WorkspaceError) -> Int64
+    {
+        try checkClientPath(path)
+        guard destination.hasPrefix("/"), !destination.hasSuffix("/") else {
+            throw WorkspaceError(.invalidArgument, "destination must be an absolute file path", path: destination)
+        }
+        let input = try root.open(path, flags: O_RDONLY)
+        let st = try Sys.fstat(input.raw, path: path.string)
+        guard st.isRegular else { throw WorkspaceError(.isADirectory, "'\(path)' is not a file", path: path.string) }
+        let slash = destination.lastIndex(of: "/")!
+        let dirPath = slash == destination.startIndex ? "/" : String(destination[..<slash])
+        let name = String(destination[destination.index(after: slash)...])
+        let dirRaw = open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard dirRaw >= 0 else { throw .errno(errno, "open the destination folder", path: dirPath) }
+        let dir = FileDescriptor(dirRaw)
+        if !overwrite, Sys.lstat(dir.raw, name) != nil {
+            throw WorkspaceError(.alreadyExists, "'\(destination)' already exists", path: destination)
+        }
+        let tmp = TempName.make(for: name)
+        let outRaw = openat(dir.raw, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard outRaw >= 0 else { throw .errno(errno, "write", path: destination) }
+        let out = FileDescriptor(outRaw)
+        var done = false
+        defer { if !done { unlinkat(dir.raw, tmp, 0) } }
+        try Self.copyBytes(from: input.raw, to: out.raw, path: destination, isCancelled: isCancelled)
+        try Sys.fsync(out.raw, path: destination)
+        if overwrite {
+            if renameat(dir.raw, tmp, dir.raw, name) != 0 { throw .errno(errno, "write", path: destination) }
+        } else if linkat(dir.raw, tmp, dir.raw, name, 0) != 0 {
+            throw errno == EEXIST ? WorkspaceError(.alreadyExists, "'\(destination)' already exists", path: destination)
+                : .errno(errno, "write", path: destination)
+        } else {
+            unlinkat(dir.raw, tmp, 0)
+        }
+        done = true
+        try Sys.fsync(dir.raw, path: dirPath)
+        return Int64(st.st_size)
+    }
+
+    /// A `file://` URI for a workspace path (for a host on the same machine).
+    public func fileURI(_ path: WorkspacePath) throws(WorkspaceError) -> String {
+        if !path.isRoot { try checkClientPath(path) }
+        let full = rootPath + (path.isRoot ? "" : "/" + path.string)
+        var out = "file://"
+        for b in full.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(b >> 4)], hex[Int(b & 15)]], as: UTF8.self)
+            }
+        }
+        return out
+    }
+}

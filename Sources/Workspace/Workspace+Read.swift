@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Workspace {
+    /// A byte range of a file and the file's status at the time of the read.
+    public struct ReadResult: Sendable {
+        public var status: FileStatus
+        public var bytes: [UInt8]
+        public var offset: Int64
+        /// True when the range reached the end of the file.
+        public var eof: Bool
+    }
+
+    /// Reads `length` bytes (to the end when nil) from `offset`. Refuses folders and links.
+    /// Reads more than `maxBytes` at once are refused with `TooLarge` (page with ranges).
+    public func read(_ path: WorkspacePath, offset: Int64 = 0, length: Int64? = nil, maxBytes: Int64)
+        throws(WorkspaceError) -> ReadResult
+    {
+        try checkClientPath(path)
+        let file = try root.open(path, flags: O_RDONLY)
+        let st = try Sys.fstat(file.raw, path: path.string)
+        if st.isDirectory { throw WorkspaceError(.isADirectory, "'\(path)' is a folder", path: path.string) }
+        guard st.isRegular else { throw WorkspaceError(.invalidArgument, "'\(path)' is not a regular file", path: path.string) }
+        let size = Int64(st.st_size)
+        let start = min(max(0, offset), size)
+        let wanted = length.map { max(0, min($0, size - start)) } ?? (size - start)
+        if wanted > maxBytes {
+            throw WorkspaceError(.tooLarge,
+                                 "'\(path)' has \(wanted) bytes to read, more than \(maxBytes) in one call: read it in ranges with offset and length",
+                                 path: path.string, details: ["size": .int(size), "limit": .int(maxBytes)])
+        }
+        let bytes = try Sys.pread(file.raw, count: Int(wanted), offset: start, path: path.string)
+        let after = try Sys.fstat(file.raw, path: path.string)
+        return ReadResult(status: FileStatus(path: path, stat: after), bytes: bytes, offset: start,
+                          eof: start + Int64(bytes.count) >= Int64(after.st_size))
+    }
+
+    /// The status of an entry (never following a link) and, when asked, its SHA-256.
+    public func info(_ path: WorkspacePath, sha256: Bool = false, isCancelled: () -> Bool = { false })
+        throws(WorkspaceError) -> (FileStatus, String?)
+    {
+        if !path.isRoot { try checkClientPath(path) }
+        let status = try status(path)
+        guard sha256 else { return (status, nil) }
+        guard status.type == .file else {
+            throw WorkspaceError(.isADirectory, "only files have a SHA-256; '\(path)' is a \(status.type.rawValue)",
+                                 path: path.string)
+        }
+        let file = try root.open(path, flags: O_RDONLY)
+        var hasher = SHA256()
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            if isCancelled() { throw .cancelled(path) }
+            let n = buf.withUnsafeMutableBytes { Sys.read(file.raw, $0) }
+            if n < 0 { if errno == EINTR { continue }; throw .errno(errno, "read", path: path.string) }
+            if n == 0 { break }
+            buf.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+        return (FileStatus(path: path, stat: try Sys.fstat(file.raw, path: path.string)), hasher.finalize())
+    }
+}

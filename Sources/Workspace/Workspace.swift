@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A workspace of files under one root: sandboxed, crash-safe, safe for several processes.
+///
+/// Every method is synchronous, may block on I/O, and is safe to call from any thread.
+/// Ordering between calls is the caller's business (the server orders calls on one path);
+/// between processes, writers to one folder are serialised with an advisory lock on it.
+/// Knows nothing of JSON or JSON-RPC.
+public final class Workspace: Sendable {
+    public let root: SandboxedRoot
+
+    /// The server's own folder at the root: hidden from listings and closed to clients.
+    public static let privateFolder = ".workspace"
+
+    /// Opens (creating if needed) the workspace at `rootPath`. On first use of a root the
+    /// default template is laid out; leftover temp files of interrupted saves are removed.
+    public init(rootPath: String, bootstrap: Bool = true) throws(WorkspaceError) {
+        root = try SandboxedRoot(path: rootPath, create: true)
+        if bootstrap { try Template.layOut(in: self) }
+    }
+
+    /// The root's absolute path.
+    public var rootPath: String { root.absolutePath }
+
+    /// Refuses paths that clients may not touch: the private folder and temp-file names.
+    func checkClientPath(_ path: WorkspacePath) throws(WorkspaceError) {
+        if path.components.first == Self.privateFolder {
+            throw WorkspaceError(.permissionDenied, "'\(path)' is reserved for the server", path: path.string)
+        }
+        if TempName.isTemp(path.name) {
+            throw WorkspaceError(.invalidPath, "'\(path.name)' is a name reserved for the server's temp files",
+                                 path: path.string)
+        }
+    }
+
+    /// Whether a name is hidden from listings (dot files unless asked; temp files always).
+    static func isHidden(_ name: String, includeHidden: Bool) -> Bool {
+        if TempName.isTemp(name) { return true }
+        return !includeHidden && name.hasPrefix(".")
+    }
+
+    public func status(_ path: WorkspacePath) throws(WorkspaceError) -> FileStatus {
+        if path.isRoot {
+            let d = try root.openDirectory(.root)
+            return FileStatus(path: path, stat: try Sys.fstat(d.raw, path: ""))
+        }
+        let parent = try root.openDirectory(path.parent)
+        guard let st = Sys.lstat(parent.raw, path.name) else { throw .errno(errno, "inspect", path: path.string) }
+        return FileStatus(path: path, stat: st)
+    }
+}
+
+/// Names of the server's temp files: `.syncthing.<name>.wb-<16 hex>.tmp`. Syncthing never
+/// propagates `.syncthing.*.tmp`; the other engines get ignore rules from the storage layer.
+enum TempName {
+    static func make(for name: String) -> String {
+        let r = UInt64.random(in: .min ... .max)
+        let hex = String(r, radix: 16)
+        let suffix = ".wb-" + String(repeating: "0", count: 16 - hex.count) + hex + ".tmp"
+        let budget = 255 - ".syncthing.".utf8.count - suffix.utf8.count
+        var base = name
+        while base.utf8.count > budget { base.removeLast() }
+        return ".syncthing." + base + suffix
+    }
+
+    static func isTemp(_ name: String) -> Bool {
+        guard name.hasPrefix(".syncthing."), name.hasSuffix(".tmp") else { return false }
+        let u = Array(name.utf8)
+        guard u.count >= 11 + 24 else { return false }
+        let tail = u[(u.count - 24)...]  // ".wb-" + 16 hex + ".tmp"
+        guard Array(tail.prefix(4)) == Array(".wb-".utf8) else { return false }
+        return tail.dropFirst(4).prefix(16).allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+}
