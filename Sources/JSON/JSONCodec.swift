@@ -63,18 +63,22 @@ public enum JSONCodec {
     /// escapes control characters), so it is safe for newline-delimited framing.
     /// Non-finite doubles, which JSON cannot carry, are written as `null`.
     public static func encode(_ value: JSON) -> [UInt8] {
-        let tree = value.makeJansson()
+        var bulk = BulkStrings()
+        let tree = value.makeJansson(&bulk)
         defer { wb_json_decref(tree) }
-        return dump(tree)
+        let dumped = dump(tree, capacity: bulk.estimate + 16)
+        return bulk.strings.isEmpty ? dumped : bulk.splice(into: dumped)
     }
 
     public static func encodeString(_ value: JSON) -> String {
         String(decoding: encode(value), as: UTF8.self)
     }
 
-    private static func dump(_ tree: UnsafeMutablePointer<json_t>) -> [UInt8] {
+    /// One `json_dumpb` into a buffer of the estimated worst-case size (untouched pages of a large
+    /// allocation cost nothing), so the tree is serialised once.
+    private static func dump(_ tree: UnsafeMutablePointer<json_t>, capacity estimate: Int) -> [UInt8] {
         let flags = wb_json_dump_flags()
-        var capacity = 4096
+        var capacity = estimate
         while true {
             var needed = 0
             let out = [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
@@ -151,29 +155,34 @@ extension JSON {
         }
     }
 
-    /// Builds a new jansson tree (reference count 1) for this value.
-    func makeJansson() -> UnsafeMutablePointer<json_t> {
+    /// Builds a new jansson tree (reference count 1) for this value, swapping large strings for
+    /// placeholders and adding up an upper bound of the encoded size in `bulk`.
+    func makeJansson(_ bulk: inout BulkStrings) -> UnsafeMutablePointer<json_t> {
         switch self {
-        case .null: return json_null()
-        case .bool(let b): return b ? json_true() : json_false()
-        case .int(let i): return json_integer(json_int_t(i))
-        case .double(let d): return d.isFinite ? json_real(d) : json_null()
+        case .null: bulk.estimate += 5; return json_null()
+        case .bool(let b): bulk.estimate += 6; return b ? json_true() : json_false()
+        case .int(let i): bulk.estimate += 21; return json_integer(json_int_t(i))
+        case .double(let d): bulk.estimate += 26; return d.isFinite ? json_real(d) : json_null()
         case .string(var s):
+            if s.utf8.count >= BulkStrings.threshold { s = bulk.placeholder(for: s) } else { bulk.estimate += s.utf8.count * 6 + 3 }
             return s.withUTF8 { u in
                 json_stringn_nocheck(UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count)
             }
         case .array(let a):
             let arr = json_array()!
-            for v in a { json_array_append_new(arr, v.makeJansson()) }
+            bulk.estimate += 2
+            for v in a { json_array_append_new(arr, v.makeJansson(&bulk)); bulk.estimate += 1 }
             return arr
         case .object(let o):
             let obj = json_object()!
+            bulk.estimate += 2
             for (k, v) in o.members {
                 var key = k
+                bulk.estimate += key.utf8.count * 6 + 4
                 key.withUTF8 { u in
                     _ = json_object_setn_new_nocheck(
                         obj, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count,
-                        v.makeJansson())
+                        v.makeJansson(&bulk))
                 }
             }
             return obj

@@ -1,4 +1,4 @@
-import JSON
+@testable import JSON
 import Testing
 
 @Suite("JSON codec (jansson)")
@@ -95,5 +95,29 @@ struct JSONCodecTests {
         #expect(o["k7"] == nil)
         #expect(o["k99"] == 99)
         #expect(Array(o.keys.prefix(3)) == ["k0", "k1", "k2"])
+    }
+}
+
+@Suite("Bulk string fast path")
+struct BulkStringTests {
+    @Test("large strings are written exactly as jansson writes them, wherever they sit in the tree")
+    func identicalToJansson() throws {
+        var text = ""
+        for i in 0..<3000 { text += "line \(i) \"quoted\" \\ tab\t ctrl\u{1} é ✓ 😀\n" }
+        let value: JSON = ["a": .string(text), "list": [.string(text + "x"), 1, "small"], "z": .string(text)]
+        let encoded = JSONCodec.encode(value)
+        #expect(try JSONCodec.decode(encoded) == value)
+        // The escaper and jansson agree byte for byte (jansson writes strings under the threshold).
+        let small = String(text.prefix(2000))
+        var escaped = [UInt8]()
+        BulkStrings.escape(small, into: &escaped)
+        #expect(escaped == JSONCodec.encode(.string(small)))
+    }
+
+    @Test("a user string that looks like a placeholder is not confused with one")
+    func placeholderLookalike() throws {
+        let big = String(repeating: "y", count: 40_000)
+        let value: JSON = ["fake": "\u{1}wb0-0\u{1}", "big": .string(big)]
+        #expect(try JSONCodec.decode(JSONCodec.encode(value)) == value)
     }
 }
