@@ -27,12 +27,7 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
         ),
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"]), .brew(["openssl"])]
-        ),
-        .target(name: "CWorkspaceShims"),
+        .target(name: "CWorkspaceShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
         .target(
             name: "FileWatching",
@@ -41,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "Workspace",
-            dependencies: ["CWorkspaceShims", "CCrypto"],
+            dependencies: ["CWorkspaceShims"],
             swiftSettings: strict
         ),
         .target(

@@ -6,7 +6,6 @@ set -euo pipefail
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 pkg-config --exists jansson 2>/dev/null || missing+=(libjansson-dev)
-pkg-config --exists libcrypto 2>/dev/null || missing+=(libssl-dev)
 if ((${#missing[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
@@ -14,7 +13,7 @@ if ((${#missing[@]})); then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   elif command -v brew >/dev/null 2>&1; then
-    brew install jansson openssl pkg-config
+    brew install jansson pkg-config
   else
     echo "setup: please install jansson and pkg-config" >&2
     exit 1

@@ -78,6 +78,25 @@ def main():
     methods = init["result"]["capabilities"]["methods"]
     c.notify("initialized", {})
 
+    root = init["result"]["capabilities"]["workspace"]["root"]
+    section(f"The workspace (the embedded default: {root})")
+    c.request("listFiles", {"path": ""})
+    day = time.strftime("%Y-%m-%d")
+    saved = c.request("saveFile", {"path": f"Journal/user/{day}.md",
+                                   "data": f"# {day}\n\nStarted the tour. The bridge keeps files crash-safe.\n"})
+    c.request("appendFile", {"path": f"Journal/agent/{day}.md", "data": "- Observed: the user ran the tour.\n"})
+    c.request("loadFile", {"path": f"Journal/user/{day}.md"})
+    section("A save that would overwrite someone else's change is refused (ifMatch)")
+    c.request("saveFile", {"path": f"Journal/user/{day}.md", "data": "stale edit", "ifMatch": "0000000000000000"})
+    c.request("saveFile", {"path": f"Journal/user/{day}.md", "ifMatch": saved["result"]["etag"],
+                           "data": f"# {day}\n\nStarted the tour. The bridge keeps files crash-safe.\nEdited once.\n"})
+    section("Content search, and a file's SHA-256")
+    c.request("searchFiles", {"query": "crash-safe"})
+    c.request("getFileInfo", {"path": "context.md", "hash": "sha256"})
+    section("Paths can never leave the workspace")
+    c.request("loadFile", {"path": "../../etc/passwd"})
+    c.request("loadFile", {"path": "/etc/passwd"})
+
     section("A trivial request, timed over 1,000 round trips")
     t = time.perf_counter()
     for i in range(1000):

@@ -1,26 +1,32 @@
-import CCrypto
+import CWorkspaceShims
 
-/// SHA-256 through the system's libcrypto (hardware SHA extensions where the CPU has them).
+/// SHA-256 from the system (libcrypto loaded on first use on Linux, CommonCrypto on Apple):
+/// hardware SHA extensions where the CPU has them, and nothing mapped until a hash is asked for.
 struct SHA256: ~Copyable {
-    private let ctx: OpaquePointer
+    private let ctx: UnsafeMutableRawPointer
 
-    init() {
-        ctx = EVP_MD_CTX_new()
-        EVP_DigestInit_ex(ctx, EVP_sha256(), nil)
+    init() throws(WorkspaceError) {
+        guard let c = wb_sha256_new() else {
+            throw WorkspaceError(.ioError, "SHA-256 is unavailable: \(String(cString: wb_sha256_error()))")
+        }
+        ctx = c
     }
 
-    deinit { EVP_MD_CTX_free(ctx) }
+    deinit {
+        var scratch = [UInt8](repeating: 0, count: 32)
+        wb_sha256_final(ctx, &scratch)
+    }
 
     mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
-        EVP_DigestUpdate(ctx, base, bytes.count)
+        wb_sha256_update(ctx, base, UInt(bytes.count))
     }
 
-    /// The digest as 64 lowercase hex digits.
+    /// The digest as 64 lowercase hex digits (frees the context).
     consuming func finalize() -> String {
         var digest = [UInt8](repeating: 0, count: 32)
-        var len: UInt32 = 0
-        EVP_DigestFinal_ex(ctx, &digest, &len)
+        wb_sha256_final(ctx, &digest)
+        discard self
         let hex = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(64)

@@ -50,7 +50,7 @@ extension Workspace {
                                  path: path.string)
         }
         let file = try root.open(path, flags: O_RDONLY)
-        var hasher = SHA256()
+        var hasher = try SHA256()
         var buf = [UInt8](repeating: 0, count: 1 << 20)
         while true {
             if isCancelled() { throw .cancelled(path) }

@@ -26,4 +26,13 @@ long wb_copy_file_range(int fd_in, int fd_out, unsigned long len);
 
 /// memmem(3) (a GNU extension the Swift Glibc module does not export).
 const void *wb_memmem(const void *haystack, unsigned long haystack_len, const void *needle, unsigned long needle_len);
+
+/// SHA-256. On Linux it comes from the system's libcrypto, loaded on first use (so a server
+/// that never hashes never maps it); on Apple systems from CommonCrypto. `wb_sha256_new`
+/// returns NULL when no implementation can be loaded (see `wb_sha256_error`).
+void *wb_sha256_new(void);
+void wb_sha256_update(void *ctx, const void *bytes, unsigned long count);
+/// Writes the 32-byte digest and frees the context.
+void wb_sha256_final(void *ctx, unsigned char *digest);
+const char *wb_sha256_error(void);
 #endif
