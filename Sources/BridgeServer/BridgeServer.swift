@@ -16,16 +16,18 @@ public final class BridgeServer: Router {
     let logger: Logger
     let lifecycle = Lifecycle()
     private let openWorkspace = Mutex<Workspace?>(nil)
+    let changes: ChangeNotifier
     private let requests: [String: Method]
     private let clientNotifications: [String: Method]
 
     /// Notifications the server sends.
-    public static let serverNotifications = ["$/progress", "window/logMessage"]
+    public static let serverNotifications = ["$/progress", "window/logMessage", "workspace/didChangeFiles"]
 
     public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
         self.configuration = configuration
         self.logSink = logSink
         self.logger = logger
+        self.changes = ChangeNotifier(logger: logger)
         var requests: [Method] = []
         var notifications: [Method] = []
         LifecycleMethods.register(requests: &requests, notifications: &notifications)

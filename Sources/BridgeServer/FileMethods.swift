@@ -73,6 +73,17 @@ enum FileMethods {
             return ["path": .string(s.path.string), "type": "directory", "modified": .string(s.modified)]
         })
         methods.append(method("searchFiles", claims: read("path", default: "")) { ws, p, ctx in try search(ws, p, ctx) })
+        methods.append(Method("watchFiles") { ctx in
+            let server = try LifecycleMethods.server(ctx)
+            let p = try ctx.paramsObject()
+            let glob = try p.string("glob").map { g throws(WorkspaceError) in try Glob(g) }
+            try server.changes.watch(try server.workspace(), glob: glob, connection: ctx.serving)
+            return ["watching": true]
+        })
+        methods.append(Method("unwatchFiles") { ctx in
+            try LifecycleMethods.server(ctx).changes.unwatch()
+            return ["watching": false]
+        })
         methods.append(method("getFileUri", claims: { _ in [] }) { ws, p, _ in
             ["uri": .string(try ws.fileURI(try p.path("path")))]
         })

@@ -63,8 +63,11 @@ extension BridgeServer {
             let version = try info.string("version") ?? ""
             logger.info("client: \(name) \(version)")
         }
-        _ = try p.object("capabilities")
+        let clientCapabilities = try p.object("capabilities")
         let ws = try openWorkspace(initializationOptions: try p.object("initializationOptions"))
+        if try clientCapabilities?.object("workspace")?.bool("didChangeFiles") == true {
+            try changes.watch(ws, glob: nil, connection: ctx.serving)
+        }
 
         logSink.setTrace(trace)
         lifecycle.set(.running)

@@ -13,7 +13,6 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
     let latencyNanos: UInt64
     let gate = CallbackGate()
     let inotifyFd: Int32
-    let rootFd: Int32
     /// Watches are added through `/proc/self/fd/N` of a descriptor opened without following
     /// symlinks when /proc is there; otherwise by path with `IN_DONT_FOLLOW`.
     let watchThroughProc: Bool
@@ -41,39 +40,39 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
         }
         self.rootPath = rootPath
 
+        // The root is opened per walk, not held: a held descriptor would keep a deleted root's
+        // inode alive and postpone its IN_DELETE_SELF/IN_IGNORED until the watcher stops.
         let rootFd = open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard rootFd >= 0 else { throw .cannotOpenRoot(path: root, errno: errno) }
+        defer { close(rootFd) }
         let inotifyFd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard inotifyFd >= 0 else {
             let e = errno
-            close(rootFd)
             throw .cannotCreateWatcher(errno: e)
         }
         var pipeFds: [Int32] = [-1, -1]
         // pipe2 is a GNU extension Glibc's module does not export; set the flags afterwards.
         guard pipe(&pipeFds) == 0 else {
             let e = errno
-            close(rootFd); close(inotifyFd)
+            close(inotifyFd)
             throw .cannotCreateWatcher(errno: e)
         }
         for fd in pipeFds {
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
         }
-        self.rootFd = rootFd
         self.inotifyFd = inotifyFd
         wakeRead = pipeFds[0]
         wakeWrite = pipeFds[1]
 
-        // Probe /proc once: the root watch is the first one either way.
+        // Probe once whether watches can go through /proc (absent in some containers).
         let probe = inotify_add_watch(inotifyFd, "/proc/self/fd/\(rootFd)",
                                       InotifyMask.watched | InotifyMask.onlyDir)
         watchThroughProc = probe >= 0
         if probe >= 0 { inotify_rm_watch(inotifyFd, probe) }
 
-        scan(path: "", parent: -1, name: "", report: false)
+        let e = scan(path: "", parent: -1, name: "", report: false)
         guard table.rootWd >= 0 else {
-            let e = errno
             closeDescriptors()
             throw .cannotWatchRoot(path: root, errno: e == 0 ? ENOENT : e)
         }
@@ -103,7 +102,7 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
     }
 
     private func closeDescriptors() {
-        close(inotifyFd); close(rootFd); close(wakeRead); close(wakeWrite)
+        close(inotifyFd); close(wakeRead); close(wakeWrite)
     }
 
     var hasWork: Bool { !pending.isEmpty || overflowPending }

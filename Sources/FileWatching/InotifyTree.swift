@@ -63,13 +63,25 @@ extension InotifyBackend {
     /// the read or reported by the watch (or both; the coalescer folds those). With `report`,
     /// every entry found is reported `created` (files can land in a new folder before its
     /// watch exists). Ignored entries are neither reported nor descended into; symbolic links
-    /// are reported but never followed.
-    func scan(path: String, parent: Int32, name: String, report: Bool) {
+    /// are reported but never followed. Returns 0, or the errno that kept `path` itself
+    /// from being watched.
+    @discardableResult
+    func scan(path: String, parent: Int32, name: String, report: Bool) -> Int32 {
+        let rootFd = open(rootPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard rootFd >= 0 else {
+            let e = errno
+            callbacks.diagnose("file watcher: cannot open the root '\(rootPath)' (errno \(e))")
+            return e
+        }
+        defer { close(rootFd) }
         var stack: [(path: String, parent: Int32, name: String)] = [(path, parent, name)]
+        var topError: Int32 = 0
         while let item = stack.popLast() {
-            let fd = openDirectory(item.path)
+            let isTop = item.parent == parent && item.path == path
+            let fd = openDirectory(item.path, below: rootFd)
             guard fd >= 0 else {
                 let e = errno
+                if isTop { topError = e }
                 if e != ENOENT && e != ENOTDIR && e != ELOOP && e != EXDEV {
                     callbacks.diagnose("file watcher: cannot open '\(item.path)' (errno \(e))")
                 }
@@ -84,7 +96,7 @@ extension InotifyBackend {
                 } else if e != ENOENT && e != ENOTDIR {
                     callbacks.diagnose("file watcher: cannot watch '\(item.path)' (errno \(e))")
                 }
-                if item.parent < 0 { errno = e }
+                if isTop { topError = e }
                 continue
             }
             let dropped = table.insert(wd: wd, parent: item.parent, name: item.name)
@@ -96,6 +108,7 @@ extension InotifyBackend {
             readEntries(dir, of: item.path, wd: wd, report: report, into: &stack)
             closedir(dir)
         }
+        return topError
     }
 
     private func readEntries(_ dir: OpaquePointer, of path: String, wd: Int32, report: Bool,
@@ -125,7 +138,7 @@ extension InotifyBackend {
     /// Opens a directory below the root without following any symbolic link on the way
     /// (`openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`; before Linux 5.6, `openat`
     /// with `O_NOFOLLOW`, which guards the last component only).
-    private func openDirectory(_ path: String) -> Int32 {
+    private func openDirectory(_ path: String, below rootFd: Int32) -> Int32 {
         if path.isEmpty { return openat(rootFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
         if wb_have_openat2() != 0 {

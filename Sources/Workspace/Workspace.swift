@@ -37,6 +37,14 @@ public final class Workspace: Sendable {
         }
     }
 
+    /// Whether a change at this relative path is the server's own business (its private folder,
+    /// its temp files) and must never be shown to clients.
+    public static func isServerPrivate(relativePath: String) -> Bool {
+        if relativePath == privateFolder || relativePath.hasPrefix(privateFolder + "/") { return true }
+        let name = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
+        return TempName.isTemp(name)
+    }
+
     /// Whether a name is hidden from listings (dot files unless asked; temp files always).
     static func isHidden(_ name: String, includeHidden: Bool) -> Bool {
         if TempName.isTemp(name) { return true }

@@ -1,0 +1,71 @@
+import FileWatching
+import JSON
+import JSONRPC
+import Logging
+import Synchronization
+import Workspace
+
+/// Sends `workspace/didChangeFiles` to a client that asked for it, from a recursive watcher
+/// on the workspace root.
+///
+/// The watcher starts with the first subscription (`initialize` capability or `watchFiles`)
+/// and stops with `unwatchFiles`. Changes by anything are reported (this server, another
+/// process, a sync engine), coalesced by the watcher; the server's private folder and temp files
+/// never appear; a lost-events overflow becomes `{changes: [], rescan: true}`.
+final class ChangeNotifier: Sendable {
+    private struct State { var watcher: FileWatcher?; var glob: Glob? }
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
+
+    var isWatching: Bool { state.withLock { $0.watcher != nil } }
+
+    /// Starts (or re-filters) notifications for `workspace` to `connection`.
+    func watch(_ workspace: Workspace, glob: Glob?, connection: Connection) throws {
+        let running = state.withLock { s -> Bool in
+            s.glob = glob
+            return s.watcher != nil
+        }
+        if running { return }
+        let watcher = try FileWatcher(
+            root: workspace.rootPath, latencyMilliseconds: 50,
+            ignore: { Workspace.isServerPrivate(relativePath: $0) },
+            onChanges: { [weak self] changes in self?.deliver(changes, to: connection) },
+            onOverflow: { connection.notify("workspace/didChangeFiles", ["changes": [], "rescan": true]) },
+            diagnostics: { [logger] note in logger.debug("watcher: \(note)") })
+        let keep = state.withLock { s -> Bool in
+            if s.watcher != nil { return false }
+            s.watcher = watcher
+            return true
+        }
+        if !keep { watcher.stop() }
+    }
+
+    func unwatch() {
+        let w = state.withLock { s -> FileWatcher? in
+            defer { s.watcher = nil }
+            return s.watcher
+        }
+        w?.stop()
+    }
+
+    private func deliver(_ changes: [FileChange], to connection: Connection) {
+        let glob = state.withLock { $0.glob }
+        let shown = changes.filter { c in
+            guard let glob else { return true }
+            let name = c.path.split(separator: "/").last.map(String.init) ?? c.path
+            return glob.matches(relativePath: c.path, name: name)
+        }
+        guard !shown.isEmpty else { return }
+        connection.notify("workspace/didChangeFiles", [
+            "changes": .array(shown.map { ["path": .string($0.path), "type": .string($0.kind.rawValue)] }),
+        ])
+    }
+}
+
+extension FileWatcherError: DomainError {
+    public var dataCode: String { "IOError" }
+    public var message: String { "cannot watch the workspace: \(description)" }
+    public var data: JSONObject { [:] }
+}
