@@ -82,6 +82,12 @@ public final class BridgeServer: Router {
         let ws = try Workspace(rootPath: root)
         openWorkspace.withLock { $0 = ws }
         logger.info("workspace: \(ws.rootPath)")
+        // Leftovers of interrupted saves are invisible (never listed), so sweeping them can wait.
+        let log = logger
+        OSThread.detach {
+            let n = ws.removeLeftoverTempFiles()
+            if n > 0 { log.notice("removed \(n) temp files left by interrupted saves") }
+        }
         return ws
     }
 

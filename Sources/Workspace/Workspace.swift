@@ -62,17 +62,27 @@ public final class Workspace: Sendable {
     }
 }
 
-/// Names of the server's temp files: `.syncthing.<name>.wb-<16 hex>.tmp`. Syncthing never
-/// propagates `.syncthing.*.tmp`; the other engines get ignore rules from the storage layer.
+/// Names of the server's temp files: `.syncthing.<name>.wb-<8 hex pid><8 hex random>.tmp`.
+/// Syncthing never propagates `.syncthing.*.tmp`; the other engines get ignore rules from the
+/// storage layer. The writer's pid lets a later server remove leftovers of dead writers only.
 enum TempName {
     static func make(for name: String) -> String {
-        let r = UInt64.random(in: .min ... .max)
+        let pid = UInt64(UInt32(truncatingIfNeeded: getpid()))
+        let r = pid << 32 | UInt64(UInt32.random(in: .min ... .max))
         let hex = String(r, radix: 16)
         let suffix = ".wb-" + String(repeating: "0", count: 16 - hex.count) + hex + ".tmp"
         let budget = 255 - ".syncthing.".utf8.count - suffix.utf8.count
         var base = name
         while base.utf8.count > budget { base.removeLast() }
         return ".syncthing." + base + suffix
+    }
+
+    /// The pid of the process that wrote a temp file, when the name is one of ours.
+    static func writer(_ name: String) -> pid_t? {
+        guard isTemp(name) else { return nil }
+        let u = Array(name.utf8)
+        let hex = String(decoding: u[(u.count - 20)..<(u.count - 12)], as: UTF8.self)
+        return UInt32(hex, radix: 16).map { pid_t(bitPattern: $0) }
     }
 
     static func isTemp(_ name: String) -> Bool {
