@@ -46,7 +46,12 @@ let package = Package(
         ),
         .target(
             name: "BridgeServer",
-            dependencies: ["JSON", "JSONRPC", "Workspace", "FileWatching", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "Storage", "FileWatching", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Storage",
+            dependencies: ["Workspace", "JSON", "CWorkspaceShims"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -62,6 +67,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], swiftSettings: strict),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"], swiftSettings: strict),
         .testTarget(name: "WorkspaceTests", dependencies: ["Workspace"], swiftSettings: strict),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

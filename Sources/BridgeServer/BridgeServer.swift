@@ -1,6 +1,7 @@
 import JSON
 import JSONRPC
 import Logging
+import Storage
 import Synchronization
 import Workspace
 
@@ -15,7 +16,7 @@ public final class BridgeServer: Router {
     public let logSink: ClientLogSink
     let logger: Logger
     let lifecycle = Lifecycle()
-    private let openWorkspace = Mutex<Workspace?>(nil)
+    private let openStorage = Mutex<StorageService?>(nil)
     let changes: ChangeNotifier
     private let requests: [String: Method]
     private let clientNotifications: [String: Method]
@@ -32,6 +33,7 @@ public final class BridgeServer: Router {
         var notifications: [Method] = []
         LifecycleMethods.register(requests: &requests, notifications: &notifications)
         FileMethods.register(&requests)
+        StorageMethods.register(&requests)
         if configuration.enableDebugMethods { DebugMethods.register(&requests) }
         self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -69,26 +71,36 @@ public final class BridgeServer: Router {
         return .ignore
     }
 
-    /// The workspace opened by `initialize`.
-    func workspace() throws(RPCError) -> Workspace {
-        guard let ws = openWorkspace.withLock({ $0 }) else { throw .serverNotInitialized }
-        return ws
+    /// The storage opened by `initialize`.
+    func storage() throws(RPCError) -> StorageService {
+        guard let s = openStorage.withLock({ $0 }) else { throw .serverNotInitialized }
+        return s
     }
 
-    /// Opens the workspace root: `--local-root`, else `initializationOptions.localRoot`, else
-    /// the embedded default under the user's data folder.
-    func openWorkspace(initializationOptions: Params?) throws -> Workspace {
-        let root = try configuration.localRoot ?? initializationOptions?.string("localRoot") ?? configuration.defaultLocalRoot()
-        let ws = try Workspace(rootPath: root)
-        openWorkspace.withLock { $0 = ws }
-        logger.info("workspace: \(ws.rootPath)")
+    /// The active workspace (local or cloud, per the storage choice).
+    func workspace() throws -> Workspace {
+        try storage().manager.active()
+    }
+
+    /// Opens storage: the local root is `--local-root`, else `initializationOptions.localRoot`,
+    /// else the embedded default under the user's data folder; the cloud root likewise from
+    /// `--cloud-root` or `initializationOptions.cloudRoot`.
+    func openStorage(initializationOptions: Params?) throws -> StorageService {
+        let local = try configuration.localRoot ?? initializationOptions?.string("localRoot") ?? configuration.defaultLocalRoot()
+        let cloud = try configuration.cloudRoot ?? initializationOptions?.string("cloudRoot")
+        let manager = try StorageManager(localRoot: local, cloudRoot: cloud,
+                                         configDirectory: try configuration.resolvedConfigDirectory())
+        let service = StorageService(manager: manager, logger: logger)
+        openStorage.withLock { $0 = service }
+        logger.info("storage: local \(manager.localRoot), cloud \(manager.cloudRoot ?? "none"), active \(manager.location.rawValue)")
+        let ws = manager.local
         // Leftovers of interrupted saves are invisible (never listed), so sweeping them can wait.
         let log = logger
         OSThread.detach {
             let n = ws.removeLeftoverTempFiles()
             if n > 0 { log.notice("removed \(n) temp files left by interrupted saves") }
         }
-        return ws
+        return service
     }
 
     public func mapError(_ error: any Error) -> RPCError {

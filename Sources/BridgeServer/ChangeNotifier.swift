@@ -30,7 +30,7 @@ final class ChangeNotifier: Sendable {
         if running { return }
         let watcher = try FileWatcher(
             root: workspace.rootPath, latencyMilliseconds: 50,
-            ignore: { Workspace.isServerPrivate(relativePath: $0) },
+            ignore: { Self.ignored($0) },
             onChanges: { [weak self] changes in self?.deliver(changes, to: connection) },
             onOverflow: { connection.notify("workspace/didChangeFiles", ["changes": [], "rescan": true]) },
             diagnostics: { [logger] note in logger.debug("watcher: \(note)") })
@@ -42,6 +42,14 @@ final class ChangeNotifier: Sendable {
         if !keep { watcher.stop() }
     }
 
+    /// Moves a running subscription to another root (after the storage choice changed).
+    func retarget(_ workspace: Workspace, connection: Connection) throws {
+        let glob = state.withLock { $0.glob }
+        guard isWatching else { return }
+        unwatch()
+        try watch(workspace, glob: glob, connection: connection)
+    }
+
     func unwatch() {
         let w = state.withLock { s -> FileWatcher? in
             defer { s.watcher = nil }
@@ -50,8 +58,32 @@ final class ChangeNotifier: Sendable {
         w?.stop()
     }
 
-    private func deliver(_ changes: [FileChange], to connection: Connection) {
+    /// The server's own files and engines' temp and internal files are never reported.
+    static func ignored(_ path: String) -> Bool {
+        if Workspace.isServerPrivate(relativePath: path) { return true }
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if case .hidden = SyncArtefacts.classify(name) { return true }
+        return false
+    }
+
+    /// What a client sees of a raw change: a conflict copy appearing or going is a change of
+    /// its original's state; a placeholder is reported under its real name.
+    static func visible(_ c: FileChange) -> FileChange {
+        let parts = c.path.split(separator: "/", omittingEmptySubsequences: true)
+        guard let last = parts.last else { return c }
+        let parent = parts.dropLast().joined(separator: "/")
+        func sibling(_ n: String) -> String { parent.isEmpty ? n : parent + "/" + n }
+        switch SyncArtefacts.classify(String(last)) {
+        case .conflictCopy(_, let original, _): return FileChange(path: sibling(original), kind: .changed)
+        case .placeholder(_, let real): return FileChange(path: sibling(real), kind: c.kind == .deleted ? .changed : c.kind)
+        default: return c
+        }
+    }
+
+    private func deliver(_ raw: [FileChange], to connection: Connection) {
         let glob = state.withLock { $0.glob }
+        var seen = Set<String>()
+        let changes = raw.map(Self.visible).filter { seen.insert($0.path).inserted }
         let shown = changes.filter { c in
             guard let glob else { return true }
             let name = c.path.split(separator: "/").last.map(String.init) ?? c.path

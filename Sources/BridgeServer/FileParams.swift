@@ -18,13 +18,13 @@ extension Params {
     }
 
     /// The `data` param as bytes, decoded per `encoding`.
-    func payload() throws(RPCError) -> [UInt8] {
-        let text = try requiredString("data")
+    func payload(key: String = "data") throws(RPCError) -> [UInt8] {
+        let text = try requiredString(key)
         switch try encoding() {
         case .utf8: return Array(text.utf8)
         case .base64:
             guard let bytes = Base64.decode(text) else {
-                throw .invalidParams(field: field("data"), expected: "standard base64 (RFC 4648, padded)", got: "invalid base64")
+                throw .invalidParams(field: field(key), expected: "standard base64 (RFC 4648, padded)", got: "invalid base64")
             }
             return bytes
         }

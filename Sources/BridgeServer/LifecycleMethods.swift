@@ -64,9 +64,9 @@ extension BridgeServer {
             logger.info("client: \(name) \(version)")
         }
         let clientCapabilities = try p.object("capabilities")
-        let ws = try openWorkspace(initializationOptions: try p.object("initializationOptions"))
+        let storage = try openStorage(initializationOptions: try p.object("initializationOptions"))
         if try clientCapabilities?.object("workspace")?.bool("didChangeFiles") == true {
-            try changes.watch(ws, glob: nil, connection: ctx.serving)
+            try changes.watch(try storage.manager.active(), glob: nil, connection: ctx.serving)
         }
 
         logSink.setTrace(trace)
@@ -90,7 +90,8 @@ extension BridgeServer {
             "cancellation": true,
             "workDoneProgress": true,
             "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),
-            "workspace": ["root": .string(ws.rootPath), "didChangeFiles": true],
+            "workspace": ["root": .string((try? storage.manager.active().rootPath) ?? storage.manager.localRoot),
+                          "didChangeFiles": true],
         ]
         return [
             "serverInfo": ["name": .string(ServerInfo.name), "version": .string(ServerInfo.version)],

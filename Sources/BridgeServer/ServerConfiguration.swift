@@ -4,6 +4,8 @@ import JSONRPC
 public struct ServerConfiguration: Sendable {
     public var localRoot: String?
     public var cloudRoot: String?
+    /// Where per-machine settings (the storage choice) live; default under the user's config folder.
+    public var configDirectory: String?
     public var maxMessageBytes: Int
     /// Adds the `debug/*` methods used by tests and benchmarks.
     public var enableDebugMethods: Bool
@@ -36,6 +38,21 @@ extension ServerConfiguration {
         #else
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/workspace-bridge/default" }
         if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/workspace-bridge/default" }
+        #endif
+        throw NoHome()
+    }
+}
+
+extension ServerConfiguration {
+    /// `--config-dir`, else `$XDG_CONFIG_HOME/workspace-bridge` (`~/.config/…`), or on macOS
+    /// `~/Library/Application Support/workspace-bridge` (per machine, never inside a synced root).
+    func resolvedConfigDirectory() throws -> String {
+        if let configDirectory { return configDirectory }
+        #if os(macOS)
+        if let home = environment["HOME"], !home.isEmpty { return home + "/Library/Application Support/workspace-bridge" }
+        #else
+        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/workspace-bridge" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/workspace-bridge" }
         #endif
         throw NoHome()
     }

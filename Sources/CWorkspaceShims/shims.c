@@ -74,3 +74,12 @@ long wb_copy_file_range(int fd_in, int fd_out, unsigned long len) {
 const void *wb_memmem(const void *haystack, unsigned long haystack_len, const void *needle, unsigned long needle_len) {
     return memmem(haystack, haystack_len, needle, needle_len);
 }
+
+#include <sys/xattr.h>
+int wb_mark_dropbox_ignored(const char *path) {
+#if defined(__APPLE__)
+    return setxattr(path, "com.dropbox.ignored", "1", 1, 0, 0);
+#else
+    return setxattr(path, "user.com.dropbox.ignored", "1", 1, 0);
+#endif
+}

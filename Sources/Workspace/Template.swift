@@ -43,3 +43,19 @@ enum Template {
         }
     }
 }
+
+extension Workspace {
+    /// Lays out the default template if this root has never been used (see `Template`).
+    public static func layOutTemplate(in ws: Workspace) throws(WorkspaceError) {
+        try Template.layOut(in: ws)
+    }
+
+    /// Whether the file at `path` is a template file nobody has changed (so a migration may
+    /// replace it with the user's version instead of keeping both).
+    public func isPristineTemplate(_ path: WorkspacePath) -> Bool {
+        guard let text = Template.files.first(where: { $0.0 == path.string })?.1,
+            let r = try? read(path, maxBytes: 1 << 16)
+        else { return false }
+        return r.bytes == Array(text.utf8)
+    }
+}

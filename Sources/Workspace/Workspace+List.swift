@@ -45,10 +45,10 @@ extension Workspace {
         mutating func visit(_ dir: FileDescriptor, path: WorkspacePath, depth: Int, page: inout ListPage,
                             isCancelled: () -> Bool) throws(WorkspaceError) {
             if isCancelled() { throw .cancelled(path) }
-            for name in try DirectoryReader.names(dir, path: path) {
-                if Workspace.isHidden(name, includeHidden: options.includeHidden) { continue }
+            for entry in try DirectoryView.entries(dir, path: path, includeHidden: options.includeHidden) {
+                let name = entry.name
                 let child = path.appending(name)
-                guard let st = Sys.lstat(dir.raw, name) else { continue }  // vanished meanwhile
+                let st = entry.stat
                 let after = options.after
                 let seen = after.map { child <= $0 } ?? false
                 if !seen, options.glob?.matches(relativePath: relative(child), name: name) ?? true {
@@ -57,10 +57,10 @@ extension Workspace {
                         full = true
                         return
                     }
-                    page.entries.append(FileStatus(path: child, stat: st))
+                    page.entries.append(entry.status(at: child))
                 }
-                guard st.isDirectory, depth < depthLimit else { continue }
-                if child.components == [Workspace.privateFolder] { continue }
+                guard st.isDirectory, entry.stored == name, depth < depthLimit else { continue }
+                if Workspace.isServerFolder(child) { continue }
                 // Skip a subtree that lies wholly before the cursor.
                 if seen, let after, !after.isWithin(child) { continue }
                 let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)

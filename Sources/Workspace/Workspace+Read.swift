@@ -20,7 +20,13 @@ extension Workspace {
         throws(WorkspaceError) -> ReadResult
     {
         try checkClientPath(path)
-        let file = try root.open(path, flags: O_RDONLY)
+        let file: FileDescriptor
+        do {
+            file = try root.open(path, flags: O_RDONLY)
+        } catch {
+            if error.code == .notFound, placeholderName(for: path) != nil { throw Self.notDownloaded(path) }
+            throw error
+        }
         let st = try Sys.fstat(file.raw, path: path.string)
         if st.isDirectory { throw WorkspaceError(.isADirectory, "'\(path)' is a folder", path: path.string) }
         guard st.isRegular else { throw WorkspaceError(.invalidArgument, "'\(path)' is not a regular file", path: path.string) }

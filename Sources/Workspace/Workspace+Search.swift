@@ -61,14 +61,15 @@ extension Workspace {
                             buffer: inout [UInt8], into result: inout SearchResult,
                             isCancelled: () -> Bool, progress: (Int) -> Void) throws(WorkspaceError)
     {
-        for name in try DirectoryReader.names(dir, path: path) {
+        for entry in try DirectoryView.entries(dir, path: path, includeHidden: options.includeHidden)
+        where entry.state != "notDownloaded" {
             if result.truncated { return }
             if isCancelled() { throw .cancelled(path) }
-            if Workspace.isHidden(name, includeHidden: options.includeHidden) { continue }
+            let name = entry.name
             let child = path.appending(name)
-            guard let st = Sys.lstat(dir.raw, name) else { continue }
+            let st = entry.stat
             if st.isDirectory {
-                if child.components == [Workspace.privateFolder] { continue }
+                if Workspace.isServerFolder(child) { continue }
                 let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard sub >= 0 else { continue }
                 try searchTree(FileDescriptor(sub), path: child, options: options, matcher: matcher, buffer: &buffer,

@@ -16,7 +16,11 @@ extension Workspace {
     /// Deletes a file, a link (the link itself, never its target) or a folder; a folder with
     /// entries needs `recursive`. The root cannot be deleted.
     public func delete(_ path: WorkspacePath, recursive: Bool, isCancelled: () -> Bool = { false }) throws(WorkspaceError) {
-        try checkClientPath(path)
+        try delete(path, recursive: recursive, asServer: false, isCancelled: isCancelled)
+    }
+
+    func delete(_ path: WorkspacePath, recursive: Bool, asServer: Bool, isCancelled: () -> Bool = { false }) throws(WorkspaceError) {
+        if !asServer { try checkClientPath(path) }
         guard !path.isRoot else { throw WorkspaceError(.permissionDenied, "the workspace root cannot be deleted", path: "") }
         let parent = try root.openDirectory(path.parent)
         Sys.lock(parent.raw)

@@ -28,7 +28,7 @@ public final class Workspace: Sendable {
 
     /// Refuses paths that clients may not touch: the private folder and temp-file names.
     func checkClientPath(_ path: WorkspacePath) throws(WorkspaceError) {
-        if path.components.first == Self.privateFolder {
+        if path.components.first == Self.privateFolder || path.components.first == Self.stagingFolder {
             throw WorkspaceError(.permissionDenied, "'\(path)' is reserved for the server", path: path.string)
         }
         if TempName.isTemp(path.name) {
@@ -40,9 +40,17 @@ public final class Workspace: Sendable {
     /// Whether a change at this relative path is the server's own business (its private folder,
     /// its temp files) and must never be shown to clients.
     public static func isServerPrivate(relativePath: String) -> Bool {
-        if relativePath == privateFolder || relativePath.hasPrefix(privateFolder + "/") { return true }
+        for folder in [privateFolder, stagingFolder] where relativePath == folder || relativePath.hasPrefix(folder + "/") {
+            return true
+        }
         let name = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
         return TempName.isTemp(name)
+    }
+
+    /// The server's own top-level folders (private data, migration staging): never entered by
+    /// listings, searches or walks.
+    static func isServerFolder(_ path: WorkspacePath) -> Bool {
+        path.components.count == 1 && (path.components[0] == privateFolder || path.components[0] == stagingFolder)
     }
 
     /// Whether a name is hidden from listings (dot files unless asked; temp files always).
@@ -57,8 +65,18 @@ public final class Workspace: Sendable {
             return FileStatus(path: path, stat: try Sys.fstat(d.raw, path: ""))
         }
         let parent = try root.openDirectory(path.parent)
-        guard let st = Sys.lstat(parent.raw, path.name) else { throw .errno(errno, "inspect", path: path.string) }
-        return FileStatus(path: path, stat: st)
+        guard let st = Sys.lstat(parent.raw, path.name) else {
+            let e = errno
+            if e == ENOENT, let stub = placeholderName(for: path),
+                let entry = try DirectoryView.entries(parent, path: path.parent, includeHidden: true).first(where: { $0.stored == stub })
+            {
+                return entry.status(at: path)
+            }
+            throw .errno(e, "inspect", path: path.string)
+        }
+        var status = FileStatus(path: path, stat: st)
+        if DirectoryView.isDataless(st) { status.state = "notDownloaded" }
+        return status
     }
 }
 

@@ -24,6 +24,12 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
         case readOnly = "ReadOnly"
         case invalidArgument = "InvalidArgument"
         case ioError = "IOError"
+        /// The cloud root is not there (not configured, unmounted, or removed).
+        case cloudUnavailable = "CloudUnavailable"
+        /// The target of a migration has too little free space.
+        case insufficientSpace = "InsufficientSpace"
+        /// A placeholder whose content has not been downloaded yet (`data.retryAfterMs`).
+        case notDownloaded = "NotDownloaded"
         /// The caller's cancellation check said stop (the server answers -32800).
         case cancelled = "RequestCancelled"
     }

@@ -21,6 +21,9 @@ struct Serve: ParsableCommand {
     @Option(help: "The cloud workspace root: a folder kept in sync by iCloud Drive, Syncthing, Nextcloud, Dropbox, Unison or rclone.")
     var cloudRoot: String?
 
+    @Option(help: "Where per-machine settings (the storage choice) are kept; default $XDG_CONFIG_HOME/workspace-bridge.")
+    var configDir: String?
+
     @Option(help: "Message framing: auto (decided by the first byte), lsp (Content-Length) or ndjson.")
     var framing: FramingMode = .auto
 
@@ -41,7 +44,7 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        try ServerMain(localRoot: localRoot, cloudRoot: cloudRoot, framing: framing, maxMessageBytes: maxMessageBytes,
+        try ServerMain(localRoot: localRoot, cloudRoot: cloudRoot, configDir: configDir, framing: framing, maxMessageBytes: maxMessageBytes,
                        logLevel: logLevel, logFile: logFile, enableDebugMethods: enableDebugMethods).run()
     }
 }

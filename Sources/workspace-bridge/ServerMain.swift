@@ -12,6 +12,7 @@ import Logging
 struct ServerMain {
     var localRoot: String?
     var cloudRoot: String?
+    var configDir: String?
     var framing: FramingMode
     var maxMessageBytes: Int
     var logLevel: Logger.Level
@@ -58,8 +59,12 @@ struct ServerMain {
         let logger = Logger(label: "workspace-bridge")
 
         let server = BridgeServer(
-            configuration: ServerConfiguration(localRoot: localRoot, cloudRoot: cloudRoot, maxMessageBytes: maxMessageBytes,
-                                               enableDebugMethods: enableDebugMethods, environment: Self.environment()),
+            configuration: {
+                var c = ServerConfiguration(localRoot: localRoot, cloudRoot: cloudRoot, maxMessageBytes: maxMessageBytes,
+                                            enableDebugMethods: enableDebugMethods, environment: Self.environment())
+                c.configDirectory = configDir
+                return c
+            }(),
             logSink: sink, logger: logger)
         let connection = Connection(
             input: 0, output: protocolOut,

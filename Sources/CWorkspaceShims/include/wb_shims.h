@@ -35,4 +35,7 @@ void wb_sha256_update(void *ctx, const void *bytes, unsigned long count);
 /// Writes the 32-byte digest and frees the context.
 void wb_sha256_final(void *ctx, unsigned char *digest);
 const char *wb_sha256_error(void);
+
+/// Marks a folder so the Dropbox client skips it (the `com.dropbox.ignored` attribute).
+int wb_mark_dropbox_ignored(const char *path);
 #endif

@@ -1,0 +1,74 @@
+import FileWatching
+import JSON
+import JSONRPC
+import Logging
+import Storage
+import Synchronization
+import Workspace
+
+/// The server's view of storage: the roots and choice (`StorageManager`) plus a usage tracker
+/// kept current by a watcher on the active root, so `getStorageInfo` does not walk the tree.
+final class StorageService: Sendable {
+    let manager: StorageManager
+    private let logger: Logger
+    private struct Usage { var tracker: UsageTracker; var watcher: FileWatcher? }
+    private let usage = Mutex<Usage?>(nil)
+
+    init(manager: StorageManager, logger: Logger) {
+        self.manager = manager
+        self.logger = logger
+    }
+
+    /// Storage facts with current usage (the first call walks the active root once).
+    func info() throws -> StorageInfo {
+        let (files, bytes) = try tracker().totals()
+        return manager.info(files: files, bytes: bytes, provider: provider())
+    }
+
+    func provider() -> String? {
+        guard let cloud = manager.cloudRoot else { return nil }
+        return SyncArtefacts.detectEngine(rootPath: cloud).rawValue
+    }
+
+    private func tracker() throws -> UsageTracker {
+        let ws = try manager.active()
+        if let u = usage.withLock({ $0 }), u.tracker.workspace === ws { return u.tracker }
+        let tracker = UsageTracker(workspace: ws)
+        let watcher = try? FileWatcher(
+            root: ws.rootPath, latencyMilliseconds: 100,
+            ignore: { Workspace.isServerPrivate(relativePath: $0) },
+            onChanges: { changes in tracker.apply(changedPaths: changes.map(\.path)) },
+            onOverflow: { tracker.rescan() })
+        let previous = usage.withLock { u -> Usage? in
+            defer { u = Usage(tracker: tracker, watcher: watcher) }
+            return u
+        }
+        previous?.watcher?.stop()
+        return tracker
+    }
+
+    func choose(_ choice: StorageChoice) throws -> StorageInfo {
+        try manager.choose(choice)
+        return try info()
+    }
+}
+
+extension StorageInfo {
+    var json: JSON {
+        var o: JSONObject = [
+            "storageType": .string(storageType.rawValue), "isCloudEnabled": .bool(isCloudEnabled),
+            "isCloudAvailable": .bool(isCloudAvailable), "isInitialized": .bool(isInitialized),
+            "needsChoice": .bool(needsChoice), "cloudProvider": cloudProvider.map(JSON.string) ?? .null,
+            "roots": ["local": .string(localRoot), "cloud": cloudRoot.map(JSON.string) ?? .null],
+            "usage": ["files": .int(Int64(files)), "bytes": .int(bytes)],
+            "freeBytes": .int(freeBytes),
+        ]
+        if let m = pendingMigration {
+            o["pendingMigration"] = ["to": .string(m.to.rawValue), "mode": .string(m.mode), "startedAt": .string(m.startedAt),
+                                     "filesTotal": .int(Int64(m.filesTotal)), "filesDone": .int(Int64(m.filesDone))]
+        } else {
+            o["pendingMigration"] = .null
+        }
+        return .object(o)
+    }
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+import Workspace
+
+/// Keeps sync engines away from the server's staging folder: Syncthing through `.stignore`,
+/// Nextcloud through `.sync-exclude.lst`, Dropbox through its ignore attribute, iCloud through
+/// the `.nosync` suffix the folder already has.
+enum IgnoreRules {
+    static let stagingPattern = "/" + Workspace.stagingFolder
+
+    static func protectStaging(in ws: Workspace) {
+        let root = ws.rootPath
+        switch SyncArtefacts.detectEngine(rootPath: root) {
+        case .syncthing: appendLine(stagingPattern, to: root + "/.stignore")
+        case .nextcloud: appendLine(stagingPattern, to: root + "/.sync-exclude.lst")
+        case .dropbox:
+            let dir = root + "/" + Workspace.stagingFolder
+            mkdir(dir, 0o755)
+            _ = wb_mark_dropbox_ignored(dir)
+        default: break
+        }
+    }
+
+    /// Appends `line` to a text file unless a line equal to it is already there.
+    static func appendLine(_ line: String, to path: String) {
+        var existing: [UInt8] = []
+        let r = open(path, O_RDONLY | O_CLOEXEC)
+        if r >= 0 {
+            var buf = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(r, &buf, buf.count)
+                if n <= 0 { break }
+                existing += buf[0..<n]
+            }
+            close(r)
+        }
+        if existing.split(separator: 10).contains(where: { String(decoding: $0, as: UTF8.self) == line }) { return }
+        let w = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard w >= 0 else { return }
+        let text = (existing.isEmpty || existing.last == 10 ? "" : "\n") + line + "\n"
+        _ = text.withCString { write(w, $0, strlen($0)) }
+        _ = fsync(w)
+        close(w)
+    }
+}

@@ -1,0 +1,243 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import Workspace
+
+/// Moves or copies the workspace between the local and the cloud root, verified and resumable.
+///
+/// Order of work: a manifest of the source (path, size) → a free-space check → for each file:
+/// copy into a staging folder inside the target (hashed on the way), flush, re-hash, rename into
+/// place, record it in the journal (flushed), and in `move` mode delete the source file only
+/// then → switch the storage choice at the very end, in the same atomic settings write that
+/// clears the pending migration. Killed at any moment, the next run resumes from the journal
+/// without copying a verified file again, and the choice switches exactly once.
+public struct Migration {
+    public enum Mode: String, Sendable, CaseIterable { case copy, move }
+    public enum OnConflict: String, Sendable, CaseIterable { case keepBoth, skip, overwrite, fail }
+
+    public struct Options: Sendable {
+        public var to: StorageLocation
+        public var mode: Mode = .copy
+        public var onConflict: OnConflict = .keepBoth
+        public var dryRun = false
+        public init(to: StorageLocation) { self.to = to }
+    }
+
+    public struct Progress: Sendable {
+        public var filesDone: Int
+        public var filesTotal: Int
+        public var bytesDone: Int64
+        public var bytesTotal: Int64
+        public var currentPath: String
+    }
+
+    public struct Report: Sendable, Equatable {
+        public var copied = 0
+        public var skipped = 0
+        public var conflicts = 0
+        public var bytes: Int64 = 0
+        public var verified = 0
+        public var durationMs = 0
+        public var switched = false
+        public var resumed = false
+        /// Placeholders in the source whose content is not on this machine: not migrated.
+        public var notDownloaded: [String] = []
+        /// Keep-both conflicts: where each source file was placed instead.
+        public var renamed: [(from: String, to: String)] = []
+
+        public static func == (a: Report, b: Report) -> Bool {
+            a.copied == b.copied && a.skipped == b.skipped && a.conflicts == b.conflicts && a.bytes == b.bytes
+                && a.verified == b.verified && a.switched == b.switched && a.notDownloaded == b.notDownloaded
+        }
+    }
+
+    let manager: StorageManager
+    let options: Options
+
+    public init(manager: StorageManager, options: Options) {
+        self.manager = manager
+        self.options = options
+    }
+
+    public func run(isCancelled: () -> Bool, progress: (Progress) -> Void) throws(WorkspaceError) -> Report {
+        let started = MonotonicNanos.now()
+        let from: StorageLocation = options.to == .local ? .cloud : .local
+        let pending = manager.settings.pendingMigration.flatMap(PendingMigration.init)
+        if manager.location == options.to && pending == nil {
+            throw WorkspaceError(.invalidArgument, "the workspace is already in \(options.to.rawValue) storage")
+        }
+        let source = try manager.workspace(from)
+        let target = try manager.workspace(options.to)
+
+        // The manifest.
+        var files: [(path: WorkspacePath, size: Int64)] = []
+        var report = Report()
+        try source.forEachFile { p, n in
+            switch SyncArtefacts.classify(p.name) {
+            case .none, .conflictCopy: files.append((p, n))
+            case .placeholder(_, let real): report.notDownloaded.append(p.parent.appending(real).string)
+            case .hidden: break
+            }
+        }
+        let resuming = pending.map { $0.to == options.to && $0.mode == options.mode.rawValue } ?? false
+        var journal = MigrationJournal(file: MigrationJournal.file(configDirectory: manager.configDirectory, localRoot: manager.localRoot))
+        let done = resuming ? journal.load() : [:]
+        report.resumed = resuming && !done.isEmpty
+
+        // Conflicts and space, decided before anything is written.
+        var conflicts: Set<WorkspacePath> = []
+        var needed: Int64 = 0
+        for f in files where done[f.path.string] == nil {
+            if let existing = try? target.status(f.path) {
+                if Self.same(f.path, source, target, sizes: (f.size, existing.size)) || target.isPristineTemplate(f.path) {
+                    needed += f.size
+                } else {
+                    conflicts.insert(f.path)
+                }
+            } else {
+                needed += f.size
+            }
+        }
+        report.conflicts = conflicts.count
+        if options.onConflict == .fail && !conflicts.isEmpty {
+            throw WorkspaceError(.alreadyExists, "\(conflicts.count) files already exist in the target (onConflict: fail)",
+                                 path: conflicts.min()!.string, details: ["conflicts": .int(Int64(conflicts.count))])
+        }
+        let free = Self.freeBytes(target.rootPath)
+        if needed > free - (16 << 20) {
+            throw WorkspaceError(.insufficientSpace, "the target needs \(needed) bytes and has \(free) free",
+                                 path: target.rootPath, details: ["needed": .int(needed), "free": .int(free)])
+        }
+        if options.dryRun {
+            report.copied = files.count - done.count - conflicts.count
+            report.bytes = needed
+            report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
+            return report
+        }
+
+        try journal.start(fresh: !resuming)
+        defer { journal.finish(remove: report.switched) }
+        if !resuming {
+            try manager.update { s in
+                s.pendingMigration = ["to": .string(options.to.rawValue), "mode": .string(options.mode.rawValue),
+                                      "startedAt": .string(Timestamp.iso8601(nanos: Self.wallNanos())),
+                                      "filesTotal": .int(Int64(files.count)), "filesDone": 0]
+            }
+        }
+        IgnoreRules.protectStaging(in: target)
+
+        let bytesTotal = files.reduce(Int64(0)) { $0 + $1.size }
+        var bytesDone: Int64 = 0
+        for (i, f) in files.enumerated() {
+            if isCancelled() { throw WorkspaceError(.cancelled, "migration cancelled", path: f.path.string) }
+            progress(Progress(filesDone: i, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: bytesTotal,
+                              currentPath: f.path.string))
+            if let entry = done[f.path.string] {
+                // Verified before the interruption; in move mode the source may still need removing.
+                if options.mode == .move && entry.outcome != "skipped" { try? source.delete(f.path, recursive: false) }
+                if entry.outcome == "copied" { report.verified += 1 }
+                bytesDone += f.size
+                continue
+            }
+            let entry = try migrateOne(f.path, from: source, to: target, isCancelled: isCancelled, report: &report)
+            try journal.record(entry)
+            if options.mode == .move && entry.outcome != "skipped" { try source.delete(f.path, recursive: false) }
+            bytesDone += f.size
+        }
+        // Folders travel too (empty ones included), so the layout is the same on the other side.
+        for folder in try source.folders() where (try? target.status(folder)) == nil {
+            _ = try target.createFolder(folder)
+        }
+        if options.mode == .move { Self.removeEmptyFolders(source) }
+        target.removeStaging()
+        try manager.update { s in
+            s.location = options.to
+            s.needsChoice = false
+            s.pendingMigration = nil
+        }
+        report.switched = true
+        report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
+        return report
+    }
+
+    private func migrateOne(_ path: WorkspacePath, from source: Workspace, to target: Workspace,
+                            isCancelled: () -> Bool, report: inout Report) throws(WorkspaceError) -> MigrationJournal.Entry
+    {
+        var destination = path
+        var overwrite = false
+        if let existing = try? target.status(path) {
+            if Self.same(path, source, target, sizes: ((try? source.status(path).size) ?? -1, existing.size)) {
+                report.skipped += 1
+                return .init(path: path.string, placedAs: nil, sha256: nil, outcome: "identical")
+            }
+            if target.isPristineTemplate(path) {
+                overwrite = true
+            } else { switch options.onConflict {
+            case .skip:
+                report.skipped += 1
+                return .init(path: path.string, placedAs: nil, sha256: nil, outcome: "skipped")
+            case .overwrite: overwrite = true
+            case .keepBoth, .fail: destination = Self.freeName(for: path, in: target, from: options.to == .local ? "cloud" : "local")
+            } }
+        }
+        let received = try target.receive(path, from: source, to: destination, overwrite: overwrite, isCancelled: isCancelled)
+        report.copied += 1
+        report.verified += 1
+        report.bytes += received.bytes
+        if destination != path { report.renamed.append((path.string, destination.string)) }
+        return .init(path: path.string, placedAs: destination == path ? nil : destination.string, sha256: received.sha256,
+                     outcome: "copied")
+    }
+
+    /// Whether a file has the same content in both workspaces (sizes first, then SHA-256).
+    static func same(_ path: WorkspacePath, _ a: Workspace, _ b: Workspace, sizes: (Int64, Int64)) -> Bool {
+        guard sizes.0 == sizes.1 else { return false }
+        guard let x = try? a.sha256(path), let y = try? b.sha256(path) else { return false }
+        return x == y
+    }
+
+    /// `name (from local).ext`, numbered if that exists too.
+    static func freeName(for path: WorkspacePath, in ws: Workspace, from: String) -> WorkspacePath {
+        let name = path.name
+        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let ext = dot.map { String(name[$0...]) } ?? ""
+        var n = 1
+        while true {
+            let label = n == 1 ? "from \(from)" : "from \(from) \(n)"
+            let candidate = path.parent.appending("\(stem) (\(label))\(ext)")
+            if (try? ws.status(candidate)) == nil { return candidate }
+            n += 1
+        }
+    }
+
+    static func freeBytes(_ path: String) -> Int64 {
+        var vfs = statvfs()
+        return statvfs(path, &vfs) == 0 ? Int64(vfs.f_bavail) * Int64(vfs.f_frsize) : 0
+    }
+
+    static func wallNanos() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    /// After a move, the source's folders that are now empty are removed (deepest first).
+    static func removeEmptyFolders(_ ws: Workspace) {
+        let folders = (try? ws.folders()) ?? []
+        for f in folders.sorted(by: { $0.components.count > $1.components.count }) {
+            try? ws.delete(f, recursive: false)
+        }
+    }
+}
+
+enum MonotonicNanos {
+    static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}

@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+import JSON
+import Workspace
+
+/// The per-machine record of a migration's finished files: one JSON line per file, appended
+/// and flushed before the file counts as done, so a migration killed at any moment resumes
+/// without copying a verified file again. A torn last line (the kill came mid-write) is ignored.
+struct MigrationJournal {
+    struct Entry: Equatable {
+        var path: String
+        /// Where the file was placed in the target (differs from `path` for keep-both copies).
+        var placedAs: String?
+        var sha256: String?
+        var outcome: String  // "copied", "identical", "skipped"
+    }
+
+    let file: String
+    private var fd: Int32 = -1
+
+    init(file: String) { self.file = file }
+
+    static func file(configDirectory: String, localRoot: String) -> String {
+        MachineSettings.file(configDirectory: configDirectory, localRoot: localRoot)
+            .replacingSuffix(".json", with: ".migration.jsonl")
+    }
+
+    /// The entries already recorded (nothing when there is no journal).
+    func load() -> [String: Entry] {
+        var out: [String: Entry] = [:]
+        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return out }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = read(fd, &buf, buf.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            bytes += buf[0..<n]
+        }
+        for line in bytes.split(separator: 10) {
+            guard let j = try? JSONCodec.decode(Array(line)), let path = j["path"]?.stringValue,
+                let outcome = j["outcome"]?.stringValue
+            else { continue }
+            out[path] = Entry(path: path, placedAs: j["placedAs"]?.stringValue, sha256: j["sha256"]?.stringValue, outcome: outcome)
+        }
+        return out
+    }
+
+    mutating func start(fresh: Bool) throws(WorkspaceError) {
+        try MachineSettings.makeDirectories(String(file[..<file.lastIndex(of: "/")!]))
+        fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o600)
+        guard fd >= 0 else { throw WorkspaceError(.ioError, "cannot open the migration journal \(file): errno \(errno)") }
+    }
+
+    /// Appends one entry and flushes it before returning.
+    func record(_ e: Entry) throws(WorkspaceError) {
+        var o: JSONObject = ["path": .string(e.path), "outcome": .string(e.outcome)]
+        if let p = e.placedAs { o["placedAs"] = .string(p) }
+        if let s = e.sha256 { o["sha256"] = .string(s) }
+        var line = JSONCodec.encode(.object(o))
+        line.append(10)
+        let ok = line.withUnsafeBytes { b -> Bool in
+            var off = 0
+            while off < b.count {
+                let n = write(fd, b.baseAddress! + off, b.count - off)
+                if n < 0 { if errno == EINTR { continue }; return false }
+                off += n
+            }
+            return true
+        }
+        guard ok, wb_full_fsync(fd) == 0 else { throw WorkspaceError(.ioError, "cannot write the migration journal: errno \(errno)") }
+    }
+
+    mutating func finish(remove: Bool) {
+        if fd >= 0 { close(fd); fd = -1 }
+        if remove { unlink(file) }
+    }
+}
+
+extension String {
+    func replacingSuffix(_ suffix: String, with other: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) + other : self + other
+    }
+}

@@ -1,0 +1,139 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import Synchronization
+import Workspace
+
+/// Owns the two roots of one user's workspace on this machine and which of them is active.
+///
+/// The local root always exists (it is created). The cloud root is a folder some sync engine
+/// keeps in sync (or the iCloud Drive container); the server never creates it, and when it is
+/// missing, unmounted, or replaced after being opened, every operation on it fails with
+/// `CloudUnavailable` rather than writing anywhere else. The choice is persisted per machine in
+/// the configuration folder. Thread-safe; `choose` and migrations must be serialised by the
+/// caller against file operations (the server schedules them as barriers).
+public final class StorageManager: Sendable {
+    public let localRoot: String
+    public let cloudRoot: String?
+    public let configDirectory: String
+    public let local: Workspace
+
+    private struct State {
+        var settings: MachineSettings
+        var cloud: Workspace?
+        var cloudIdentity: (dev: UInt64, ino: UInt64)?
+    }
+    private let state: Mutex<State>
+
+    public init(localRoot: String, cloudRoot: String?, configDirectory: String) throws(WorkspaceError) {
+        local = try Workspace(rootPath: localRoot)
+        self.localRoot = local.rootPath
+        self.cloudRoot = cloudRoot.map(Self.absolute)
+        self.configDirectory = configDirectory
+        let settings = try MachineSettings.load(configDirectory: configDirectory, localRoot: local.rootPath)
+        state = Mutex(State(settings: settings, cloud: nil, cloudIdentity: nil))
+    }
+
+    public var location: StorageLocation { state.withLock { $0.settings.location } }
+
+    /// The workspace file operations act on now.
+    public func active() throws(WorkspaceError) -> Workspace {
+        switch location {
+        case .local: return local
+        case .cloud: return try cloudWorkspace()
+        }
+    }
+
+    /// The workspace at one location (for migrations).
+    public func workspace(_ at: StorageLocation) throws(WorkspaceError) -> Workspace {
+        at == .local ? local : try cloudWorkspace()
+    }
+
+    /// Whether the cloud root is configured and there now.
+    public var isCloudAvailable: Bool {
+        guard let cloudRoot else { return false }
+        var st = stat()
+        return stat(cloudRoot, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Opens the cloud workspace on first use, and checks on every use that the folder at the
+    /// cloud path is still the one opened (an unmounted or replaced root is unavailable).
+    func cloudWorkspace(bootstrap: Bool = false) throws(WorkspaceError) -> Workspace {
+        guard let cloudRoot else {
+            throw WorkspaceError(.cloudUnavailable, "no cloud root is configured (--cloud-root)")
+        }
+        var st = stat()
+        guard stat(cloudRoot, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw WorkspaceError(.cloudUnavailable, "the cloud root \(cloudRoot) is not available (missing or unmounted)",
+                                 path: cloudRoot)
+        }
+        let identity = (dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+        if let ws = state.withLock({ s -> Workspace? in
+            guard let ws = s.cloud, let id = s.cloudIdentity, id == identity else { return nil }
+            return ws
+        }) {
+            if bootstrap { try Workspace.layOutTemplate(in: ws) }
+            return ws
+        }
+        let ws = try Workspace(rootPath: cloudRoot, bootstrap: bootstrap)
+        state.withLock { s in
+            s.cloud = ws
+            s.cloudIdentity = identity
+        }
+        return ws
+    }
+
+    /// The first-run choice: `cloud` needs an available cloud root (`CloudUnavailable`
+    /// otherwise); `decideLater` uses local and keeps asking. Persisted before it returns.
+    public func choose(_ choice: StorageChoice) throws(WorkspaceError) {
+        if choice == .cloud { _ = try cloudWorkspace(bootstrap: true) }
+        try update { s in
+            s.location = choice == .cloud ? .cloud : .local
+            s.needsChoice = choice == .decideLater
+        }
+    }
+
+    /// Changes the persisted settings (crash-safely) and the in-memory copy together.
+    func update(_ change: (inout MachineSettings) -> Void) throws(WorkspaceError) {
+        var next = state.withLock { $0.settings }
+        change(&next)
+        try next.save(localRoot: localRoot, cloudRoot: cloudRoot)
+        state.withLock { $0.settings = next }
+    }
+
+    var settings: MachineSettings { state.withLock { $0.settings } }
+
+    /// The storage facts; `usage` is supplied by the caller (kept current elsewhere).
+    public func info(files: Int, bytes: Int64, provider: String?) -> StorageInfo {
+        let s = settings
+        let available = isCloudAvailable
+        var free: Int64 = 0
+        var vfs = statvfs()
+        let activePath = s.location == .cloud ? (cloudRoot ?? localRoot) : localRoot
+        if statvfs(activePath, &vfs) == 0 { free = Int64(vfs.f_bavail) * Int64(vfs.f_frsize) }
+        return StorageInfo(
+            storageType: s.location, isCloudEnabled: cloudRoot != nil, isCloudAvailable: available,
+            isInitialized: !s.needsChoice, needsChoice: s.needsChoice, cloudProvider: cloudRoot == nil ? nil : provider,
+            localRoot: localRoot, cloudRoot: cloudRoot, files: files, bytes: bytes, freeBytes: free,
+            pendingMigration: s.pendingMigration.flatMap(PendingMigration.init))
+    }
+
+    static func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path }
+        var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buf, buf.count) != nil else { return path }
+        let cwd = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return cwd + "/" + path
+    }
+}
+
+extension PendingMigration {
+    init?(_ json: JSON) {
+        guard let to = json["to"]?.stringValue.flatMap(StorageLocation.init) else { return nil }
+        self.init(to: to, mode: json["mode"]?.stringValue ?? "copy", startedAt: json["startedAt"]?.stringValue ?? "",
+                  filesTotal: Int(json["filesTotal"]?.intValue ?? 0), filesDone: Int(json["filesDone"]?.intValue ?? 0))
+    }
+}

@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+
+extension Workspace {
+    /// The folder at the root where incoming copies are staged: hidden, closed to clients, and
+    /// named so engines skip it (`.nosync` for iCloud; the storage layer adds engine ignore rules).
+    public static let stagingFolder = ".wb-staging.nosync"
+
+    /// What `receive` did with one file.
+    public struct Received: Sendable, Equatable {
+        public var sha256: String
+        public var bytes: Int64
+    }
+
+    /// Copies `path` of `source` into this workspace at `destination`, verified and durable:
+    /// the bytes go to a staging file (hashed on the way), are flushed, read back and hashed
+    /// again, and only a matching copy is renamed into place (never replacing an existing file
+    /// unless `overwrite`), after which the folder is flushed. A failed or cancelled copy leaves
+    /// nothing visible.
+    public func receive(_ path: WorkspacePath, from source: Workspace, to destination: WorkspacePath, overwrite: Bool,
+                        isCancelled: () -> Bool) throws(WorkspaceError) -> Received
+    {
+        let input = try source.root.open(path, flags: O_RDONLY)
+        guard (try Sys.fstat(input.raw, path: path.string)).isRegular else {
+            throw WorkspaceError(.invalidArgument, "'\(path)' is not a regular file", path: path.string)
+        }
+        let staging = try root.makeDirectories(WorkspacePath(components: [Self.stagingFolder] + destination.parent.components))
+        let tmp = destination.name
+        let outRaw = openat(staging.raw, tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard outRaw >= 0 else { throw .errno(errno, "stage", path: destination.string) }
+        let out = FileDescriptor(outRaw)
+        var placed = false
+        defer { if !placed { unlinkat(staging.raw, tmp, 0) } }
+
+        var hasher = try SHA256()
+        var total: Int64 = 0
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            if isCancelled() { throw .cancelled(path) }
+            let n = buf.withUnsafeMutableBytes { Sys.read(input.raw, $0) }
+            if n < 0 { if errno == EINTR { continue }; throw .errno(errno, "read", path: path.string) }
+            if n == 0 { break }
+            var failure: WorkspaceError?
+            buf.withUnsafeBytes { b in
+                let chunk = UnsafeRawBufferPointer(rebasing: b[0..<n])
+                hasher.update(chunk)
+                do throws(WorkspaceError) { try Sys.writeAll(out.raw, chunk, path: destination.string) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            total += Int64(n)
+        }
+        let expected = hasher.finalize()
+        try Sys.fsync(out.raw, path: destination.string)
+
+        // Read the staged copy back and compare.
+        var check = try SHA256()
+        var offset: Int64 = 0
+        while offset < total {
+            if isCancelled() { throw .cancelled(path) }
+            let chunk = try Sys.pread(out.raw, count: Int(min(Int64(1 << 20), total - offset)), offset: offset, path: destination.string)
+            if chunk.isEmpty { break }
+            chunk.withUnsafeBytes { check.update($0) }
+            offset += Int64(chunk.count)
+        }
+        guard check.finalize() == expected else {
+            throw WorkspaceError(.ioError, "the copy of '\(path)' does not match its source after writing", path: destination.string)
+        }
+
+        let dir = try root.makeDirectories(destination.parent)
+        Sys.lock(dir.raw)
+        defer { Sys.unlock(dir.raw) }
+        if overwrite {
+            if let st = Sys.lstat(dir.raw, destination.name), st.isDirectory {
+                throw WorkspaceError(.isADirectory, "'\(destination)' is a folder", path: destination.string)
+            }
+            if renameat(staging.raw, tmp, dir.raw, destination.name) != 0 { throw .errno(errno, "place", path: destination.string) }
+        } else if wb_renameat_noreplace(staging.raw, tmp, dir.raw, destination.name) != 0 {
+            let e = errno
+            if e == EEXIST { throw WorkspaceError(.alreadyExists, "'\(destination)' already exists", path: destination.string) }
+            guard e == EINVAL || e == ENOSYS || e == ENOTSUP, Sys.lstat(dir.raw, destination.name) == nil,
+                renameat(staging.raw, tmp, dir.raw, destination.name) == 0
+            else { throw .errno(e, "place", path: destination.string) }
+        }
+        placed = true
+        try Sys.fsync(dir.raw, path: destination.parent.string)
+        return Received(sha256: expected, bytes: total)
+    }
+
+    /// The SHA-256 of a file (for verifying a migration that is resumed).
+    public func sha256(_ path: WorkspacePath) throws(WorkspaceError) -> String {
+        let file = try root.open(path, flags: O_RDONLY)
+        var hasher = try SHA256()
+        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = buf.withUnsafeMutableBytes { Sys.read(file.raw, $0) }
+            if n < 0 { if errno == EINTR { continue }; throw .errno(errno, "read", path: path.string) }
+            if n == 0 { break }
+            buf.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        }
+        return hasher.finalize()
+    }
+
+    /// Removes the staging folder (after a migration finished or was abandoned).
+    public func removeStaging() {
+        try? delete(WorkspacePath(components: [Self.stagingFolder]), recursive: true, asServer: true)
+    }
+}

@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension Workspace {
+    /// Calls `body` with every regular file under `path` and its size, depth first, never
+    /// following links, skipping the server's private folders, its temp files, and sync engines'
+    /// internal files (`.stfolder`, `.stignore`, engine temp files…). Placeholders and conflict
+    /// copies are included under their names on disk.
+    public func forEachFile(under path: WorkspacePath = .root, _ body: (WorkspacePath, Int64) -> Void) throws(WorkspaceError) {
+        let dir = try root.openDirectory(path)
+        walkFiles(dir, path: path, depth: 0, body)
+    }
+
+    private func walkFiles(_ dir: FileDescriptor, path: WorkspacePath, depth: Int, _ body: (WorkspacePath, Int64) -> Void) {
+        guard depth < 256, let names = try? DirectoryReader.names(dir, path: path) else { return }
+        for name in names where !TempName.isTemp(name) {
+            if case .hidden = SyncArtefacts.classify(name) { continue }
+            let child = path.appending(name)
+            if Workspace.isServerFolder(child) { continue }
+            guard let st = Sys.lstat(dir.raw, name) else { continue }
+            if st.isRegular {
+                body(child, Int64(st.st_size))
+            } else if st.isDirectory {
+                let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard sub >= 0 else { continue }
+                walkFiles(FileDescriptor(sub), path: child, depth: depth + 1, body)
+            }
+        }
+    }
+}
+
+extension Workspace {
+    /// Every folder under `path` (not following links, skipping the server's and engines' own), parents first.
+    public func folders(under path: WorkspacePath = .root) throws(WorkspaceError) -> [WorkspacePath] {
+        var out: [WorkspacePath] = []
+        try collectFolders(try root.openDirectory(path), path: path, depth: 0, into: &out)
+        return out
+    }
+
+    private func collectFolders(_ dir: FileDescriptor, path: WorkspacePath, depth: Int, into out: inout [WorkspacePath]) throws(WorkspaceError) {
+        guard depth < 256 else { return }
+        for name in try DirectoryReader.names(dir, path: path) {
+            if case .hidden = SyncArtefacts.classify(name) { continue }
+            let child = path.appending(name)
+            guard !Workspace.isServerFolder(child), let st = Sys.lstat(dir.raw, name), st.isDirectory else { continue }
+            out.append(child)
+            let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard sub >= 0 else { continue }
+            try collectFolders(FileDescriptor(sub), path: child, depth: depth + 1, into: &out)
+        }
+    }
+}
