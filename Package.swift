@@ -57,7 +57,7 @@ let package = Package(
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
-                "BridgeServer", "JSONRPC",
+                "BridgeServer", "JSONRPC", "Storage",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

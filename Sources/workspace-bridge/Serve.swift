@@ -8,6 +8,7 @@ import BridgeServer
 import JSON
 import JSONRPC
 import Logging
+import Storage
 
 extension FramingMode: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
@@ -20,6 +21,9 @@ struct Serve: ParsableCommand {
 
     @Option(help: "The cloud workspace root: a folder kept in sync by iCloud Drive, Syncthing, Nextcloud, Dropbox, Unison or rclone.")
     var cloudRoot: String?
+
+    @Option(help: "Use the iCloud Drive container with this identifier (e.g. iCloud.com.example.app) as the cloud root (Apple systems).")
+    var icloudContainer: String?
 
     @Option(help: "Where per-machine settings (the storage choice) are kept; default $XDG_CONFIG_HOME/workspace-bridge.")
     var configDir: String?
@@ -44,7 +48,8 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
-        try ServerMain(localRoot: localRoot, cloudRoot: cloudRoot, configDir: configDir, framing: framing, maxMessageBytes: maxMessageBytes,
+        let cloud = cloudRoot ?? icloudContainer.map { ICloudContainer.documentsPath(identifier: $0) ?? "/nonexistent/icloud/\($0)" }
+        try ServerMain(localRoot: localRoot, cloudRoot: cloud, configDir: configDir, framing: framing, maxMessageBytes: maxMessageBytes,
                        logLevel: logLevel, logFile: logFile, enableDebugMethods: enableDebugMethods).run()
     }
 }
