@@ -54,6 +54,11 @@ let package = Package(
             dependencies: ["Workspace", "JSON", "CWorkspaceShims"],
             swiftSettings: strict
         ),
+        .target(
+            name: "AgentSessions",
+            dependencies: ["JSON", "CWorkspaceShims"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
@@ -67,6 +72,7 @@ let package = Package(
         .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], swiftSettings: strict),
         .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"], swiftSettings: strict),
         .testTarget(name: "WorkspaceTests", dependencies: ["Workspace"], swiftSettings: strict),
+        .testTarget(name: "AgentSessionsTests", dependencies: ["AgentSessions", "JSON"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
     ],
