@@ -34,6 +34,7 @@ public final class BridgeServer: Router {
         LifecycleMethods.register(requests: &requests, notifications: &notifications)
         FileMethods.register(&requests)
         StorageMethods.register(&requests)
+        requests.append(Method("agent/listTools") { _ in .array(ToolTable.all.map(\.json)) })
         if configuration.enableDebugMethods { DebugMethods.register(&requests) }
         self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })

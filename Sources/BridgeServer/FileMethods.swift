@@ -128,7 +128,7 @@ enum FileMethods {
                 "eof": .bool(r.offset + Int64(bytes.count) >= r.status.size)]
     }
 
-    static func list(_ ws: Workspace, _ p: Params, _ ctx: RequestContext) throws -> JSON {
+    static func list(_ ws: Workspace, _ p: Params, _ ctx: RequestContext?) throws -> JSON {
         var o = Workspace.ListOptions()
         o.path = try p.path("path", default: "")
         o.recursive = try p.bool("recursive") ?? false
@@ -142,13 +142,13 @@ enum FileMethods {
             }
             o.after = after
         }
-        let page = try ws.list(o, isCancelled: { ctx.isCancelled })
+        let page = try ws.list(o, isCancelled: { ctx?.isCancelled ?? false })
         var result: JSONObject = ["entries": .array(page.entries.map(\.entry))]
         if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
         return .object(result)
     }
 
-    static func search(_ ws: Workspace, _ p: Params, _ ctx: RequestContext) throws -> JSON {
+    static func search(_ ws: Workspace, _ p: Params, _ ctx: RequestContext?) throws -> JSON {
         var o = Workspace.SearchOptions(query: try p.requiredString("query"))
         o.path = try p.path("path", default: "")
         o.glob = try p.string("glob").map { g throws(WorkspaceError) in try Glob(g) }
@@ -156,11 +156,11 @@ enum FileMethods {
         o.caseSensitive = try p.bool("caseSensitive") ?? false
         o.includeHidden = try p.bool("includeHidden") ?? false
         o.maxResults = Int(try p.int("maxResults", in: 1...100_000) ?? 1000)
-        ctx.progress?.begin(title: "Searching", message: "“\(o.query)”")
-        let r = try ws.search(o, isCancelled: { ctx.isCancelled }) { files in
-            ctx.progress?.report(message: "\(files) files searched")
+        ctx?.progress?.begin(title: "Searching", message: "“\(o.query)”")
+        let r = try ws.search(o, isCancelled: { ctx?.isCancelled ?? false }) { files in
+            ctx?.progress?.report(message: "\(files) files searched")
         }
-        ctx.progress?.end(message: "\(r.matches.count) matches in \(r.filesSearched) files")
+        ctx?.progress?.end(message: "\(r.matches.count) matches in \(r.filesSearched) files")
         return ["matches": .array(r.matches.map { m in
                     ["path": .string(m.path.string), "line": .int(Int64(m.line)), "column": .int(Int64(m.column)),
                      "text": .string(m.text)]

@@ -1,0 +1,65 @@
+import JSON
+import JSONRPC
+import Workspace
+
+/// One capability an agent may use, declared once: its name, schemas, and hints. The same
+/// table answers `agent/listTools`, runs `session/callTool`, and (later) MCP's `tools/list` and
+/// `tools/call`, so an agent has exactly the user's powers over the workspace, no more.
+struct Tool: Sendable {
+    typealias Run = @Sendable (ToolContext) throws -> ToolOutput
+
+    var name: String
+    var title: String
+    var description: String
+    var inputSchema: JSON
+    var outputSchema: JSON
+    var readOnly: Bool
+    var destructive: Bool
+    var idempotent: Bool
+    var requiresNetwork = false
+    var run: Run
+
+    var json: JSON {
+        ["name": .string(name), "title": .string(title), "description": .string(description),
+         "inputSchema": inputSchema, "outputSchema": outputSchema,
+         "annotations": ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
+                         "idempotentHint": .bool(idempotent), "openWorldHint": false],
+         "requiresNetwork": .bool(requiresNetwork)]
+    }
+}
+
+/// What a tool gets: the validated arguments and the active workspace.
+struct ToolContext {
+    var arguments: Params
+    var workspace: Workspace
+    var server: BridgeServer
+    var request: RequestContext?
+}
+
+/// A tool's answer: text for the model and the same facts as structured content.
+struct ToolOutput: Sendable {
+    var text: String
+    var structured: JSON
+}
+
+/// The result of one call, in the shape shared by `session/callTool` and MCP `tools/call`.
+struct ToolResult: Sendable {
+    var content: [JSON]
+    var structuredContent: JSON?
+    var isError: Bool
+
+    var json: JSON {
+        var o: JSONObject = ["content": .array(content)]
+        if let structuredContent { o["structuredContent"] = structuredContent }
+        o["isError"] = .bool(isError)
+        return .object(o)
+    }
+
+    static func text(_ t: String) -> JSON { ["type": "text", "text": .string(t)] }
+
+    static func failure(_ message: String, code: String?) -> ToolResult {
+        var s: JSONObject = ["error": .string(message)]
+        if let code { s["code"] = .string(code) }
+        return ToolResult(content: [text(message)], structuredContent: .object(s), isError: true)
+    }
+}
