@@ -10,8 +10,13 @@ enum FileMethods {
 
     typealias Body = @Sendable (Workspace, Params, RequestContext) throws -> JSON
 
-    static func method(_ name: String, claims: @escaping @Sendable (Params) throws -> [Claim], _ body: @escaping Body) -> Method {
-        Method(name, schedule: { params in
+    /// Reads up to this size run on the reader thread (no thread hand-off); larger ones move to
+    /// the worker pool before reading.
+    static let inlineReadBytes: Int64 = 256 << 10
+
+    static func method(_ name: String, inline: Bool = false, claims: @escaping @Sendable (Params) throws -> [Claim],
+                       _ body: @escaping Body) -> Method {
+        Method(name, inline: inline, schedule: { params in
             .claims(try claims(try Params(params)))
         }) { ctx in
             let server = try LifecycleMethods.server(ctx)
@@ -36,7 +41,7 @@ enum FileMethods {
         methods.append(method("appendFile", claims: write("path")) { ws, p, _ in
             try ws.append(try p.path("path"), contents: try p.payload(), createParents: try p.bool("createParents") ?? true).writeResult
         })
-        methods.append(method("loadFile", claims: read("path")) { ws, p, _ in try load(ws, p) })
+        methods.append(method("loadFile", inline: true, claims: read("path")) { ws, p, ctx in try load(ws, p, ctx) })
         methods.append(method("getFileInfo", claims: read("path")) { ws, p, ctx in
             let hash = try p.choice("hash", ["sha256"])
             let (s, sha) = try ws.info(try p.path("path"), sha256: hash != nil, isCancelled: { ctx.isCancelled })
@@ -105,17 +110,20 @@ enum FileMethods {
          "etag": .string(s.etag), "modified": .string(s.modified)]
     }
 
-    static func load(_ ws: Workspace, _ p: Params) throws -> JSON {
+    static func load(_ ws: Workspace, _ p: Params, _ ctx: RequestContext? = nil) throws -> JSON {
         let encoding = try p.encoding()
+        let inline = ctx?.isRunningInline ?? false
         let r = try ws.read(try p.path("path"), offset: try p.nonNegative("offset") ?? 0, length: try p.nonNegative("length"),
-                            maxBytes: maxReadBytes)
+                            maxBytes: maxReadBytes) { n in
+            if inline && n > inlineReadBytes { throw MoveToWorkerPool() }
+        }
         var bytes = r.bytes
         let data: String
         switch encoding {
         case .base64: data = Base64.encode(bytes)
         case .utf8:
             let valid = bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: !r.eof) }
-            guard let valid, valid > 0 || bytes.isEmpty else {
+            guard let valid else {
                 throw WorkspaceError(.notText, "'\(r.status.path)' is not UTF-8 text in this range: load it with encoding \"base64\"",
                                      path: r.status.path.string)
             }

@@ -7,7 +7,7 @@
 /// Output is identical to jansson's: `"`, `\` and control characters are escaped (`\b \f \n \r \t`
 /// or `\u00XX`); everything else, including non-ASCII, is copied as UTF-8.
 struct BulkStrings {
-    static let threshold = 32 << 10
+    static let threshold = 1 << 10
     /// Random per process, so no user string can collide with a placeholder.
     private static let nonce: String = {
         let r = UInt64.random(in: .min ... .max)

@@ -198,7 +198,12 @@ public final class Connection: Sendable {
         }
         inFlight.enter()
         if runNow {
-            if method.inline { execute(job) } else { pool.submit { self.execute(job) } }
+            if method.inline {
+                context.runningInline.store(true, ordering: .relaxed)
+                execute(job)
+            } else {
+                pool.submit { self.execute(job) }
+            }
         }
     }
 
@@ -211,6 +216,11 @@ public final class Connection: Sendable {
             do {
                 let result = try job.method.handler(context)
                 answer = context.id.map { OutgoingMessage.response(id: $0, result: result) }
+            } catch is MoveToWorkerPool where context.runningInline.load(ordering: .relaxed) {
+                // The handler found the work too heavy for the reader thread: run it on the pool.
+                context.runningInline.store(false, ordering: .relaxed)
+                pool.submit { self.execute(job) }
+                return
             } catch {
                 let e = mapError(error)
                 if let id = context.id {
@@ -221,8 +231,17 @@ public final class Connection: Sendable {
             }
         }
         context.progress?.end()
+        // Forget the id before answering: a client may reuse it as soon as the answer arrives.
+        forget(job)
         if let answer { deliver(answer, to: job.reply) }
         finish(job, as: .done)
+    }
+
+    private func forget(_ job: Job) {
+        state.withLock { s in
+            if let id = job.context.id, s.byID[id] === job { s.byID[id] = nil }
+            if let key = job.progressKey { s.byToken[Self.tokenString(key)] = nil }
+        }
     }
 
     /// Takes a job out of the schedule and starts the jobs that were waiting only for it.

@@ -22,7 +22,7 @@ enum DirectoryReader {
             if name == "." || name == ".." { continue }
             names.append(name)
         }
-        names.sort { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         return names
     }
 }

@@ -67,7 +67,7 @@ struct DirectoryView {
                 out.append(Entry(name: name, stored: name, stat: st, state: state, placeholderSize: nil))
             }
         }
-        out.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        out.sort { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         return out
     }
 

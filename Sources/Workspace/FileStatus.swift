@@ -67,7 +67,8 @@ public struct FileStatus: Sendable, Equatable {
     }
 }
 
-/// Timestamps as ISO 8601 UTC strings with milliseconds ("2026-11-22T11:20:00.123Z").
+/// Timestamps as ISO 8601 UTC strings with milliseconds ("2026-11-22T11:20:00.123Z"), written
+/// straight into 24 bytes (listings format one per entry, so this is on a hot path).
 public enum Timestamp {
     public static func iso8601(nanos: Int64) -> String {
         var secs = time_t(nanos / 1_000_000_000)
@@ -75,11 +76,22 @@ public enum Timestamp {
         if ms < 0 { ms += 1000; secs -= 1 }
         var tm = tm()
         gmtime_r(&secs, &tm)
-        func pad(_ v: Int32, _ w: Int) -> String {
-            let s = String(v)
-            return String(repeating: "0", count: max(0, w - s.count)) + s
+        return String(unsafeUninitializedCapacity: 24) { b in
+            func put(_ v: Int, _ width: Int, at i: Int) {
+                var v = v
+                for k in stride(from: i + width - 1, through: i, by: -1) {
+                    b[k] = UInt8(48 + v % 10)
+                    v /= 10
+                }
+            }
+            put(Int(tm.tm_year) + 1900, 4, at: 0); b[4] = 45
+            put(Int(tm.tm_mon) + 1, 2, at: 5); b[7] = 45
+            put(Int(tm.tm_mday), 2, at: 8); b[10] = 84
+            put(Int(tm.tm_hour), 2, at: 11); b[13] = 58
+            put(Int(tm.tm_min), 2, at: 14); b[16] = 58
+            put(Int(tm.tm_sec), 2, at: 17); b[19] = 46
+            put(ms, 3, at: 20); b[23] = 90
+            return 24
         }
-        return "\(pad(tm.tm_year + 1900, 4))-\(pad(tm.tm_mon + 1, 2))-\(pad(tm.tm_mday, 2))T"
-            + "\(pad(tm.tm_hour, 2)):\(pad(tm.tm_min, 2)):\(pad(tm.tm_sec, 2)).\(pad(Int32(ms), 3))Z"
     }
 }

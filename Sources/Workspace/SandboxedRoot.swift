@@ -51,7 +51,12 @@ public final class SandboxedRoot: Sendable {
         #else
         if useOpenat2 {
             let r = wb_openat2_beneath(fd.raw, path.string, all, UInt32(mode))
-            guard r >= 0 else { throw Self.classify(errno, path: path) }
+            guard r >= 0 else {
+                let e = errno
+                // O_NOFOLLOW | O_DIRECTORY on a link answers ENOTDIR: say what it really is.
+                if (e == ENOTDIR || e == ELOOP) && passesThroughLink(path) { throw .symlink(path.string) }
+                throw Self.classify(e, path: path)
+            }
             return FileDescriptor(r)
         }
         let parent = try walk(path.parent)
@@ -75,10 +80,25 @@ public final class SandboxedRoot: Sendable {
         return current
     }
 
+    /// Whether any component of `path` is a symbolic link (looked at without following any).
+    func passesThroughLink(_ path: WorkspacePath) -> Bool {
+        var current = FileDescriptor(openat(fd.raw, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
+        guard current.raw >= 0 else { return false }
+        for c in path.components {
+            guard let st = Sys.lstat(current.raw, c) else { return false }
+            if st.isSymlink { return true }
+            guard st.isDirectory else { return false }
+            let next = openat(current.raw, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { return false }
+            current = FileDescriptor(next)
+        }
+        return false
+    }
+
     /// ELOOP means a link on the way (RESOLVE_NO_SYMLINKS / O_NOFOLLOW); ENOTDIR from the
     /// walk may also be a link to a folder, which lstat tells apart.
     private static func classify(_ e: Int32, path: WorkspacePath, parent: Int32? = nil, name: String? = nil) -> WorkspaceError {
-        if e == ENOTDIR, let parent, let name, let st = Sys.lstat(parent, name), st.isSymlink { return .symlink(path.string) }
+        if e == ENOTDIR || e == ELOOP, let parent, let name, let st = Sys.lstat(parent, name), st.isSymlink { return .symlink(path.string) }
         return .errno(e, "open", path: path.string)
     }
 

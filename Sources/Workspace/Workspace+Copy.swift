@@ -146,8 +146,14 @@ extension Workspace {
     }
 
     /// A `file://` URI for a workspace path (for a host on the same machine).
+    /// The path must lead to something inside the workspace without any link on the way (it may
+    /// not exist yet, but its folder must).
     public func fileURI(_ path: WorkspacePath) throws(WorkspaceError) -> String {
-        if !path.isRoot { try checkClientPath(path) }
+        if !path.isRoot {
+            try checkClientPath(path)
+            let parent = try root.openDirectory(path.parent)
+            if let st = Sys.lstat(parent.raw, path.name), st.isSymlink { throw .symlink(path.string) }
+        }
         let full = rootPath + (path.isRoot ? "" : "/" + path.string)
         var out = "file://"
         for b in full.utf8 {

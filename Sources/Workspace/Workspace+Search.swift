@@ -36,72 +36,63 @@ extension Workspace {
 
     /// Searches file contents under `path`, in listing order, one entry per matching line.
     /// Binary files (a NUL byte in the first 8 KiB) are skipped; links are never followed.
-    /// `progress` is called with the number of files searched so far.
-    public func search(_ options: SearchOptions, isCancelled: () -> Bool = { false },
-                       progress: (Int) -> Void = { _ in }) throws(WorkspaceError) -> SearchResult
+    /// The walk lists the candidate files, then one thread per core searches them; results are
+    /// merged in listing order, so the first `maxResults` matches are the same as a sequential
+    /// search would give. `progress` is called with the number of files searched so far.
+    public func search(_ options: SearchOptions, isCancelled: @escaping @Sendable () -> Bool = { false },
+                       progress: @escaping @Sendable (Int) -> Void = { _ in }) throws(WorkspaceError) -> SearchResult
     {
         if !options.path.isRoot { try checkClientPath(options.path) }
         guard !options.query.isEmpty else { throw WorkspaceError(.invalidArgument, "the query is empty") }
-        let matcher = try LineMatcher(options)
-        var result = SearchResult(matches: [], truncated: false, filesSearched: 0)
+        _ = try LineMatcher(options)  // a bad pattern is reported before any work
+        var files: [WorkspacePath] = []
         let start = try status(options.path)
         if start.type == .file {
-            let file = try root.open(options.path, flags: O_RDONLY)
-            try searchFile(file, path: options.path, options: options, matcher: matcher, into: &result)
-            return result
+            files = [options.path]
+        } else {
+            try collect(try root.openDirectory(options.path), path: options.path, options: options, into: &files,
+                        isCancelled: isCancelled)
         }
-        let dir = try root.openDirectory(options.path)
-        var buffer: [UInt8] = []
-        try searchTree(dir, path: options.path, options: options, matcher: matcher, buffer: &buffer,
-                       into: &result, isCancelled: isCancelled, progress: progress)
-        return result
+        let searcher = ParallelSearch(workspace: self, options: options, files: files)
+        try searcher.run(isCancelled: isCancelled, progress: progress)
+        return searcher.result()
     }
 
-    private func searchTree(_ dir: FileDescriptor, path: WorkspacePath, options: SearchOptions, matcher: LineMatcher,
-                            buffer: inout [UInt8], into result: inout SearchResult,
-                            isCancelled: () -> Bool, progress: (Int) -> Void) throws(WorkspaceError)
+    /// The files a search will read, in listing order.
+    private func collect(_ dir: FileDescriptor, path: WorkspacePath, options: SearchOptions, into files: inout [WorkspacePath],
+                         isCancelled: () -> Bool) throws(WorkspaceError)
     {
+        if isCancelled() { throw .cancelled(path) }
         for entry in try DirectoryView.entries(dir, path: path, includeHidden: options.includeHidden)
         where entry.state != "notDownloaded" {
-            if result.truncated { return }
-            if isCancelled() { throw .cancelled(path) }
-            let name = entry.name
-            let child = path.appending(name)
+            let child = path.appending(entry.name)
             let st = entry.stat
             if st.isDirectory {
                 if Workspace.isServerFolder(child) { continue }
-                let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                let sub = openat(dir.raw, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard sub >= 0 else { continue }
-                try searchTree(FileDescriptor(sub), path: child, options: options, matcher: matcher, buffer: &buffer,
-                               into: &result, isCancelled: isCancelled, progress: progress)
+                try collect(FileDescriptor(sub), path: child, options: options, into: &files, isCancelled: isCancelled)
                 continue
             }
             guard st.isRegular, Int64(st.st_size) <= options.maxFileBytes else { continue }
             let relative = child.components.dropFirst(options.path.components.count).joined(separator: "/")
-            if let glob = options.glob, !glob.matches(relativePath: relative, name: name) { continue }
-            let raw = openat(dir.raw, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard raw >= 0 else { continue }
-            try searchFile(FileDescriptor(raw), path: child, options: options, matcher: matcher, into: &result)
-            progress(result.filesSearched)
+            if let glob = options.glob, !glob.matches(relativePath: relative, name: entry.name) { continue }
+            files.append(child)
         }
     }
 
-    private func searchFile(_ file: FileDescriptor, path: WorkspacePath, options: SearchOptions, matcher: LineMatcher,
-                            into result: inout SearchResult) throws(WorkspaceError)
-    {
-        let st = try Sys.fstat(file.raw, path: path.string)
-        guard st.isRegular else { return }
-        let bytes = try Sys.pread(file.raw, count: Int(min(Int64(st.st_size), options.maxFileBytes)), offset: 0, path: path.string)
-        result.filesSearched += 1
+    /// Searches one file (never following a link); nil when it is binary or unreadable.
+    func searchOne(_ path: WorkspacePath, matcher: LineMatcher, limit: Int, maxFileBytes: Int64) -> [SearchMatch]? {
+        guard let file = try? root.open(path, flags: O_RDONLY), let st = try? Sys.fstat(file.raw, path: path.string),
+            st.isRegular, let bytes = try? Sys.pread(file.raw, count: Int(min(Int64(st.st_size), maxFileBytes)), offset: 0, path: path.string)
+        else { return nil }
         let probe = min(bytes.count, 8192)
-        if probe > 0, bytes.withUnsafeBytes({ memchr($0.baseAddress!, 0, probe) != nil }) { return }
+        if probe > 0, bytes.withUnsafeBytes({ memchr($0.baseAddress!, 0, probe) != nil }) { return nil }
+        var out: [SearchMatch] = []
         matcher.forEachMatchingLine(in: bytes) { line, column, text in
-            if result.matches.count == options.maxResults {
-                result.truncated = true
-                return false
-            }
-            result.matches.append(SearchMatch(path: path, line: line, column: column, text: text))
-            return true
+            out.append(SearchMatch(path: path, line: line, column: column, text: text))
+            return out.count <= limit
         }
+        return out
     }
 }

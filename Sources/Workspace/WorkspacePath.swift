@@ -62,7 +62,7 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
     /// Depth-first listing order: component by component, names compared as bytes.
     public static func < (a: WorkspacePath, b: WorkspacePath) -> Bool {
         for (x, y) in zip(a.components, b.components) where x != y {
-            return Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8))
+            return x.utf8.lexicographicallyPrecedes(y.utf8)
         }
         return a.components.count < b.components.count
     }

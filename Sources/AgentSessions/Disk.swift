@@ -1,0 +1,206 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+
+func describeErrno(_ code: Int32) -> String {
+    guard let s = strerror(code) else { return "errno \(code)" }
+    return String(cString: s) + " (errno \(code))"
+}
+
+/// Identity of a file at one moment: a change of any field means somebody else changed it.
+struct FileIdentity: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var mtimeNanos: Int64
+}
+
+/// The few POSIX file operations the stores need, with errors as `SessionError`.
+///
+/// Crash-safe replacement follows DESIGN.md: a temp file in the same folder, named
+/// `.syncthing.<name>.wb-<16 hex>.tmp` (no sync engine propagates it), written, flushed
+/// (`F_FULLFSYNC` on Apple), renamed over the target, then the folder flushed.
+enum Disk {
+    static func identity(_ st: stat) -> FileIdentity {
+        #if canImport(Darwin)
+        let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
+        #else
+        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        #endif
+        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size), mtimeNanos: mtime)
+    }
+
+    static func identity(path: String) -> FileIdentity? {
+        var st = stat()
+        return stat(path, &st) == 0 ? identity(st) : nil
+    }
+
+    static func identity(fd: Int32) -> FileIdentity? {
+        var st = stat()
+        return fstat(fd, &st) == 0 ? identity(st) : nil
+    }
+
+    /// The whole file, or `nil` when it does not exist.
+    static func readFile(_ path: String) throws(SessionError) -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw .io("cannot open \(path)", errno: errno, path: path)
+        }
+        defer { close(fd) }
+        guard let bytes = readAll(fd) else { throw .io("cannot read \(path)", errno: errno, path: path) }
+        return bytes
+    }
+
+    /// Reads from the current offset to the end of the file.
+    static func readAll(_ fd: Int32) -> [UInt8]? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        var out = [UInt8]()
+        var capacity = max(Int(st.st_size) + 1, 4096)
+        while true {
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: capacity - start))
+            var failed = false
+            let got = out.withUnsafeMutableBytes { b -> Int in
+                var at = start
+                while at < b.count {
+                    let n = read(fd, b.baseAddress! + at, b.count - at)
+                    if n < 0 { if errno == EINTR { continue }; failed = true; return at }
+                    if n == 0 { break }
+                    at += n
+                }
+                return at
+            }
+            if failed { return nil }
+            if got < capacity { out.removeSubrange(got...); return out }
+            capacity *= 2
+        }
+    }
+
+    /// `length` bytes at `offset`, or `nil` if the file is shorter or unreadable.
+    static func pread(_ fd: Int32, offset: Int64, length: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: length)
+        let ok = out.withUnsafeMutableBytes { b -> Bool in
+            var at = 0
+            while at < length {
+                let n = systemPread(fd, b.baseAddress! + at, length - at, off_t(offset) + off_t(at))
+                if n < 0 { if errno == EINTR { continue }; return false }
+                if n == 0 { return false }
+                at += n
+            }
+            return true
+        }
+        return ok ? out : nil
+    }
+
+    /// Writes everything at `offset` (or at the current position when `nil`); `false` with errno set.
+    static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n: Int
+            if let offset {
+                n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            } else {
+                n = write(fd, bytes.baseAddress! + done, bytes.count - done)
+            }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            done += n
+        }
+        return true
+    }
+
+    static func closeDescriptor(_ fd: Int32) { close(fd) }
+
+    static func tempName(for path: String) -> String {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { String(path[...$0]) } ?? ""
+        let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        return dir + ".syncthing." + base + Timestamp.randomId(".wb-") + ".tmp"
+    }
+
+    static func parent(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// Replaces `path` with `bytes` so that after a crash it is wholly old or wholly new.
+    static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(SessionError) {
+        let tmp = tempName(for: path)
+        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .io("cannot create \(tmp)", errno: errno, path: path) }
+        var ok = bytes.withUnsafeBytes { writeAll(fd, $0) }
+        ok = ok && wb_full_fsync(fd) == 0
+        let code = errno
+        close(fd)
+        guard ok else {
+            unlink(tmp)
+            throw .io("cannot write \(path)", errno: code, path: path)
+        }
+        guard rename(tmp, path) == 0 else {
+            let code = errno
+            unlink(tmp)
+            throw .io("cannot replace \(path)", errno: code, path: path)
+        }
+        guard syncDirectory(parent(of: path)) else { throw .io("cannot flush the folder of \(path)", errno: errno, path: path) }
+    }
+
+    /// Flushes a folder's entries (new, renamed and removed names) to stable storage.
+    @discardableResult
+    static func syncDirectory(_ path: String) -> Bool {
+        let d = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard d >= 0 else { return false }
+        defer { close(d) }
+        return fsync(d) == 0
+    }
+
+    static func makeDirectories(_ path: String) throws(SessionError) {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw .io("cannot create the folder \(prefix)", errno: errno, path: path)
+            }
+        }
+    }
+
+    /// The names in a folder (without `.` and `..`), or `nil` if it cannot be read.
+    static func list(_ path: String) -> [String]? {
+        guard let d = opendir(path) else { return nil }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Removes a folder and everything in it; links are removed, never followed.
+    static func removeTree(_ path: String) -> Bool {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return errno == ENOENT }
+        if (st.st_mode & S_IFMT) == S_IFDIR {
+            for name in list(path) ?? [] where !removeTree(path + "/" + name) { return false }
+            return rmdir(path) == 0 || errno == ENOENT
+        }
+        return unlink(path) == 0 || errno == ENOENT
+    }
+}
+
+#if canImport(Glibc)
+@inline(__always)
+private func systemPread(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int, _ off: off_t) -> Int {
+    Glibc.pread(fd, buf, n, off)
+}
+#else
+@inline(__always)
+private func systemPread(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int, _ off: off_t) -> Int {
+    Darwin.pread(fd, buf, n, off)
+}
+#endif

@@ -1,0 +1,92 @@
+import JSON
+
+/// Who wrote a message.
+public enum MessageRole: String, Sendable, CaseIterable {
+    case user, assistant, system, tool
+}
+
+/// A message stored in a session's journal (immutable once stored).
+public struct Message: Sendable, Equatable {
+    public let id: String
+    public let role: MessageRole
+    public let content: JSON
+    public let toolCalls: JSON?
+    public let toolCallId: String?
+    /// When it was stored (nanoseconds since 1970, the store's clock).
+    public let atNanos: Int64
+
+    public var at: String { Timestamp.iso8601(atNanos) }
+
+    /// The protocol's message object.
+    public var json: JSON {
+        var o: JSONObject = ["id": .string(id), "role": .string(role.rawValue), "content": content]
+        if let toolCalls { o["toolCalls"] = toolCalls }
+        if let toolCallId { o["toolCallId"] = .string(toolCallId) }
+        o["at"] = .string(at)
+        return .object(o)
+    }
+
+    var stored: JSON {
+        var o: JSONObject = ["id": .string(id), "role": .string(role.rawValue), "content": content]
+        if let toolCalls { o["toolCalls"] = toolCalls }
+        if let toolCallId { o["toolCallId"] = .string(toolCallId) }
+        o["at"] = .int(atNanos)
+        return .object(o)
+    }
+
+    init(id: String, role: MessageRole, content: JSON, toolCalls: JSON?, toolCallId: String?, atNanos: Int64) {
+        self.id = id
+        self.role = role
+        self.content = content
+        self.toolCalls = toolCalls
+        self.toolCallId = toolCallId
+        self.atNanos = atNanos
+    }
+
+    init?(stored json: JSON) {
+        guard let id = json["id"]?.stringValue, let r = json["role"]?.stringValue,
+              let role = MessageRole(rawValue: r), let content = json["content"] else { return nil }
+        let calls = json["toolCalls"]
+        self.init(id: id, role: role, content: content, toolCalls: calls?.isNull == false ? calls : nil,
+                  toolCallId: json["toolCallId"]?.stringValue, atNanos: json["at"]?.intValue ?? 0)
+    }
+}
+
+/// A message to append. Without an `id` the store gives it one; with an `id` the store keeps
+/// it only if no message with that id is stored already (so a retried append stores nothing
+/// twice).
+public struct MessageInput: Sendable, Equatable {
+    public var id: String?
+    public var role: MessageRole
+    public var content: JSON
+    public var toolCalls: JSON?
+    public var toolCallId: String?
+
+    public init(id: String? = nil, role: MessageRole, content: JSON, toolCalls: JSON? = nil, toolCallId: String? = nil) {
+        self.id = id
+        self.role = role
+        self.content = content
+        self.toolCalls = toolCalls
+        self.toolCallId = toolCallId
+    }
+
+    /// Parses one element of `session/appendMessages`' `messages`.
+    public init(json: JSON) throws(SessionError) {
+        guard case .object(let o) = json else { throw .invalid("a message must be an object, got \(json.typeName)") }
+        if let v = o["id"], !v.isNull {
+            guard let s = v.stringValue, !s.isEmpty else { throw .invalid("message id must be a non-empty string") }
+            id = s
+        }
+        guard let r = o["role"]?.stringValue, let role = MessageRole(rawValue: r) else {
+            throw .invalid("message role must be one of user, assistant, system, tool")
+        }
+        self.role = role
+        guard let content = o["content"] else { throw .invalid("a message needs content") }
+        self.content = content
+        if let c = o["toolCalls"], !c.isNull { toolCalls = c }
+        if let t = o["toolCallId"], !t.isNull {
+            guard let s = t.stringValue else { throw .invalid("toolCallId must be a string") }
+            toolCallId = s
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import JSON
+
+/// A session as clients see it: a value copied out of the store (changing it changes nothing).
+/// Times are wall-clock nanoseconds since 1970 from the store's clock; `createdAt` and
+/// `updatedAt` give them as ISO 8601 strings (UTC, milliseconds).
+public struct Session: Sendable, Equatable {
+    public let id: String
+    public var title: String
+    public var agentType: String
+    public var state: SessionState
+    /// The error the session failed with (`{code, message, …}`), when `state` is `failed`.
+    public var error: JSON?
+    public var config: SessionConfig
+    public var usage: Usage
+    /// Tool calls not finished: declared by the front end in its last checkpoint (`pending`),
+    /// running in this server (`running`), or begun before a crash and never finished
+    /// (`interrupted`). A tool call never disappears without a result.
+    public var pendingToolCalls: [ToolCallRecord]
+    public var metadata: JSON?
+    public var createdAtNanos: Int64
+    public var updatedAtNanos: Int64
+
+    public var createdAt: String { Timestamp.iso8601(createdAtNanos) }
+    public var updatedAt: String { Timestamp.iso8601(updatedAtNanos) }
+
+    /// The protocol's session object.
+    public var json: JSON {
+        var o = JSONObject()
+        o["id"] = .string(id)
+        o["title"] = .string(title)
+        o["agentType"] = .string(agentType)
+        o["state"] = .string(state.rawValue)
+        if let error { o["error"] = error }
+        o["config"] = config.json
+        o["usage"] = usage.json
+        o["pendingToolCalls"] = .array(pendingToolCalls.map(\.json))
+        if let metadata { o["metadata"] = metadata }
+        o["createdAt"] = .string(createdAt)
+        o["updatedAt"] = .string(updatedAt)
+        return .object(o)
+    }
+}
+
+/// A tool call that has no result yet.
+public struct ToolCallRecord: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        /// Declared by the front end (in a checkpoint) and not started through the store.
+        case pending
+        /// Started by this server and not finished yet.
+        case running
+        /// Started before the server stopped (or by an owner whose lease is gone) and never
+        /// finished: re-run it with the same `toolCallId`, or finish it with an error.
+        case interrupted
+    }
+
+    public var toolCallId: String
+    public var name: String
+    public var arguments: JSON
+    public var status: Status
+    /// When it was started (nanoseconds), for `running` and `interrupted` calls.
+    public var startedAtNanos: Int64?
+
+    public init(toolCallId: String, name: String, arguments: JSON = .object([:]), status: Status = .pending,
+                startedAtNanos: Int64? = nil) {
+        self.toolCallId = toolCallId
+        self.name = name
+        self.arguments = arguments
+        self.status = status
+        self.startedAtNanos = startedAtNanos
+    }
+
+    /// Parses one pending tool call as a front end sends it: `{toolCallId | id, name,
+    /// arguments}`, or the OpenAI shape `{id, function: {name, arguments}}`.
+    public init(json: JSON) throws(SessionError) {
+        guard case .object(let o) = json else { throw .invalid("a pending tool call must be an object") }
+        let fn = o["function"]?.objectValue
+        guard let id = (o["toolCallId"] ?? o["id"])?.stringValue, !id.isEmpty else {
+            throw .invalid("a pending tool call needs a toolCallId")
+        }
+        guard let name = (o["name"] ?? fn?["name"])?.stringValue else {
+            throw .invalid("pending tool call \(id) needs a name")
+        }
+        self.init(toolCallId: id, name: name, arguments: o["arguments"] ?? fn?["arguments"] ?? .object([:]))
+    }
+
+    public var json: JSON {
+        var o: JSONObject = ["toolCallId": .string(toolCallId), "name": .string(name), "arguments": arguments,
+                             "status": .string(status.rawValue)]
+        if let startedAtNanos { o["startedAt"] = .string(Timestamp.iso8601(startedAtNanos)) }
+        return .object(o)
+    }
+
+    /// The journal's form (times as integers).
+    var stored: JSON {
+        ["toolCallId": .string(toolCallId), "name": .string(name), "arguments": arguments]
+    }
+}
+
+/// What `beginToolCall` decided.
+public enum ToolCallBegin: Sendable, Equatable {
+    /// The intent is durable: run the tool now, then call `finishToolCall`.
+    case started
+    /// This call finished before: here is its recorded result. Do not run it again.
+    case recorded(result: JSON, isError: Bool)
+    /// This call is running in this server right now: do not start it a second time.
+    case inProgress
+}

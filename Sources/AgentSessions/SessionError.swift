@@ -1,0 +1,70 @@
+import JSON
+
+/// A typed failure of a session-store or queue operation.
+///
+/// `code` is the name in the protocol schema's `ErrorData.code` enumeration; `data` holds the
+/// extra fields a client needs (for `InvalidTransition`: `from`, `to`, `allowed`; for
+/// `SessionLocked`: `owner`, `expiresAt`). The server maps it to a JSON-RPC error in one place.
+public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable, CaseIterable {
+        case notFound = "NotFound"
+        case invalidTransition = "InvalidTransition"
+        case budgetExceeded = "BudgetExceeded"
+        /// Another owner holds the session's lease: the session is read-only here.
+        case sessionLocked = "SessionLocked"
+        case invalidArgument = "InvalidArgument"
+        case ioError = "IOError"
+    }
+
+    public let kind: Code
+    public let message: String
+    public let data: JSONObject
+
+    /// The schema's `data.code` string.
+    public var code: String { kind.rawValue }
+    public var description: String { "\(code): \(message)" }
+
+    public init(_ kind: Code, _ message: String, data: JSONObject = [:]) {
+        self.kind = kind
+        self.message = message
+        self.data = data
+    }
+
+    static func notFound(_ what: String, _ id: String) -> SessionError {
+        SessionError(.notFound, "no \(what) with id \(id)", data: ["id": .string(id)])
+    }
+
+    static func invalidTransition(_ from: SessionState, _ to: SessionState) -> SessionError {
+        let allowed = from.allowedTransitions.map { JSON.string($0.rawValue) }
+        let list = from.allowedTransitions.map(\.rawValue).joined(separator: ", ")
+        return SessionError(
+            .invalidTransition,
+            "cannot move a session from \(from.rawValue) to \(to.rawValue)"
+                + (list.isEmpty ? " (\(from.rawValue) is final)" : " (allowed: \(list))"),
+            data: ["from": .string(from.rawValue), "to": .string(to.rawValue), "allowed": .array(allowed)])
+    }
+
+    static func invalid(_ message: String) -> SessionError {
+        SessionError(.invalidArgument, message)
+    }
+
+    static func io(_ message: String, errno code: Int32, path: String? = nil) -> SessionError {
+        var data: JSONObject = ["errno": .int(Int64(code))]
+        if let path { data["path"] = .string(path) }
+        return SessionError(.ioError, "\(message): \(describeErrno(code))", data: data)
+    }
+}
+
+/// A problem the store worked around (a torn tail, a damaged journal, a bad snapshot): the
+/// operation went on, and the caller should log it.
+public struct SessionWarning: Sendable, Equatable, CustomStringConvertible {
+    /// The session concerned, or `nil` for the queue or the store itself.
+    public let sessionId: String?
+    public let message: String
+    public var description: String { sessionId.map { "session \($0): \(message)" } ?? message }
+
+    public init(sessionId: String?, message: String) {
+        self.sessionId = sessionId
+        self.message = message
+    }
+}

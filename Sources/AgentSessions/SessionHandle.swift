@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A plain mutex that can be held across calls (`backgroundAll` holds many at once).
+final class Lock: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+}
+
+/// One session's place in a store: its lock and everything the lock guards.
+///
+/// Thread rule: every `var` here is read and written only with `lock` held. Operations on
+/// different sessions run in parallel; operations on one session run one at a time, including
+/// their `fsync`, so a session's state is never seen before it is durable.
+final class SessionHandle: @unchecked Sendable {
+    let id: String
+    let folder: String
+    let lock = Lock()
+
+    /// `nil` until loaded (or when the folder holds no session).
+    var data: SessionData?
+    var loaded = false
+    var deleted = false
+    /// Where the journal's intact part ends, and what is wrong after it (until the next change).
+    var validEnd: Int64 = 0
+    var fault: JournalScan.Fault?
+    /// The journal file as this store last read or wrote it.
+    var identity: FileIdentity?
+    /// Open while this store holds the lease and has written.
+    var writer: JournalWriter?
+    var leaseView = LeaseView()
+    /// Tool calls begun in this process and not finished.
+    var live: Set<String> = []
+
+    init(id: String, folder: String) {
+        self.id = id
+        self.folder = folder
+    }
+
+    var journalPath: String { folder + "/" + Journal.file }
+
+    func closeWriter() {
+        writer?.closeFile()
+        writer = nil
+    }
+}

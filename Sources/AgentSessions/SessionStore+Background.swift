@@ -1,0 +1,80 @@
+import JSON
+
+extension SessionStore {
+    /// The host is going to the background: checkpoints every `running` or `waitingForUser`
+    /// session this store can own and moves it to `backgrounded`, in one record per session.
+    /// Everything is durable before it returns. The records of all sessions are written
+    /// first and each journal is flushed once after, so the cost is one flush per session with
+    /// no waiting in between. Sessions another owner holds are left alone; a session that
+    /// cannot be written is reported in `drainWarnings()` and left as it was.
+    public func backgroundAll() -> [Session] {
+        struct Staged {
+            let h: SessionHandle
+            let next: SessionData
+            let from: SessionState
+            let before: Int64
+        }
+        var staged: [Staged] = []
+        for h in allHandles().sorted(by: { $0.id < $1.id }) {
+            h.lock.lock()
+            do {
+                try current(h)
+                guard let d = h.data, d.state.isActive, d.records > 0 else { h.lock.unlock(); continue }
+                if let lease = LeaseFile.read(h.folder, view: &h.leaseView), lease.owner != owner, lease.expiresAt > now() {
+                    h.lock.unlock()
+                    continue
+                }
+                try prepareWrite(h)
+                let from = h.data!.state
+                guard from.isActive else { h.lock.unlock(); continue }
+                let record: JSON = ["t": "ckpt", "cid": .string(Timestamp.randomId("ckpt_")), "from": .string(from.rawValue),
+                                    "to": "backgrounded", "reason": "background", "at": .int(now())]
+                let (bytes, next) = try stage(h, [record])
+                let before = h.writer!.end
+                try h.writer!.append(bytes)
+                staged.append(Staged(h: h, next: next, from: from, before: before))
+            } catch {
+                warn(h.id, "not backgrounded: \(error)")
+                h.lock.unlock()
+            }
+        }
+        var sessions: [Session] = []
+        var changes: [StateChange] = []
+        for s in staged {
+            defer { s.h.lock.unlock() }
+            do {
+                try s.h.writer!.sync()
+            } catch {
+                s.h.writer!.rollBack(to: s.before)
+                warn(s.h.id, "not backgrounded: \(error)")
+                continue
+            }
+            adopt(s.h, s.next)
+            sessions.append(view(s.h))
+            changes.append(StateChange(id: s.h.id, from: s.from, to: .backgrounded, reason: "background"))
+        }
+        notify(changes)
+        return sessions
+    }
+
+    /// The `backgrounded` sessions, each with its last checkpoint
+    /// (`{checkpointId, at, pendingToolCalls, partialResults}`), for the front end to resume.
+    public func backgrounded() -> [(session: Session, checkpoint: JSON?)] {
+        var out: [(session: Session, checkpoint: JSON?)] = []
+        for h in allHandles() {
+            h.lock.lock()
+            defer { h.lock.unlock() }
+            guard (try? current(h)) != nil, let d = h.data, d.state == .backgrounded else { continue }
+            let s = view(h)
+            var checkpoint: JSON?
+            if let c = d.checkpoint {
+                let partial = c.partial.flatMap { try? readRecord(h, $0)["partial"] } ?? .null
+                checkpoint = ["checkpointId": .string(c.id), "at": .string(Timestamp.iso8601(c.at)),
+                              "pendingToolCalls": .array(s.pendingToolCalls.map(\.json)), "partialResults": partial]
+            }
+            out.append((s, checkpoint))
+        }
+        out.sort { ($0.session.createdAtNanos, $0.session.id) < ($1.session.createdAtNanos, $1.session.id) }
+        return out
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+
+extension SessionStore {
+    /// Appends messages in one durable record (all of them or, after a crash, none). A message
+    /// whose id is already stored (or repeated in the call) is skipped; messages without an id
+    /// get one. Returns how many were stored.
+    public func appendMessages(id: String, messages: [MessageInput]) throws(SessionError) -> Int {
+        guard !messages.isEmpty else { return 0 }
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        try prepareWrite(h)
+        let d = h.data!
+        let at = now()
+        var seen = Set<String>()
+        var stored: [JSON] = []
+        for m in messages {
+            let mid = m.id ?? Timestamp.randomId("msg_")
+            guard d.messageIndex[mid] == nil, seen.insert(mid).inserted else { continue }
+            stored.append(Message(id: mid, role: m.role, content: m.content, toolCalls: m.toolCalls,
+                                  toolCallId: m.toolCallId, atNanos: at).stored)
+        }
+        guard !stored.isEmpty else { return 0 }
+        try commit(h, [["t": "msg", "m": .array(stored), "at": .int(at)]])
+        return stored.count
+    }
+
+    /// Stored messages in append order: those after the message `after` (from the start when
+    /// `nil`), at most `limit`.
+    public func messages(id: String, after: String? = nil, limit: Int = 100) throws(SessionError) -> [Message] {
+        guard limit >= 1 else { throw .invalid("limit must be at least 1") }
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        let d = h.data!
+        var start = 0
+        if let after {
+            guard let i = d.messageIndex[after] else {
+                throw SessionError(.invalidArgument, "session \(id) has no message \(after)", data: ["after": .string(after)])
+            }
+            start = i + 1
+        }
+        let end = min(d.messages.count, start + limit)
+        return start < end ? try readMessages(h, d.messages[start..<end]) : []
+    }
+
+    /// Reads messages from the journal (each record once). Lock held.
+    func readMessages(_ h: SessionHandle, _ refs: ArraySlice<MessageRef>) throws(SessionError) -> [Message] {
+        var out: [Message] = []
+        out.reserveCapacity(refs.count)
+        var cached: (RecordRef, [JSON])?
+        try withJournal(h) { fd throws(SessionError) in
+            for ref in refs {
+                let list: [JSON]
+                if let c = cached, c.0 == ref.record { list = c.1 } else {
+                    list = try readRecord(h, fd, ref.record)["m"]?.arrayValue ?? []
+                    cached = (ref.record, list)
+                }
+                guard ref.position < list.count, let m = Message(stored: list[ref.position]) else {
+                    throw .io("message \(ref.id) of session \(h.id) cannot be read", errno: EIO, path: h.journalPath)
+                }
+                out.append(m)
+            }
+        }
+        return out
+    }
+
+    /// Runs `body` with a descriptor open on the session's journal. Lock held.
+    func withJournal<T>(_ h: SessionHandle, _ body: (Int32) throws(SessionError) -> T) throws(SessionError) -> T {
+        if let w = h.writer { return try body(w.fd) }
+        let fd = open(h.journalPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io("cannot open the journal of session \(h.id)", errno: errno, path: h.journalPath) }
+        defer { Disk.closeDescriptor(fd) }
+        return try body(fd)
+    }
+
+    /// One record, checked against its checksum. Lock held.
+    func readRecord(_ h: SessionHandle, _ ref: RecordRef) throws(SessionError) -> JSON {
+        try withJournal(h) { fd throws(SessionError) in try readRecord(h, fd, ref) }
+    }
+
+    func readRecord(_ h: SessionHandle, _ fd: Int32, _ ref: RecordRef) throws(SessionError) -> JSON {
+        guard let line = Disk.pread(fd, offset: ref.offset, length: Int(ref.length)), line.last == 0x0A,
+              let json = line.withUnsafeBytes({ JournalLine.decode(UnsafeRawBufferPointer(rebasing: $0.dropLast())) })
+        else {
+            throw .io("a record of session \(h.id) at byte \(ref.offset) cannot be read (changed underneath?)",
+                      errno: EIO, path: h.journalPath)
+        }
+        return json
+    }
+}

@@ -1,0 +1,66 @@
+import JSON
+
+extension SessionStore {
+    /// Asks to run tool call `toolCallId`. Returns `.recorded` with the stored result if it
+    /// finished before (it is never run twice), `.inProgress` if this server is running it now,
+    /// and `.started` once the intent (name and arguments) is durable. An `interrupted` call
+    /// (begun before a crash) may be started again. Refused on a `completed` or `failed`
+    /// session unless its result is already recorded.
+    public func beginToolCall(id: String, toolCallId: String, name: String,
+                              arguments: JSON = .object([:])) throws(SessionError) -> ToolCallBegin {
+        guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
+        guard !name.isEmpty else { throw .invalid("a tool call needs a name") }
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        if let done = try recorded(h, toolCallId) { return done }
+        if h.live.contains(toolCallId) { return .inProgress }
+        try refuseIfFinal(h.data!, doing: "run tool calls")
+        try prepareWrite(h)
+        if let done = try recorded(h, toolCallId) { return done }  // the lease may have brought newer records
+        try refuseIfFinal(h.data!, doing: "run tool calls")
+        try commit(h, [["t": "begin", "call": .string(toolCallId), "name": .string(name), "args": arguments,
+                        "at": .int(now())]])
+        h.live.insert(toolCallId)
+        return .started
+    }
+
+    private func recorded(_ h: SessionHandle, _ toolCallId: String) throws(SessionError) -> ToolCallBegin? {
+        guard let t = h.data!.toolCalls[toolCallId], let ref = t.result else { return nil }
+        let r = try readRecord(h, ref)
+        return .recorded(result: r["result"] ?? .null, isError: t.isError)
+    }
+
+    /// Records the result of a tool call, durably. Finishing a call that already has a result
+    /// changes nothing. Works in every state (an interrupted call can always be closed, e.g.
+    /// with `isError: true`), so no call is left without a result.
+    public func finishToolCall(id: String, toolCallId: String, result: JSON, isError: Bool = false) throws(SessionError) {
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        if h.data!.toolCalls[toolCallId]?.isFinished == true { h.live.remove(toolCallId); return }
+        try prepareWrite(h)
+        let d = h.data!
+        let declared = d.declared.first { $0.toolCallId == toolCallId }
+        guard let known = d.toolCalls[toolCallId].map(\.name) ?? declared?.name else {
+            throw SessionError(.notFound, "session \(id) has no tool call \(toolCallId)",
+                               data: ["id": .string(id), "toolCallId": .string(toolCallId)])
+        }
+        if d.toolCalls[toolCallId]?.isFinished == true { h.live.remove(toolCallId); return }
+        try commit(h, [["t": "end", "call": .string(toolCallId), "name": .string(known), "result": result,
+                        "isError": .bool(isError), "at": .int(now())]])
+        h.live.remove(toolCallId)
+    }
+
+    /// The recorded result of a finished tool call, or `nil` if it has none yet.
+    public func toolCallResult(id: String, toolCallId: String) throws(SessionError) -> (result: JSON, isError: Bool)? {
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        guard case .recorded(let result, let isError)? = try recorded(h, toolCallId) else { return nil }
+        return (result, isError)
+    }
+}

@@ -1,0 +1,321 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import Synchronization
+
+/// The durable session store of one workspace root (`<root>/.workspace/sessions`).
+///
+/// Durability: every change is one or more records appended to the session's
+/// `journal.jsonl` and flushed (`fsync`, `F_FULLFSYNC` on Apple) before the call returns; a
+/// call that throws has changed nothing. A change that spans several facts (usage that goes
+/// over budget and fails the session; a checkpoint that backgrounds it) is one record, so it
+/// is all there after a crash or not at all. Recovery truncates a torn tail, opens a journal
+/// damaged in the middle up to the damage (keeping the damaged file as `journal.damaged-<n>`),
+/// and never refuses to open. Snapshots every `snapshotInterval` records keep recovery short.
+///
+/// Ownership: a store changes a session only while it holds the session's lease
+/// (`lease.json`, `leaseSeconds` long, renewed on use); another owner sees it read-only and
+/// gets `SessionLocked` until the lease is released or expires.
+///
+/// Threads: thread-safe. Calls on different sessions run in parallel; calls on one session run
+/// one at a time. `onStateChange` runs on the calling thread after the change is durable,
+/// with no lock held.
+public final class SessionStore: Sendable {
+    public let directory: String
+    public let owner: String
+    public let pricing: Pricing
+    let leaseTerm: Int64
+    let snapshotInterval: Int
+    let now: @Sendable () -> Int64
+    private let handles = Mutex<[String: SessionHandle]>([:])
+    private let warningList = Mutex<[SessionWarning]>([])
+    private let stateChangeHandler: Mutex<(@Sendable (StateChange) -> Void)?>
+
+    /// - Parameters:
+    ///   - directory: `<root>/.workspace/sessions`; created on first use.
+    ///   - owner: this server's lease owner id (stable per device, e.g. a host id).
+    ///   - snapshotInterval: records between snapshots.
+    ///   - now: the wall clock in nanoseconds since 1970.
+    public init(directory: String, owner: String, leaseSeconds: Int = 60, pricing: Pricing = Pricing(),
+                snapshotInterval: Int = 256, onStateChange: (@Sendable (StateChange) -> Void)? = nil,
+                now: @escaping @Sendable () -> Int64 = Timestamp.wallClockNanos) {
+        self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
+        self.owner = owner
+        self.pricing = pricing
+        self.leaseTerm = Int64(max(1, leaseSeconds)) * 1_000_000_000
+        self.snapshotInterval = max(1, snapshotInterval)
+        self.now = now
+        stateChangeHandler = Mutex(onStateChange)
+    }
+
+    /// Sets (or clears) the callback that hears every state change.
+    public func setStateChangeHandler(_ handler: (@Sendable (StateChange) -> Void)?) {
+        stateChangeHandler.withLock { $0 = handler }
+    }
+
+    /// The problems worked around since the last call (torn tails, damaged journals, …).
+    public func drainWarnings() -> [SessionWarning] {
+        warningList.withLock { w in defer { w = [] }; return w }
+    }
+
+    func warn(_ id: String?, _ message: String) {
+        warningList.withLock { $0.append(SessionWarning(sessionId: id, message: message)) }
+    }
+
+    func notify(_ changes: [StateChange]) {
+        guard !changes.isEmpty, let handler = stateChangeHandler.withLock({ $0 }) else { return }
+        for c in changes { handler(c) }
+    }
+
+    // MARK: Finding and loading sessions
+
+    /// The handle of session `id`, if the store knows it or its folder holds a journal.
+    func handle(_ id: String) throws(SessionError) -> SessionHandle {
+        guard Timestamp.isSafeName(id) else { throw .notFound("session", id) }
+        if let h = handles.withLock({ $0[id] }) { return h }
+        let folder = directory + "/" + id
+        guard Disk.identity(path: folder + "/" + Journal.file) != nil else { throw .notFound("session", id) }
+        return handles.withLock { map in
+            if let h = map[id] { return h }
+            let h = SessionHandle(id: id, folder: folder)
+            map[id] = h
+            return h
+        }
+    }
+
+    /// Every session folder on disk (others may have added some through sync) and in memory.
+    func allHandles() -> [SessionHandle] {
+        let names = (Disk.list(directory) ?? []).filter { Timestamp.isSafeName($0) }
+        return handles.withLock { map in
+            for name in names where map[name] == nil {
+                map[name] = SessionHandle(id: name, folder: directory + "/" + name)
+            }
+            return Array(map.values)
+        }
+    }
+
+    /// Loads the session on first use, and again when another owner changed its journal.
+    /// Lock held. Throws `NotFound` for a folder without a session.
+    func current(_ h: SessionHandle) throws(SessionError) {
+        if h.deleted { throw .notFound("session", h.id) }
+        if h.loaded {
+            // While this store holds the lease, nobody else writes.
+            if h.writer != nil, let lease = h.leaseView.lease, lease.owner == owner, lease.expiresAt > now() { return }
+            let now = Disk.identity(path: h.journalPath)
+            if now == h.identity { return }
+            if now == nil { h.deleted = true; throw .notFound("session", h.id) }
+        }
+        try reload(h)
+        if h.data == nil { throw .notFound("session", h.id) }
+    }
+
+    func reload(_ h: SessionHandle) throws(SessionError) {
+        h.closeWriter()
+        guard let loaded = try SessionLoader.load(folder: h.folder, id: h.id) else {
+            h.loaded = true
+            h.data = nil
+            h.identity = nil
+            return
+        }
+        h.loaded = true
+        h.data = loaded.data
+        h.validEnd = loaded.validEnd
+        h.fault = loaded.fault
+        h.identity = loaded.identity
+        for w in loaded.warnings { warn(h.id, w) }
+    }
+
+    /// The client's view of a loaded session. Lock held.
+    func view(_ h: SessionHandle) -> Session {
+        let d = h.data!
+        var otherOwnerRuns = false
+        if h.writer == nil, !d.unfinishedCalls.isEmpty, let lease = LeaseFile.read(h.folder, view: &h.leaseView) {
+            otherOwnerRuns = lease.owner != owner && lease.expiresAt > now()
+        }
+        return d.session { otherOwnerRuns || h.live.contains($0) }
+    }
+
+    // MARK: Writing
+
+    /// Takes or renews the lease and opens the journal for appending (cutting a torn tail, or
+    /// setting a damaged journal aside, first). Lock held; `current(h)` done.
+    func prepareWrite(_ h: SessionHandle) throws(SessionError) {
+        guard let d = h.data, d.records > 0 else {
+            throw SessionError(.ioError, "session \(h.id) cannot be changed: its journal is damaged from the first record",
+                               data: ["id": .string(h.id)])
+        }
+        let outcome = try LeaseFile.acquire(h.folder, owner: owner, now: now(), term: leaseTerm, view: &h.leaseView)
+        if case .acquired = outcome, Disk.identity(path: h.journalPath) != h.identity {
+            try reload(h)  // another owner wrote while we did not hold the lease
+            guard h.data != nil else { throw .notFound("session", h.id) }
+        }
+        guard h.writer == nil else { return }
+        if case .damaged = h.fault {
+            let kept = try Journal.setAside(h.journalPath, validEnd: h.validEnd)
+            warn(h.id, "the damaged journal was kept as \(kept); the session continues from its intact part")
+        }
+        h.writer = try JournalWriter.openForAppend(h.journalPath, validEnd: h.validEnd)
+        h.fault = nil
+        h.identity = Disk.identity(fd: h.writer!.fd)
+    }
+
+    /// Encodes `records` and applies them to a copy of the state (which validates them).
+    func stage(_ h: SessionHandle, _ records: [JSON]) throws(SessionError) -> (bytes: [UInt8], next: SessionData) {
+        var next = h.data!
+        var bytes: [UInt8] = []
+        var offset = h.writer!.end
+        for r in records {
+            let line = JournalLine.encode(r)
+            let ref = RecordRef(offset: offset, length: Int32(line.count))
+            let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
+            do { try next.apply(r, ref: ref, crc: crc) } catch {
+                throw SessionError(.invalidArgument, "internal: a record does not fit the session: \(error.message)")
+            }
+            bytes += line
+            offset += Int64(line.count)
+        }
+        return (bytes, next)
+    }
+
+    /// Appends `records` durably and adopts the new state. Lock held; `prepareWrite(h)` done.
+    func commit(_ h: SessionHandle, _ records: [JSON]) throws(SessionError) {
+        let (bytes, next) = try stage(h, records)
+        let before = h.writer!.end
+        try h.writer!.append(bytes)
+        do { try h.writer!.sync() } catch {
+            h.writer!.rollBack(to: before)
+            throw error
+        }
+        adopt(h, next)
+    }
+
+    /// Keeps a durable state, and writes a snapshot when one is due.
+    func adopt(_ h: SessionHandle, _ next: SessionData) {
+        h.data = next
+        h.validEnd = next.end
+        h.identity = h.writer.flatMap { Disk.identity(fd: $0.fd) }
+        if next.sinceSnapshot >= snapshotInterval {
+            do {
+                try next.snapshot.write(to: h.folder + "/" + Journal.snapshot)
+                h.data!.sinceSnapshot = 0
+            } catch {
+                warn(h.id, "cannot write a snapshot (recovery stays correct, only slower): \(error.message)")
+            }
+        }
+    }
+
+    // MARK: Basic operations
+
+    /// Creates a session in state `idle`, durable before it returns, with this store holding its lease.
+    public func create(title: String? = nil, agentType: String? = nil, config: SessionConfig = SessionConfig(),
+                       metadata: JSON? = nil) throws(SessionError) -> Session {
+        let id = Timestamp.randomId("sess_")
+        let folder = directory + "/" + id
+        try Disk.makeDirectories(folder)
+        let h = SessionHandle(id: id, folder: folder)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        var lease = LeaseView()
+        _ = try LeaseFile.acquire(folder, owner: owner, now: now(), term: leaseTerm, view: &lease)
+        h.leaseView = lease
+        var record: JSONObject = ["t": "create", "id": .string(id), "title": .string(title ?? "Untitled"),
+                                  "agentType": .string(agentType ?? "default"), "config": config.json]
+        if let metadata { record["metadata"] = metadata }
+        record["at"] = .int(now())
+        var writer = try JournalWriter.openForAppend(h.journalPath, validEnd: 0)
+        let line = JournalLine.encode(.object(record))
+        do {
+            try writer.append(line)
+            try writer.sync()
+        } catch {
+            writer.closeFile()
+            _ = Disk.removeTree(folder)
+            throw error
+        }
+        Disk.syncDirectory(folder)
+        Disk.syncDirectory(directory)
+        let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
+        h.data = try? SessionData(create: .object(record), ref: RecordRef(offset: 0, length: Int32(line.count)), crc: crc)
+        h.loaded = true
+        h.writer = writer
+        h.validEnd = writer.end
+        h.identity = Disk.identity(fd: writer.fd)
+        handles.withLock { $0[id] = h }
+        return view(h)
+    }
+
+    public func get(id: String) throws(SessionError) -> Session {
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        return view(h)
+    }
+
+    /// Sessions ordered by creation time, then id; `cursor` is the `nextCursor` of the page
+    /// before. Pages stay stable while sessions are added or removed.
+    public func list(state: SessionState? = nil, limit: Int = 50,
+                     cursor: String? = nil) throws(SessionError) -> (sessions: [Session], nextCursor: String?) {
+        guard limit >= 1 else { throw .invalid("limit must be at least 1") }
+        var after: (Int64, String)?
+        if let cursor {
+            let parts = cursor.split(separator: ":", maxSplits: 2)
+            guard parts.count == 3, parts[0] == "c1", let t = Int64(parts[1]) else { throw .invalid("invalid cursor") }
+            after = (t, String(parts[2]))
+        }
+        var all: [Session] = []
+        for h in allHandles() {
+            h.lock.lock()
+            defer { h.lock.unlock() }
+            guard (try? current(h)) != nil, !h.deleted, h.data != nil else { continue }
+            if let state, h.data!.state != state { continue }
+            all.append(view(h))
+        }
+        all.sort { ($0.createdAtNanos, $0.id) < ($1.createdAtNanos, $1.id) }
+        if let after { all.removeAll { ($0.createdAtNanos, $0.id) <= after } }
+        let page = Array(all.prefix(limit))
+        let next = all.count > limit ? page.last.map { "c1:\($0.createdAtNanos):\($0.id)" } : nil
+        return (page, next)
+    }
+
+    /// Removes the session and its folder (needs the lease).
+    public func delete(id: String) throws(SessionError) {
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        try prepareWrite(h)
+        h.closeWriter()
+        let grave = directory + "/" + Timestamp.randomId(".deleted-")
+        guard rename(h.folder, grave) == 0 else { throw .io("cannot delete session \(id)", errno: errno, path: h.folder) }
+        Disk.syncDirectory(directory)
+        if !Disk.removeTree(grave) { warn(id, "the deleted session's files could not all be removed from \(grave)") }
+        h.deleted = true
+        h.data = nil
+        handles.withLock { _ = $0.removeValue(forKey: id) }
+    }
+
+    /// Gives up this store's lease on the session (another owner may then change it).
+    public func release(id: String) {
+        guard let h = try? handle(id) else { return }
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        h.closeWriter()
+        LeaseFile.release(h.folder, owner: owner, view: &h.leaseView)
+    }
+
+    /// Releases every lease this store holds and closes its files. The store stays usable.
+    public func close() {
+        for h in handles.withLock({ Array($0.values) }) {
+            h.lock.lock()
+            if h.writer != nil || h.loaded {
+                h.closeWriter()
+                if !h.deleted { LeaseFile.release(h.folder, owner: owner, view: &h.leaseView) }
+            }
+            h.lock.unlock()
+        }
+    }
+}
