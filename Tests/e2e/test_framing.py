@@ -280,3 +280,43 @@ def test_notification_in_lsp_frames_after_a_reply_keeps_framing(spawn):
 
     b.take(lambda m: isinstance(m, dict) and m.get("method") == "window/logMessage"
            and "framed-log" in m["params"]["message"])
+
+
+def test_many_pipelined_requests_are_all_answered(server):
+    ids = [f"p{i}" for i in range(3000)]
+    data = b"".join(frame(ping(i), server.framing) for i in ids)
+    for i in ids:
+        server.track(i, "ping")
+
+    server.write(data)
+
+    server.pump_until(lambda: len(server.inbox) >= len(ids), 20, f"{len(ids)} responses")
+    assert sorted(e.msg["id"] for e in server.inbox) == sorted(ids)
+
+
+def test_concurrent_large_responses_are_never_interleaved(server):
+    sizes = [3 << 20, (2 << 20) + 1, 1 << 20, 5, 0]
+    ids = [server.request("debug/blob", {"bytes": n}) for n in sizes]
+    pings = [server.request("ping") for _ in range(20)]
+
+    for i, n in zip(ids, sizes):
+        assert len(server.response(i, timeout=20)["result"]["data"].encode()) == n
+    for i in pings:
+        assert server.response(i)["result"] == {}
+
+
+def test_empty_lsp_body_is_a_parse_error_and_next_message_served(spawn):
+    b = spawn(framing="lsp", init=True)
+    b.track("after-empty", "ping")
+
+    b.write(b"Content-Length: 0\r\n\r\n" + lsp_frame(ping("after-empty")))
+
+    err = b.error_response(id=None)["error"]
+    assert err["code"] == -32700
+    assert b.response("after-empty")["result"] == {}
+
+
+def test_initialize_reports_the_message_size_limit(spawn):
+    b = spawn("--max-message-bytes", "5000", framing="ndjson")
+    caps = b.initialize()["capabilities"]
+    assert caps.get("maxMessageBytes", 5000) == 5000

@@ -214,6 +214,12 @@ def test_ids_are_echoed_exactly(server, msg_id):
         assert b'"id":%d' % msg_id in entry.raw.replace(b" ", b"")
 
 
+@pytest.mark.parametrize("msg_id", [2**63 - 1, -(2**63), "err-☃"])
+def test_error_responses_echo_ids_exactly(server, msg_id):
+    entry = server.response_entry(server.request("no/such", {}, id=msg_id))
+    assert entry.msg["id"] == msg_id and entry.msg["error"]["code"] == -32601
+
+
 @pytest.mark.parametrize("value", [2**53 + 1, 2**63 - 1, -(2**63), 10**15 + 7])
 def test_large_integers_in_params_are_echoed_exactly(server, value):
     entry = server.response_entry(server.request("debug/echo", {"value": [value]}))

@@ -138,9 +138,10 @@ def test_end_of_input_before_initialize_exits_0(spawn):
     assert b.wait_exit(5) == 0
 
 
-def test_end_of_input_in_the_middle_of_a_message_still_exits_0(spawn):
-    b = spawn(framing="ndjson", init=True)
-    b.write(b'{"jsonrpc":"2.0","id":1,"meth')
+def test_end_of_input_in_the_middle_of_a_message_still_exits_0(spawn, framing):
+    b = spawn(framing=framing, init=True)
+    partial = b'{"jsonrpc":"2.0","id":1,"meth'
+    b.write(partial if framing == "ndjson" else b"Content-Length: 80\r\n\r\n" + partial)
     b.close_stdin()
     assert b.wait_exit(5) == 0
 
@@ -170,8 +171,15 @@ def test_version_flag_prints_the_version(binary):
     assert re.fullmatch(r"\d+\.\d+\.\d+\S*", out.stdout.decode().strip()), out.stdout
 
 
-def test_help_flag_describes_the_options(binary):
+def test_help_flag_works(binary):
     out = run_cli(["--help"])
+    assert out.returncode == 0
+    text = out.stdout.decode() + out.stderr.decode()
+    assert "serve" in text and "--version" in text
+
+
+def test_serve_help_describes_the_options(binary):
+    out = run_cli(["serve", "--help"])
     assert out.returncode == 0
     text = out.stdout.decode() + out.stderr.decode()
     for option in ["--framing", "--max-message-bytes", "--log-level", "--log-file", "--enable-debug-methods",

@@ -87,3 +87,18 @@ def test_log_file_receives_the_logs(spawn, tmp_path):
 
     assert "file-marker-19" in path.read_text(encoding="utf-8", errors="replace")
     assert "file-marker-19" in b.stderr_text()
+
+
+def test_log_level_filters_records_below_it(spawn):
+    b = spawn("--log-level", "warning", framing="ndjson", init={"trace": "verbose"})
+
+    b.result("debug/log", {"level": "info", "message": "below-level-marker"})
+    b.result("debug/log", {"level": "error", "message": "above-level-marker"})
+    wait_log(b, "above-level-marker")
+    b.result("shutdown")
+    b.notify("exit")
+    assert b.wait_exit(5) == 0
+
+    assert log_messages(b, "below-level-marker") == []
+    stderr = b.stderr_text()
+    assert "above-level-marker" in stderr and "below-level-marker" not in stderr

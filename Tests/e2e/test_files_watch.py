@@ -1,0 +1,260 @@
+"""Change notifications (workspace/didChangeFiles): who gets them, what they say, how fast, how
+they are coalesced, and what never appears (the server's temp files, .workspace/, anything
+reached through a link)."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from wsfiles import is_temp_name, save
+
+METHOD = "workspace/didChangeFiles"
+LATENCY = 0.5
+
+
+class Watcher:
+    """A client that receives didChangeFiles; every change is checked for what must never appear."""
+
+    def __init__(self, b, root: Path):
+        self.b, self.root = b, root
+        self.seen: list[tuple[float, dict]] = []      # (arrival, change)
+        self.messages = 0
+
+    def _drain(self):
+        for e in list(self.b.inbox):
+            if isinstance(e.msg, dict) and e.msg.get("method") == METHOD:
+                self.b.inbox.remove(e)
+                self.messages += 1
+                params = e.msg["params"]
+                assert not params.get("rescan"), f"unexpected rescan: {params}"
+                for c in params["changes"]:
+                    parts = c["path"].split("/")
+                    assert parts[0] != ".workspace", f"the server's private folder appeared: {c}"
+                    assert not any(is_temp_name(p) for p in parts), f"a server temp file appeared: {c}"
+                    self.seen.append((e.t, c))
+
+    def wait_for(self, path: str, types=("created", "changed", "deleted"), since: float = 0.0,
+                 timeout: float = 3.0) -> float:
+        """The arrival time of the first change of `path` (of one of `types`) that arrived after `since`."""
+        def found():
+            self._drain()
+            for t, c in self.seen:
+                if t >= since and c["path"] == path and c["type"] in types:
+                    return t
+            return None
+        return self.b.pump_until(found, timeout, f"a {'/'.join(types)} change of {path!r}")
+
+    def settle(self, duration: float) -> None:
+        self.b.settle(duration)
+        self._drain()
+
+    def changes(self, since: float = 0.0, path: str | None = None) -> list[dict]:
+        self._drain()
+        return [c for t, c in self.seen if t >= since and (path is None or c["path"] == path)]
+
+    def make_live(self, name: str = "sentinel.txt") -> None:
+        """Prove the watch is in place: write a file and wait for its notification."""
+        since = time.monotonic()
+        (self.root / name).write_text("live")
+        self.wait_for(name, since=since, timeout=5.0)
+
+
+def _watcher(spawn, ws_root, how: str, glob: str | None = None) -> Watcher:
+    if how == "capability":
+        b = spawn("--local-root", str(ws_root), framing="ndjson",
+                  init={"capabilities": {"workspace": {"didChangeFiles": True}}})
+    else:
+        b = spawn("--local-root", str(ws_root), framing="ndjson", init=True)
+        assert b.result("watchFiles", {} if glob is None else {"glob": glob}) == {"watching": True}
+    return Watcher(b, ws_root)
+
+
+@pytest.fixture(params=["capability", "watchFiles"])
+def watcher(request, spawn, ws_root) -> Watcher:
+    w = _watcher(spawn, ws_root, request.param)
+    w.make_live()
+    return w
+
+
+def test_a_file_created_by_another_process_is_reported_within_500_ms(watcher):
+    t0 = time.monotonic()
+    (watcher.root / "Research/new.md").write_text("hello")
+
+    arrived = watcher.wait_for("Research/new.md", types=("created",), since=t0)
+
+    assert arrived - t0 <= LATENCY, f"{(arrived - t0) * 1000:.0f} ms"
+
+
+def test_a_change_to_an_existing_file_is_reported_as_changed(watcher):
+    (watcher.root / "Research/existing.md").write_text("v1")
+    watcher.wait_for("Research/existing.md")
+    watcher.settle(0.3)
+
+    t0 = time.monotonic()
+    with open(watcher.root / "Research/existing.md", "a") as f:
+        f.write("more")
+
+    arrived = watcher.wait_for("Research/existing.md", types=("changed",), since=t0)
+    assert arrived - t0 <= LATENCY
+
+
+def test_a_file_in_a_folder_made_with_mkdir_p_is_reported(watcher):
+    t0 = time.monotonic()
+    os.makedirs(watcher.root / "n1/n2/n3")
+    (watcher.root / "n1/n2/n3/f.txt").write_text("deep")
+
+    arrived = watcher.wait_for("n1/n2/n3/f.txt", types=("created", "changed"), since=t0)
+
+    assert arrived - t0 <= LATENCY, f"{(arrived - t0) * 1000:.0f} ms"
+
+
+def test_a_file_written_into_a_new_folder_later_is_reported(watcher):
+    os.makedirs(watcher.root / "later/sub")
+    watcher.wait_for("later", types=("created",))
+    watcher.settle(0.2)
+
+    t0 = time.monotonic()
+    (watcher.root / "later/sub/f.txt").write_text("x")
+
+    arrived = watcher.wait_for("later/sub/f.txt", since=t0)
+    assert arrived - t0 <= LATENCY
+
+
+def test_a_deleted_file_is_reported_as_deleted(watcher):
+    (watcher.root / "gone.txt").write_text("x")
+    watcher.wait_for("gone.txt")
+    watcher.settle(0.3)
+
+    t0 = time.monotonic()
+    os.remove(watcher.root / "gone.txt")
+
+    arrived = watcher.wait_for("gone.txt", types=("deleted",), since=t0)
+    assert arrived - t0 <= LATENCY
+
+
+def test_a_rename_is_reported_as_deleted_old_and_created_new(watcher):
+    (watcher.root / "old.md").write_text("x")
+    watcher.wait_for("old.md")
+    watcher.settle(0.3)
+
+    t0 = time.monotonic()
+    os.rename(watcher.root / "old.md", watcher.root / "new.md")
+
+    gone = watcher.wait_for("old.md", types=("deleted",), since=t0)
+    came = watcher.wait_for("new.md", types=("created",), since=t0)
+    assert max(gone, came) - t0 <= LATENCY
+
+
+def test_a_burst_of_1000_writes_to_one_file_is_coalesced(watcher):
+    path = watcher.root / "burst.txt"
+    path.write_text("start")
+    watcher.wait_for("burst.txt")
+    watcher.settle(0.6)
+    t0 = time.monotonic()
+
+    for i in range(1000):
+        with open(path, "w") as f:
+            f.write(f"write {i}")
+    took = time.monotonic() - t0
+    watcher.wait_for("burst.txt", types=("changed",), since=t0)
+    watcher.settle(1.0)
+
+    burst = watcher.changes(since=t0, path="burst.txt")
+    print(f"1,000 writes in {took * 1000:.0f} ms -> {len(burst)} changes of burst.txt")
+    assert 1 <= len(burst) <= 50, f"{len(burst)} notifications for 1,000 writes in {took * 1000:.0f} ms"
+    assert {c["type"] for c in burst} == {"changed"}
+
+
+def test_saves_by_a_server_never_show_its_temp_files(watcher, spawn, ws_root):
+    writer = spawn("--local-root", str(ws_root), framing="ndjson", init=True)
+    t0 = time.monotonic()
+
+    for i in range(30):
+        save(writer, "Research/saved.md", f"version {i}\n" * 100)
+    save(watcher.b, "Research/saved-by-watcher.md", "x")
+
+    watcher.wait_for("Research/saved.md", since=t0)
+    watcher.wait_for("Research/saved-by-watcher.md", since=t0)
+    watcher.settle(0.6)
+    assert {c["path"] for c in watcher.changes(since=t0)} <= {"Research/saved.md", "Research/saved-by-watcher.md"}
+
+
+def test_changes_inside_the_private_folder_never_appear(watcher):
+    t0 = time.monotonic()
+    (watcher.root / ".workspace/probe").write_text("x")
+    (watcher.root / ".syncthing.x.md.wb-0123456789abcdef.tmp").write_text("x")
+    (watcher.root / "visible.txt").write_text("x")
+
+    watcher.wait_for("visible.txt", since=t0)
+    watcher.settle(0.6)
+
+    assert {c["path"] for c in watcher.changes(since=t0)} == {"visible.txt"}
+
+
+def test_changes_behind_a_link_to_an_outside_folder_never_appear(watcher, tmp_path):
+    outside = tmp_path / "ws_outside"
+    outside.mkdir()
+    os.symlink(outside, watcher.root / "out_link")
+    watcher.wait_for("out_link", types=("created",))
+    watcher.settle(0.3)
+    t0 = time.monotonic()
+
+    (outside / "f.txt").write_text("outside")
+    os.makedirs(outside / "sub")
+    (outside / "sub/g.txt").write_text("outside")
+    (watcher.root / "after.txt").write_text("x")
+
+    watcher.wait_for("after.txt", since=t0)
+    watcher.settle(0.6)
+    assert not [c for c in watcher.changes(since=t0) if c["path"].startswith("out_link/")]
+
+
+def test_watch_files_glob_filters_the_paths_reported(spawn, ws_root):
+    w = _watcher(spawn, ws_root, "watchFiles", glob="*.md")
+    w.make_live("sentinel.md")
+    t0 = time.monotonic()
+
+    (ws_root / "ignored.txt").write_text("x")
+    (ws_root / "watched.md").write_text("x")
+
+    w.wait_for("watched.md", since=t0)
+    w.settle(0.6)
+    assert {c["path"] for c in w.changes(since=t0)} == {"watched.md"}
+
+
+def test_unwatch_files_stops_the_notifications(spawn, ws_root):
+    w = _watcher(spawn, ws_root, "watchFiles")
+    w.make_live()
+
+    assert w.b.result("unwatchFiles", {}) == {"watching": False}
+    w.settle(0.6)
+    t0 = time.monotonic()
+    (ws_root / "after-unwatch.txt").write_text("x")
+    os.remove(ws_root / "sentinel.txt")
+
+    w.settle(1.0)
+    assert w.changes(since=t0) == [] and not w.b.notifications(METHOD)
+
+
+def test_a_client_that_did_not_ask_gets_no_notifications(spawn, ws_root):
+    b = spawn("--local-root", str(ws_root), framing="ndjson", init=True)
+    save(b, "x.txt", "x")
+
+    (ws_root / "y.txt").write_text("y")
+    os.remove(ws_root / "x.txt")
+
+    b.settle(1.0)
+    assert b.notifications(METHOD) == []
+
+
+def test_a_client_asking_with_capability_false_gets_no_notifications(spawn, ws_root):
+    b = spawn("--local-root", str(ws_root), framing="ndjson",
+              init={"capabilities": {"workspace": {"didChangeFiles": False}}})
+
+    (ws_root / "y.txt").write_text("y")
+
+    b.settle(1.0)
+    assert b.notifications(METHOD) == []
