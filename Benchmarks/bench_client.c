@@ -7,6 +7,9 @@
  *   --framing lsp|ndjson   framing of the request bytes (default lsp)
  *   --label NAME           "target" field of every output line (default "server")
  *   --tests LIST           comma list of rtt,pipe,spawn,rss,blob (default rtt,pipe,spawn,rss)
+ *                          and the workspace file tests (the server started with --local-root):
+ *                          load4k, save4k, echo4k (the floor of load4k), range, list, search,
+ *                          import; see "workspace file phases" below
  *   --rtt N                measured sequential round trips (default 20000)
  *   --warmup N             warm-up round trips before them (default 2000)
  *   --pipe-total N         pipelined requests (default 200000)
@@ -16,6 +19,16 @@
  *   --blob-runs N          measured debug/blob requests (default 50, after 5 unmeasured)
  *   --timeout S            seconds without progress before giving up (default 15)
  *   --child-stderr PATH    send the child's stderr there (default: inherited)
+ *   --ws-file PATH         workspace path of the 4 KiB file (default bench/file4k.txt)
+ *   --save-runs N          measured saveFile requests (default 200, after 20 unmeasured)
+ *   --passes N             measured passes of range/list/search/import (default 3)
+ *   --warm-passes N        unmeasured passes before them (default 1; import: use 0)
+ *   --range-path PATH      file read by `range`, --range-total its size in bytes,
+ *   --range-bytes N        bytes per loadFile (default 1048576), --encoding utf8|base64
+ *   --list-path PATH       folder listed recursively by `list` (default ""), --list-limit N
+ *   --search-query Q       literal searched by `search`, --search-path PATH, --search-max N,
+ *                          --search-case sensitive|insensitive (default: not sent)
+ *   --import-source ABS    host file imported by `import` to --import-path PATH
  *
  * Every request is encoded before its phase starts; the timed loops only write prepared
  * bytes and find frame boundaries in what comes back (LSP: header + Content-Length,
@@ -91,6 +104,18 @@ static void add_framef(buf_t *b, const char *fmt, ...) {
     int n = vsnprintf(body, sizeof body, fmt, ap);
     va_end(ap);
     add_frame(b, body, (size_t)n);
+}
+
+/* Appends `s` JSON-escaped (no quotes). */
+static void buf_add_json_escaped(buf_t *b, const char *s, size_t n) {
+    buf_reserve(b, n * 6);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') { b->p[b->len++] = '\\'; b->p[b->len++] = (char)c; }
+        else if (c == '\n') { b->p[b->len++] = '\\'; b->p[b->len++] = 'n'; }
+        else if (c < 0x20) b->len += (size_t)sprintf(b->p + b->len, "\\u%04x", c);
+        else b->p[b->len++] = (char)c;
+    }
 }
 
 /* ---------- child process ---------- */
@@ -385,7 +410,47 @@ static void print_sample(void) {
 }
 
 /* ---------- phases ---------- */
+
+/* Sequential round trips over prepared frames b[off[i]..off[i+1]): `warm` unmeasured, then
+ * `n` measured; one JSON line for `test`. `watch_mask`: the watchdog is re-armed every
+ * watch_mask+1 requests (slow requests need it often). */
+static void rtt_loop(const char *test, buf_t *b, size_t *off, long warm, long n, long watch_mask) {
+    long total = warm + n;
+    uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)n);
+    long errors = 0;
+    size_t resp_bytes = 0;
+    const char *body; size_t bl;
+    watchdog();
+    uint64_t t_begin = 0;
+    for (long i = 0; i < total; i++) {
+        if ((i & watch_mask) == 0) watchdog();
+        if (i == warm) t_begin = now_ns();
+        uint64_t t0 = now_ns();
+        write_all(g_child->wfd, b->p + off[i], off[i + 1] - off[i]);
+        read_response(g_reader, &body, &bl);
+        uint64_t t1 = now_ns();
+        if (i >= warm) lat[i - warm] = t1 - t0;
+        if (is_error(body, bl)) { errors++; keep_sample(body, bl); }
+        if (i == 0) { if (!errors) keep_sample(body, bl); resp_bytes = bl; }
+    }
+    uint64_t t_end = now_ns();
+    alarm(0);
+    qsort(lat, (size_t)n, sizeof *lat, cmp_u64);
+    double mean = (double)(t_end - t_begin) / (double)n;
+    line_begin(test);
+    printf(",\"n\":%ld,\"warmup\":%ld,\"rate_per_s\":%.0f,\"mean_us\":%.2f,\"p50_us\":%.2f,"
+           "\"p90_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"max_us\":%.2f,\"errors\":%ld,"
+           "\"request_bytes\":%zu,\"response_bytes\":%zu",
+           n, warm, 1e9 / mean, mean / 1e3, pct(lat, n, .50) / 1e3, pct(lat, n, .90) / 1e3,
+           pct(lat, n, .99) / 1e3, pct(lat, n, .999) / 1e3, (double)lat[n - 1] / 1e3, errors,
+           off[1] - off[0], resp_bytes);
+    print_sample();
+    line_end();
+    free(lat);
+}
+
 static void phase_rtt(child_t *c, reader_t *r, long warm, long n) {
+    (void)c; (void)r;
     g_phase = "rtt";
     long total = warm + n;
     buf_t b = {0};
@@ -395,37 +460,9 @@ static void phase_rtt(child_t *c, reader_t *r, long warm, long n) {
         add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"ping\"}", 1000000 + i);
     }
     off[total] = b.len;
-    uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)n);
-    long errors = 0;
-    const char *body; size_t bl;
     g_sent_desc = "ping requests, one at a time";
-    watchdog();
-    uint64_t t_begin = 0;
-    for (long i = 0; i < total; i++) {
-        if ((i & 1023) == 0) watchdog();
-        if (i == warm) t_begin = now_ns();
-        uint64_t t0 = now_ns();
-        write_all(c->wfd, b.p + off[i], off[i + 1] - off[i]);
-        read_response(r, &body, &bl);
-        uint64_t t1 = now_ns();
-        if (i >= warm) lat[i - warm] = t1 - t0;
-        if (is_error(body, bl)) errors++;
-        if (i == 0) keep_sample(body, bl);
-    }
-    uint64_t t_end = now_ns();
-    alarm(0);
-    qsort(lat, (size_t)n, sizeof *lat, cmp_u64);
-    double mean = (double)(t_end - t_begin) / (double)n;
-    line_begin("rtt");
-    printf(",\"n\":%ld,\"warmup\":%ld,\"rate_per_s\":%.0f,\"mean_us\":%.2f,\"p50_us\":%.2f,"
-           "\"p90_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"max_us\":%.2f,\"errors\":%ld,"
-           "\"request_bytes\":%zu",
-           n, warm, 1e9 / mean, mean / 1e3, pct(lat, n, .50) / 1e3, pct(lat, n, .90) / 1e3,
-           pct(lat, n, .99) / 1e3, pct(lat, n, .999) / 1e3, (double)lat[n - 1] / 1e3, errors,
-           off[1] - off[0]);
-    print_sample();
-    line_end();
-    free(lat); free(off); free(b.p);
+    rtt_loop("rtt", &b, off, warm, n, 1023);
+    free(off); free(b.p);
 }
 
 static void phase_pipe(child_t *c, reader_t *r, long total, long window) {
@@ -627,6 +664,355 @@ static void phase_spawn(long runs) {
     free(t);
 }
 
+/* ---------- workspace file phases ----------
+ * For a server started with --local-root. Paths are workspace-relative and must not need
+ * JSON escaping. Every request of a timed loop is encoded before the loop, except the listing
+ * pages, whose cursor is only known from the previous answer.
+ *
+ *   load4k   saveFile of a 4 KiB text file (setup), then sequential loadFile round trips of it
+ *            (--warmup, --rtt)
+ *   save4k   sequential saveFile round trips, 4 KiB, the same path (durable: the server fsyncs
+ *            file and folder), 20 unmeasured then --save-runs
+ *   echo4k   the floor of load4k for echo_peer: the saveFile request (4 KiB of data) echoed,
+ *            so 4 KiB each way (a loadFile moves ~4 KiB one way only)
+ *   range    loadFile of --range-path in --range-bytes ranges (offset/length) until eof, with
+ *            --encoding; MB/s of file bytes per pass; VmRSS sampled every 16 requests
+ *   list     listFiles {path, recursive, limit} following nextCursor until there is none
+ *   search   searchFiles {query, path, maxResults}
+ *   import   importFile {source, path, overwrite: true}
+ */
+static const char *g_ws_file = "bench/file4k.txt";
+static long g_save_runs = 200;
+static long g_passes = 3, g_warm_passes = 1;
+static const char *g_range_path = NULL, *g_encoding = "base64";
+static long g_range_bytes = 1048576, g_range_total = 0;
+static const char *g_list_path = "";
+static long g_list_limit = 10000;
+static const char *g_search_query = NULL, *g_search_path = "";
+static long g_search_max = 100000;
+static const char *g_search_case = NULL; /* "sensitive", "insensitive", or NULL: the server's default */
+static const char *g_import_source = NULL, *g_import_path = "bench/import.bin";
+
+/* 4096 bytes of plain ASCII text in lines. */
+static void text4k(char *out) {
+    static const char *line = "The workspace file benchmark writes this line, again and again.\n";
+    size_t ll = strlen(line);
+    for (size_t i = 0; i < 4096; i++) out[i] = line[i % ll];
+    out[4095] = '\n';
+}
+
+/* One framed saveFile request with the 4 KiB text. */
+static void add_save4k(buf_t *b, long id) {
+    char data[4096];
+    text4k(data);
+    buf_t body = {0};
+    char head[256];
+    int hl = snprintf(head, sizeof head,
+                      "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"saveFile\",\"params\":{\"path\":\"%s\",\"data\":\"",
+                      id, g_ws_file);
+    buf_add(&body, head, (size_t)hl);
+    buf_add_json_escaped(&body, data, sizeof data);
+    buf_add(&body, "\"}}", 3);
+    add_frame(b, body.p, body.len);
+    free(body.p);
+}
+
+/* Sends one prepared request and reads its answer; dies when it is an error. */
+static void request_ok(const char *what, buf_t *b, const char **body, size_t *bl) {
+    g_sent_desc = what;
+    watchdog();
+    write_all(g_child->wfd, b->p, b->len);
+    read_response(g_reader, body, bl);
+    alarm(0);
+    if (is_error(*body, *bl)) {
+        keep_sample(*body, *bl);
+        errno = 0;
+        die_server("setup request answered with an error");
+    }
+}
+
+static void phase_save4k_setup(void) {
+    buf_t b = {0};
+    add_save4k(&b, 5000000);
+    const char *body; size_t bl;
+    request_ok("saveFile of the 4 KiB file (setup)", &b, &body, &bl);
+    free(b.p);
+}
+
+static void phase_load4k(long warm, long n) {
+    g_phase = "load4k";
+    phase_save4k_setup();
+    long total = warm + n;
+    buf_t b = {0};
+    size_t *off = malloc(sizeof(size_t) * (size_t)(total + 1));
+    for (long i = 0; i < total; i++) {
+        off[i] = b.len;
+        add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"loadFile\",\"params\":{\"path\":\"%s\"}}",
+                   5100000 + i, g_ws_file);
+    }
+    off[total] = b.len;
+    g_sent_desc = "loadFile requests (4 KiB), one at a time";
+    rtt_loop("load4k", &b, off, warm, n, 1023);
+    free(off); free(b.p);
+}
+
+static void phase_save_or_echo4k(const char *test, long warm, long n) {
+    g_phase = test;
+    long total = warm + n;
+    buf_t b = {0};
+    size_t *off = malloc(sizeof(size_t) * (size_t)(total + 1));
+    for (long i = 0; i < total; i++) {
+        off[i] = b.len;
+        add_save4k(&b, 5200000 + i);
+    }
+    off[total] = b.len;
+    g_sent_desc = "saveFile requests (4 KiB), one at a time";
+    rtt_loop(test, &b, off, warm, n, 15);
+    free(off); free(b.p);
+}
+
+static const char *mem_find(const char *h, size_t hl, const char *n) { return memmem(h, hl, n, strlen(n)); }
+
+/* The integer after `key` (e.g. "\"size\":") within the first and last 512 bytes of the body
+ * (the fields around a large "data" string); -1 when absent. */
+static long long field_int(const char *b, size_t n, const char *key) {
+    size_t w = n < 512 ? n : 512;
+    const char *p = mem_find(b + n - w, w, key);
+    if (!p) p = mem_find(b, w, key);
+    if (!p) return -1;
+    return strtoll(p + strlen(key), NULL, 10);
+}
+static int field_true(const char *b, size_t n, const char *key_true) {
+    size_t w = n < 512 ? n : 512;
+    return mem_find(b + n - w, w, key_true) || mem_find(b, w, key_true);
+}
+static long count_occ(const char *b, size_t n, const char *needle) {
+    long k = 0;
+    size_t nl = strlen(needle);
+    const char *p = b, *e = b + n;
+    while ((p = memmem(p, (size_t)(e - p), needle, nl))) { k++; p += nl; }
+    return k;
+}
+
+static void print_list_d(const char *key, const double *v, long n, const char *f) {
+    printf(",\"%s\":[", key);
+    for (long i = 0; i < n; i++) { if (i) printf(","); printf(f, v[i]); }
+    printf("]");
+}
+static double median_d(const double *v, long n) {
+    double *s = malloc(sizeof(double) * (size_t)n);
+    memcpy(s, v, sizeof(double) * (size_t)n);
+    for (long i = 1; i < n; i++) for (long j = i; j > 0 && s[j - 1] > s[j]; j--) { double t = s[j]; s[j] = s[j - 1]; s[j - 1] = t; }
+    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    free(s);
+    return m;
+}
+
+static void phase_range(void) {
+    g_phase = "range";
+    if (!g_range_path || g_range_total <= 0) { fprintf(stderr, "range needs --range-path and --range-total\n"); exit(2); }
+    long nreq = (g_range_total + g_range_bytes - 1) / g_range_bytes;
+    long passes = g_warm_passes + g_passes;
+    buf_t b = {0};
+    size_t *off = malloc(sizeof(size_t) * (size_t)(nreq * passes + 1));
+    for (long k = 0; k < nreq * passes; k++) {  /* every request of every pass has its own id */
+        long i = k % nreq;
+        off[k] = b.len;
+        add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"loadFile\",\"params\":{\"path\":\"%s\","
+                       "\"encoding\":\"%s\",\"offset\":%ld,\"length\":%ld}}",
+                   60000000 + k, g_range_path, g_encoding, i * g_range_bytes, g_range_bytes);
+    }
+    off[nreq * passes] = b.len;
+    g_sent_desc = "loadFile range requests, one at a time";
+    double *mbps = malloc(sizeof(double) * (size_t)passes), *secs = malloc(sizeof(double) * (size_t)passes);
+    uint64_t *lat = malloc(sizeof(uint64_t) * (size_t)(nreq * g_passes));
+    long nlat = 0, errors = 0, bad_length = 0, bad_eof = 0;
+    long rss = -1, max_rss = -1, hwm0 = -1, hwm = -1;
+    read_status_kb(g_child->pid, "VmHWM", &hwm0);
+    size_t resp_bytes = 0;
+    for (long p = 0; p < passes; p++) {
+        long long file_bytes = 0;
+        resp_bytes = 0;
+        uint64_t t0 = now_ns();
+        for (long i = 0; i < nreq; i++) {
+            watchdog();
+            uint64_t r0 = now_ns();
+            long k = p * nreq + i;
+            write_all(g_child->wfd, b.p + off[k], off[k + 1] - off[k]);
+            const char *body; size_t bl;
+            read_response(g_reader, &body, &bl);
+            uint64_t r1 = now_ns();
+            if (p >= g_warm_passes) lat[nlat++] = r1 - r0;
+            resp_bytes += bl;
+            if (is_error(body, bl)) { errors++; keep_sample(body, bl > 300 ? 300 : bl); continue; }
+            long long len = field_int(body, bl, "\"length\":");
+            long want = i + 1 < nreq ? g_range_bytes : g_range_total - i * g_range_bytes;
+            if (len != want) bad_length++;
+            if (len > 0) file_bytes += len;
+            if (field_true(body, bl, "\"eof\":true") != (i + 1 == nreq)) bad_eof++;
+            if ((i & 15) == 0) {
+                if (read_status_kb(g_child->pid, "VmRSS", &rss) == 0 && rss > max_rss) max_rss = rss;
+            }
+        }
+        uint64_t t1 = now_ns();
+        alarm(0);
+        secs[p] = (double)(t1 - t0) / 1e9;
+        mbps[p] = (double)file_bytes / secs[p] / 1e6;
+    }
+    read_status_kb(g_child->pid, "VmHWM", &hwm);
+    qsort(lat, (size_t)nlat, sizeof *lat, cmp_u64);
+    const double *m = mbps + g_warm_passes, *sc = secs + g_warm_passes;
+    line_begin("range");
+    printf(",\"path\":\"%s\",\"encoding\":\"%s\",\"range_bytes\":%ld,\"file_bytes\":%ld,\"requests\":%ld,"
+           "\"passes\":%ld,\"warm_passes\":%ld,\"mb_per_s\":%.1f,\"seconds\":%.4f,\"p50_ms\":%.3f,\"p99_ms\":%.3f,"
+           "\"response_bytes_per_pass\":%zu,\"errors\":%ld,\"bad_length\":%ld,\"bad_eof\":%ld,"
+           "\"vmhwm_before_kib\":%ld,\"max_vmrss_sampled_kib\":%ld,\"vmhwm_kib\":%ld",
+           g_range_path, g_encoding, g_range_bytes, g_range_total, nreq, g_passes, g_warm_passes,
+           median_d(m, g_passes), median_d(sc, g_passes), pct(lat, (size_t)nlat, .5) / 1e6,
+           pct(lat, (size_t)nlat, .99) / 1e6, resp_bytes, errors, bad_length, bad_eof, hwm0, max_rss, hwm);
+    print_list_d("mb_per_s_per_pass", m, g_passes, "%.1f");
+    if (g_sample_len) print_sample();
+    line_end();
+    free(mbps); free(secs); free(lat); free(off); free(b.p);
+}
+
+static void phase_list(void) {
+    g_phase = "list";
+    long passes = g_warm_passes + g_passes;
+    double *secs = malloc(sizeof(double) * (size_t)passes);
+    long entries = 0, pages = 0, errors = 0;
+    size_t resp_bytes = 0;
+    buf_t b = {0};
+    char cursor[1024];
+    g_sent_desc = "listFiles pages, one at a time";
+    for (long p = 0; p < passes; p++) {
+        entries = 0; pages = 0; resp_bytes = 0;
+        cursor[0] = 0;
+        uint64_t t0 = now_ns();
+        for (;;) {
+            b.len = 0;
+            if (cursor[0])
+                add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"listFiles\",\"params\":{\"path\":\"%s\","
+                               "\"recursive\":true,\"limit\":%ld,\"cursor\":\"%s\"}}", 7000000 + p * 100000 + pages, g_list_path, g_list_limit, cursor);
+            else
+                add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"listFiles\",\"params\":{\"path\":\"%s\","
+                               "\"recursive\":true,\"limit\":%ld}}", 7000000 + p * 100000 + pages, g_list_path, g_list_limit);
+            watchdog();
+            write_all(g_child->wfd, b.p, b.len);
+            const char *body; size_t bl;
+            read_response(g_reader, &body, &bl);
+            pages++;
+            resp_bytes += bl;
+            if (is_error(body, bl)) { errors++; keep_sample(body, bl > 300 ? 300 : bl); break; }
+            entries += count_occ(body, bl, "\"state\":");
+            const char *nc = mem_find(body, bl, "\"nextCursor\":\"");
+            if (!nc) break;
+            nc += 14;
+            const char *q = memchr(nc, '"', (size_t)(body + bl - nc));
+            size_t cl = q ? (size_t)(q - nc) : 0;
+            if (!q || cl == 0 || cl >= sizeof cursor) { errno = 0; die_server("unreadable nextCursor"); }
+            memcpy(cursor, nc, cl);
+            cursor[cl] = 0;
+        }
+        alarm(0);
+        secs[p] = (double)(now_ns() - t0) / 1e9;
+    }
+    const double *sc = secs + g_warm_passes;
+    double med = median_d(sc, g_passes);
+    line_begin("list");
+    printf(",\"path\":\"%s\",\"limit\":%ld,\"entries\":%ld,\"pages\":%ld,\"passes\":%ld,\"seconds\":%.4f,"
+           "\"entries_per_s\":%.0f,\"response_bytes\":%zu,\"errors\":%ld",
+           g_list_path, g_list_limit, entries, pages, g_passes, med, (double)entries / med, resp_bytes, errors);
+    print_list_d("seconds_per_pass", sc, g_passes, "%.4f");
+    if (g_sample_len) print_sample();
+    line_end();
+    free(secs); free(b.p);
+}
+
+static void phase_search(void) {
+    g_phase = "search";
+    if (!g_search_query) { fprintf(stderr, "search needs --search-query\n"); exit(2); }
+    long passes = g_warm_passes + g_passes;
+    double *secs = malloc(sizeof(double) * (size_t)passes);
+    long matches = -1, errors = 0;
+    long long searched = -1;
+    int truncated = -1;
+    size_t resp_bytes = 0;
+    buf_t b = {0};
+    const char *cs = !g_search_case ? "" : !strcmp(g_search_case, "sensitive") ? ",\"caseSensitive\":true" : ",\"caseSensitive\":false";
+    g_sent_desc = "searchFiles";
+    for (long p = 0; p < passes; p++) {
+        /* a fresh id each pass: see the note on ids in phase_import */
+        b.len = 0;
+        add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"searchFiles\",\"params\":{\"query\":\"%s\","
+                       "\"path\":\"%s\",\"maxResults\":%ld%s}}", 8000000 + p, g_search_query, g_search_path, g_search_max, cs);
+        watchdog();
+        uint64_t t0 = now_ns();
+        write_all(g_child->wfd, b.p, b.len);
+        const char *body; size_t bl;
+        read_response(g_reader, &body, &bl);
+        secs[p] = (double)(now_ns() - t0) / 1e9;
+        alarm(0);
+        resp_bytes = bl;
+        if (is_error(body, bl)) { errors++; keep_sample(body, bl > 300 ? 300 : bl); continue; }
+        matches = count_occ(body, bl, "\"line\":");
+        searched = field_int(body, bl, "\"filesSearched\":");
+        truncated = field_true(body, bl, "\"truncated\":true");
+        if (p == 0) keep_sample(body, bl > 300 ? 300 : bl);
+    }
+    const double *sc = secs + g_warm_passes;
+    line_begin("search");
+    printf(",\"query\":\"%s\",\"case\":\"%s\",\"path\":\"%s\",\"max_results\":%ld,\"matches\":%ld,\"files_searched\":%lld,"
+           "\"truncated\":%d,\"passes\":%ld,\"seconds\":%.4f,\"response_bytes\":%zu,\"errors\":%ld",
+           g_search_query, g_search_case ? g_search_case : "default", g_search_path, g_search_max, matches, searched, truncated, g_passes,
+           median_d(sc, g_passes), resp_bytes, errors);
+    print_list_d("seconds_per_pass", sc, g_passes, "%.4f");
+    print_sample();
+    line_end();
+    free(secs); free(b.p);
+}
+
+static void phase_import(void) {
+    g_phase = "import";
+    if (!g_import_source) { fprintf(stderr, "import needs --import-source\n"); exit(2); }
+    long passes = g_warm_passes + g_passes;
+    double *secs = malloc(sizeof(double) * (size_t)passes);
+    long errors = 0;
+    long long size = -1;
+    buf_t b = {0};
+    g_sent_desc = "importFile";
+    int saved_timeout = g_timeout;
+    if (g_timeout < 120) g_timeout = 120;
+    for (long p = 0; p < passes; p++) {
+        /* A fresh id each time. The server writes a response before it forgets the request's
+         * id, so reusing an id as soon as its answer arrives can be refused as
+         * DuplicateRequestId ("already in flight"). */
+        b.len = 0;
+        add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"importFile\",\"params\":{\"source\":\"%s\","
+                       "\"path\":\"%s\",\"overwrite\":true}}", 9000000 + p, g_import_source, g_import_path);
+        watchdog();
+        uint64_t t0 = now_ns();
+        write_all(g_child->wfd, b.p, b.len);
+        const char *body; size_t bl;
+        read_response(g_reader, &body, &bl);
+        secs[p] = (double)(now_ns() - t0) / 1e9;
+        alarm(0);
+        keep_sample(body, bl > 300 ? 300 : bl);
+        if (is_error(body, bl)) { errors++; continue; }
+        size = field_int(body, bl, "\"size\":");
+    }
+    g_timeout = saved_timeout;
+    const double *sc = secs + g_warm_passes;
+    double med = median_d(sc, g_passes);
+    line_begin("import");
+    printf(",\"source\":\"%s\",\"bytes\":%lld,\"passes\":%ld,\"seconds\":%.4f,\"mb_per_s\":%.1f,\"errors\":%ld",
+           g_import_source, size, g_passes, med, size > 0 ? (double)size / med / 1e6 : 0.0, errors);
+    print_list_d("seconds_per_pass", sc, g_passes, "%.4f");
+    print_sample();
+    line_end();
+    free(secs); free(b.p);
+}
+
 static int has_test(const char *list, const char *t) {
     size_t n = strlen(t);
     for (const char *p = list; (p = strstr(p, t)); p += n)
@@ -659,9 +1045,26 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--blob-runs")) blob_runs = atol(v);
         else if (!strcmp(a, "--timeout")) g_timeout = atoi(v);
         else if (!strcmp(a, "--child-stderr")) g_child_stderr = v;
+        else if (!strcmp(a, "--ws-file")) g_ws_file = v;
+        else if (!strcmp(a, "--save-runs")) g_save_runs = atol(v);
+        else if (!strcmp(a, "--passes")) g_passes = atol(v);
+        else if (!strcmp(a, "--warm-passes")) g_warm_passes = atol(v);
+        else if (!strcmp(a, "--range-path")) g_range_path = v;
+        else if (!strcmp(a, "--range-total")) g_range_total = atol(v);
+        else if (!strcmp(a, "--range-bytes")) g_range_bytes = atol(v);
+        else if (!strcmp(a, "--encoding")) g_encoding = v;
+        else if (!strcmp(a, "--list-path")) g_list_path = v;
+        else if (!strcmp(a, "--list-limit")) g_list_limit = atol(v);
+        else if (!strcmp(a, "--search-query")) g_search_query = v;
+        else if (!strcmp(a, "--search-path")) g_search_path = v;
+        else if (!strcmp(a, "--search-max")) g_search_max = atol(v);
+        else if (!strcmp(a, "--search-case")) g_search_case = v;
+        else if (!strcmp(a, "--import-source")) g_import_source = v;
+        else if (!strcmp(a, "--import-path")) g_import_path = v;
         else { fprintf(stderr, "unknown option %s\n", a); return 2; }
     }
-    if (i >= argc || rtt < 1 || pipe_total < 1 || pipe_window < 1 || spawn_runs < 1 || blob_runs < 1) {
+    if (i >= argc || rtt < 1 || pipe_total < 1 || pipe_window < 1 || spawn_runs < 1 || blob_runs < 1
+        || g_save_runs < 1 || g_passes < 1 || g_warm_passes < 0 || g_range_bytes < 1 || g_list_limit < 1) {
         fprintf(stderr, "usage: bench_client [options] -- COMMAND [ARGS...]\n");
         return 2;
     }
@@ -669,7 +1072,10 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGALRM, on_alarm);
 
-    int need_session = has_test(tests, "rtt") || has_test(tests, "pipe") || has_test(tests, "blob");
+    static const char *session_tests[] = {"rtt", "pipe", "blob", "load4k", "save4k", "echo4k", "range", "list",
+                                           "search", "import", NULL};
+    int need_session = 0;
+    for (const char **t = session_tests; *t; t++) need_session |= has_test(tests, *t);
     if (need_session) {
         g_phase = "initialize";
         child_t c;
@@ -682,6 +1088,13 @@ int main(int argc, char **argv) {
         if (has_test(tests, "rtt")) phase_rtt(&c, &r, warm, rtt);
         if (has_test(tests, "pipe")) phase_pipe(&c, &r, pipe_total, pipe_window);
         if (has_test(tests, "blob")) phase_blob(&c, &r, blob_bytes, blob_runs);
+        if (has_test(tests, "echo4k")) phase_save_or_echo4k("echo4k", warm, rtt);
+        if (has_test(tests, "load4k")) phase_load4k(warm, rtt);
+        if (has_test(tests, "save4k")) phase_save_or_echo4k("save4k", 20, g_save_runs);
+        if (has_test(tests, "range")) phase_range();
+        if (has_test(tests, "list")) phase_list();
+        if (has_test(tests, "search")) phase_search();
+        if (has_test(tests, "import")) phase_import();
         g_phase = "session_end";
         long rss = -1, hwm = -1;
         read_status_kb(c.pid, "VmRSS", &rss);
