@@ -110,7 +110,7 @@ struct SessionData: Sendable, Equatable {
                   from == state, from.canTransition(to: to)
             else { throw ReplayFault("a state change that does not fit the table or the state") }
             state = to
-            error = to == .failed ? r["error"].flatMap { $0.isNull ? nil : $0 } : nil
+            error = to == .failed ? nonNull(r["error"]) : nil
         case "usage":
             guard !state.isFinal, let i = r["in"]?.intValue, let o = r["out"]?.intValue, i >= 0, o >= 0 else {
                 throw ReplayFault("a usage record that does not fit")
@@ -135,7 +135,7 @@ struct SessionData: Sendable, Equatable {
             if let pending = r["pending"]?.arrayValue {
                 declared = pending.compactMap { try? ToolCallRecord(json: $0) }.filter { toolCalls[$0.toolCallId] == nil }
             }
-            let partial = r["partial"].flatMap { $0.isNull ? nil : $0 } != nil ? ref : checkpoint?.partial
+            let partial = nonNull(r["partial"]) != nil ? ref : checkpoint?.partial
             checkpoint = CheckpointState(id: cid, at: at, record: ref, partial: partial)
         case "begin":
             guard let call = r["call"]?.stringValue, let name = r["name"]?.stringValue else {

@@ -68,3 +68,10 @@ public struct SessionWarning: Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 }
+
+/// `value` unless it is absent or JSON `null`. (Beware `x.isNull ? nil : x`: `JSON` is
+/// `ExpressibleByNilLiteral`, so that `nil` can silently become `JSON.null`.)
+func nonNull(_ value: JSON?) -> JSON? {
+    guard let value, !value.isNull else { return nil }
+    return value
+}

@@ -52,6 +52,8 @@ final class SessionHandle: @unchecked Sendable {
         self.folder = folder
     }
 
+    deinit { writer?.closeFile() }
+
     var journalPath: String { folder + "/" + Journal.file }
 
     func closeWriter() {

@@ -75,13 +75,10 @@ enum SessionLoader {
                 break
             }
         }
-        switch fault {
-        case .tornTail(let n)?:
-            warnings.append("the journal's last write was cut off (\(n) bytes); it is ignored and cut before the next change")
-        case .damaged(let record, let offset)?:
+        // A torn tail is reported when it is cut (it may also be a write in progress by the owner).
+        if case .damaged(let record, let offset)? = fault {
             warnings.append("the journal is damaged at record \(record + 1) (byte \(offset)): the session opens with the "
                 + "\(record) records before it; the damaged file is kept as journal.damaged-<n> at the next change")
-        case nil: break
         }
         return LoadedSession(data: data, validEnd: validEnd, fault: fault,
                              identity: FileIdentity(device: 0, inode: 0, size: 0, mtimeNanos: 0), warnings: warnings)

@@ -34,7 +34,7 @@ extension SessionStore {
                 try h.writer!.append(bytes)
                 staged.append(Staged(h: h, next: next, from: from, before: before))
             } catch {
-                warn(h.id, "not backgrounded: \(error)")
+                if error.kind != .notFound { warn(h.id, "not backgrounded: \(error)") }  // not a session: skip quietly
                 h.lock.unlock()
             }
         }

@@ -30,7 +30,7 @@ public final class SessionStore: Sendable {
     let leaseTerm: Int64
     let snapshotInterval: Int
     let now: @Sendable () -> Int64
-    private let handles = Mutex<[String: SessionHandle]>([:])
+    let handles = Mutex<[String: SessionHandle]>([:])
     private let warningList = Mutex<[SessionWarning]>([])
     private let stateChangeHandler: Mutex<(@Sendable (StateChange) -> Void)?>
 
@@ -153,9 +153,14 @@ public final class SessionStore: Sendable {
             guard h.data != nil else { throw .notFound("session", h.id) }
         }
         guard h.writer == nil else { return }
-        if case .damaged = h.fault {
+        switch h.fault {
+        case .damaged?:
             let kept = try Journal.setAside(h.journalPath, validEnd: h.validEnd)
             warn(h.id, "the damaged journal was kept as \(kept); the session continues from its intact part")
+        case .tornTail(let n)?:
+            warn(h.id, "the journal's last write was cut off (a crash); its \(n) bytes were dropped")
+        case nil:
+            break
         }
         h.writer = try JournalWriter.openForAppend(h.journalPath, validEnd: h.validEnd)
         h.fault = nil
@@ -204,118 +209,6 @@ public final class SessionStore: Sendable {
             } catch {
                 warn(h.id, "cannot write a snapshot (recovery stays correct, only slower): \(error.message)")
             }
-        }
-    }
-
-    // MARK: Basic operations
-
-    /// Creates a session in state `idle`, durable before it returns, with this store holding its lease.
-    public func create(title: String? = nil, agentType: String? = nil, config: SessionConfig = SessionConfig(),
-                       metadata: JSON? = nil) throws(SessionError) -> Session {
-        let id = Timestamp.randomId("sess_")
-        let folder = directory + "/" + id
-        try Disk.makeDirectories(folder)
-        let h = SessionHandle(id: id, folder: folder)
-        h.lock.lock()
-        defer { h.lock.unlock() }
-        var lease = LeaseView()
-        _ = try LeaseFile.acquire(folder, owner: owner, now: now(), term: leaseTerm, view: &lease)
-        h.leaseView = lease
-        var record: JSONObject = ["t": "create", "id": .string(id), "title": .string(title ?? "Untitled"),
-                                  "agentType": .string(agentType ?? "default"), "config": config.json]
-        if let metadata { record["metadata"] = metadata }
-        record["at"] = .int(now())
-        var writer = try JournalWriter.openForAppend(h.journalPath, validEnd: 0)
-        let line = JournalLine.encode(.object(record))
-        do {
-            try writer.append(line)
-            try writer.sync()
-        } catch {
-            writer.closeFile()
-            _ = Disk.removeTree(folder)
-            throw error
-        }
-        Disk.syncDirectory(folder)
-        Disk.syncDirectory(directory)
-        let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
-        h.data = try? SessionData(create: .object(record), ref: RecordRef(offset: 0, length: Int32(line.count)), crc: crc)
-        h.loaded = true
-        h.writer = writer
-        h.validEnd = writer.end
-        h.identity = Disk.identity(fd: writer.fd)
-        handles.withLock { $0[id] = h }
-        return view(h)
-    }
-
-    public func get(id: String) throws(SessionError) -> Session {
-        let h = try handle(id)
-        h.lock.lock()
-        defer { h.lock.unlock() }
-        try current(h)
-        return view(h)
-    }
-
-    /// Sessions ordered by creation time, then id; `cursor` is the `nextCursor` of the page
-    /// before. Pages stay stable while sessions are added or removed.
-    public func list(state: SessionState? = nil, limit: Int = 50,
-                     cursor: String? = nil) throws(SessionError) -> (sessions: [Session], nextCursor: String?) {
-        guard limit >= 1 else { throw .invalid("limit must be at least 1") }
-        var after: (Int64, String)?
-        if let cursor {
-            let parts = cursor.split(separator: ":", maxSplits: 2)
-            guard parts.count == 3, parts[0] == "c1", let t = Int64(parts[1]) else { throw .invalid("invalid cursor") }
-            after = (t, String(parts[2]))
-        }
-        var all: [Session] = []
-        for h in allHandles() {
-            h.lock.lock()
-            defer { h.lock.unlock() }
-            guard (try? current(h)) != nil, !h.deleted, h.data != nil else { continue }
-            if let state, h.data!.state != state { continue }
-            all.append(view(h))
-        }
-        all.sort { ($0.createdAtNanos, $0.id) < ($1.createdAtNanos, $1.id) }
-        if let after { all.removeAll { ($0.createdAtNanos, $0.id) <= after } }
-        let page = Array(all.prefix(limit))
-        let next = all.count > limit ? page.last.map { "c1:\($0.createdAtNanos):\($0.id)" } : nil
-        return (page, next)
-    }
-
-    /// Removes the session and its folder (needs the lease).
-    public func delete(id: String) throws(SessionError) {
-        let h = try handle(id)
-        h.lock.lock()
-        defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
-        h.closeWriter()
-        let grave = directory + "/" + Timestamp.randomId(".deleted-")
-        guard rename(h.folder, grave) == 0 else { throw .io("cannot delete session \(id)", errno: errno, path: h.folder) }
-        Disk.syncDirectory(directory)
-        if !Disk.removeTree(grave) { warn(id, "the deleted session's files could not all be removed from \(grave)") }
-        h.deleted = true
-        h.data = nil
-        handles.withLock { _ = $0.removeValue(forKey: id) }
-    }
-
-    /// Gives up this store's lease on the session (another owner may then change it).
-    public func release(id: String) {
-        guard let h = try? handle(id) else { return }
-        h.lock.lock()
-        defer { h.lock.unlock() }
-        h.closeWriter()
-        LeaseFile.release(h.folder, owner: owner, view: &h.leaseView)
-    }
-
-    /// Releases every lease this store holds and closes its files. The store stays usable.
-    public func close() {
-        for h in handles.withLock({ Array($0.values) }) {
-            h.lock.lock()
-            if h.writer != nil || h.loaded {
-                h.closeWriter()
-                if !h.deleted { LeaseFile.release(h.folder, owner: owner, view: &h.leaseView) }
-            }
-            h.lock.unlock()
         }
     }
 }

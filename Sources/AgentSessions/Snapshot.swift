@@ -77,10 +77,10 @@ extension SessionData {
         title = o["title"]?.stringValue ?? ""
         agentType = o["agentType"]?.stringValue ?? ""
         state = st
-        error = o["error"].flatMap { $0.isNull ? nil : $0 }
+        error = nonNull(o["error"])
         config = (try? SessionConfig(json: o["config"] ?? .object([:]))) ?? SessionConfig()
         usage = Usage(stored: o["usage"] ?? .null)
-        metadata = o["metadata"].flatMap { $0.isNull ? nil : $0 }
+        metadata = nonNull(o["metadata"])
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         messages.reserveCapacity(msgs.count)
@@ -98,7 +98,7 @@ extension SessionData {
                   let isError = a[5].boolValue
             else { return nil }
             let result = a[6].intValue.flatMap { off in a[7].intValue.map { RecordRef(offset: off, length: Int32($0)) } }
-            toolCalls[tid] = ToolCallState(id: tid, name: name, arguments: a[8].isNull ? nil : a[8], startedAt: started,
+            toolCalls[tid] = ToolCallState(id: tid, name: name, arguments: nonNull(a[8]), startedAt: started,
                                            attempts: Int(attempts), result: result, isError: isError, sequence: Int(seq))
         }
         toolSequence = Int(o["toolSequence"]?.intValue ?? 0)

@@ -13,25 +13,25 @@ enum LifecycleMethods {
             try server(ctx).initialize(ctx)
         })
         requests.append(Method("shutdown", inline: true, schedule: { _ in .barrier }) { _ in .null })
-        requests.append(Method("ping", inline: true) { _ in .object(JSONObject()) })
+        requests.append(Method("ping", inline: true, schedule: { _ in .unordered }) { _ in .object(JSONObject()) })
 
         notifications.append(Method("initialized", inline: true) { _ in .null })
-        notifications.append(Method("exit", inline: true) { ctx in
+        notifications.append(Method("exit", inline: true, schedule: { _ in .unordered }) { ctx in
             let clean = try server(ctx).lifecycle.current == .shutDown
             ctx.serving.stop(exitCode: clean ? 0 : 1)
             return .null
         })
-        notifications.append(Method("$/cancelRequest", inline: true) { ctx in
+        notifications.append(Method("$/cancelRequest", inline: true, schedule: { _ in .unordered }) { ctx in
             let p = try ctx.paramsObject()
             if let raw = p["id"], let id = RequestID(raw) { ctx.serving.cancel(id: id) }
             return .null
         })
-        notifications.append(Method("window/workDoneProgress/cancel", inline: true) { ctx in
+        notifications.append(Method("window/workDoneProgress/cancel", inline: true, schedule: { _ in .unordered }) { ctx in
             let p = try ctx.paramsObject()
             if let token = p["token"] { ctx.serving.cancel(progressToken: token) }
             return .null
         })
-        notifications.append(Method("$/setTrace", inline: true) { ctx in
+        notifications.append(Method("$/setTrace", inline: true, schedule: { _ in .unordered }) { ctx in
             let p = try ctx.paramsObject()
             if let v = try p.choice("value", ["off", "messages", "verbose"]), let t = ClientLogSink.Trace(rawValue: v) {
                 try server(ctx).logSink.setTrace(t)

@@ -81,7 +81,8 @@ enum StorageMethods {
                 "renamed": .array(report.renamed.map { ["from": .string($0.from), "to": .string($0.to)] }),
             ]
         })
-        methods.append(Method("getStorageInfo") { ctx in
+        // Read-only and cheap: answered even while a migration runs (to show where it is).
+        methods.append(Method("getStorageInfo", schedule: { _ in .unordered }) { ctx in
             try LifecycleMethods.server(ctx).storage().info().json
         })
         // Switching roots must not interleave with file operations: a barrier.

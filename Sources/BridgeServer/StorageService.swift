@@ -20,8 +20,10 @@ final class StorageService: Sendable {
     }
 
     /// Storage facts with current usage (the first call walks the active root once).
+    /// When the active root is unavailable (an unmounted cloud), usage is reported as zero and
+    /// `isCloudAvailable` tells why: this call never fails for that reason.
     func info() throws -> StorageInfo {
-        let (files, bytes) = try tracker().totals()
+        let (files, bytes) = (try? tracker().totals()) ?? (0, 0)
         return manager.info(files: files, bytes: bytes, provider: provider())
     }
 

@@ -38,9 +38,13 @@ public enum Schedule: Sendable, Equatable {
     case claims([Claim])
     /// Waits for every earlier request, and every later request waits for it.
     case barrier
+    /// Control messages (cancellation, tracing, exit, liveness): run at once, even while a
+    /// barrier is in progress, and hold nothing back.
+    case unordered
 
     func conflicts(withEarlier earlier: Schedule) -> Bool {
         switch (self, earlier) {
+        case (.unordered, _), (_, .unordered): return false
         case (.barrier, _), (_, .barrier): return true
         case (.free, _), (_, .free): return false
         case (.claims(let a), .claims(let b)):

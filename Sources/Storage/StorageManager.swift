@@ -60,8 +60,10 @@ public final class StorageManager: Sendable {
     }
 
     /// Opens the cloud workspace on first use, and checks on every use that the folder at the
-    /// cloud path is still the one opened (an unmounted or replaced root is unavailable).
-    func cloudWorkspace(bootstrap: Bool = false) throws(WorkspaceError) -> Workspace {
+    /// cloud path is still the one opened: an unmounted, removed or replaced root is unavailable
+    /// (a new empty folder at the path is never written to). Choosing the cloud again accepts
+    /// the folder now there (`reopen`).
+    func cloudWorkspace(bootstrap: Bool = false, reopen: Bool = false) throws(WorkspaceError) -> Workspace {
         guard let cloudRoot else {
             throw WorkspaceError(.cloudUnavailable, "no cloud root is configured (--cloud-root)")
         }
@@ -71,10 +73,16 @@ public final class StorageManager: Sendable {
                                  path: cloudRoot)
         }
         let identity = (dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
-        if let ws = state.withLock({ s -> Workspace? in
-            guard let ws = s.cloud, let id = s.cloudIdentity, id == identity else { return nil }
-            return ws
-        }) {
+        let known = state.withLock { s -> (Workspace, Bool)? in
+            guard let ws = s.cloud, let id = s.cloudIdentity else { return nil }
+            return (ws, id == identity)
+        }
+        if let (ws, same) = known, !reopen {
+            guard same else {
+                throw WorkspaceError(.cloudUnavailable,
+                                     "the cloud root \(cloudRoot) was replaced by another folder since it was opened; choose the cloud again to use the new one",
+                                     path: cloudRoot)
+            }
             if bootstrap { try Workspace.layOutTemplate(in: ws) }
             return ws
         }
@@ -89,7 +97,7 @@ public final class StorageManager: Sendable {
     /// The first-run choice: `cloud` needs an available cloud root (`CloudUnavailable`
     /// otherwise); `decideLater` uses local and keeps asking. Persisted before it returns.
     public func choose(_ choice: StorageChoice) throws(WorkspaceError) {
-        if choice == .cloud { _ = try cloudWorkspace(bootstrap: true) }
+        if choice == .cloud { _ = try cloudWorkspace(bootstrap: true, reopen: true) }
         try update { s in
             s.location = choice == .cloud ? .cloud : .local
             s.needsChoice = choice == .decideLater
@@ -118,7 +126,12 @@ public final class StorageManager: Sendable {
             storageType: s.location, isCloudEnabled: cloudRoot != nil, isCloudAvailable: available,
             isInitialized: !s.needsChoice, needsChoice: s.needsChoice, cloudProvider: cloudRoot == nil ? nil : provider,
             localRoot: localRoot, cloudRoot: cloudRoot, files: files, bytes: bytes, freeBytes: free,
-            pendingMigration: s.pendingMigration.flatMap(PendingMigration.init))
+            pendingMigration: s.pendingMigration.flatMap(PendingMigration.init).map { p in
+                var p = p
+                p.filesDone = MigrationJournal(file: MigrationJournal.file(configDirectory: configDirectory, localRoot: localRoot))
+                    .load().count
+                return p
+            })
     }
 
     static func absolute(_ path: String) -> String {

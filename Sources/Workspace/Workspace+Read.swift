@@ -52,7 +52,13 @@ extension Workspace {
         throws(WorkspaceError) -> (FileStatus, String?)
     {
         if !path.isRoot { try checkClientPath(path) }
-        let status = try status(path)
+        var status = try status(path)
+        // The conflict state costs a scan of the folder's names: only here, not in every status.
+        if status.state == "current", !path.isRoot, let parent = try? root.openDirectory(path.parent),
+            hasConflictCopies(path.name, in: parent, at: path.parent)
+        {
+            status.state = "conflicted"
+        }
         guard sha256 else { return (status, nil) }
         if status.type == .symlink { throw .symlink(path.string) }
         guard status.type == .file else {
@@ -69,6 +75,8 @@ extension Workspace {
             if n == 0 { break }
             buf.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
         }
-        return (FileStatus(path: path, stat: try Sys.fstat(file.raw, path: path.string)), hasher.finalize())
+        var hashed = FileStatus(path: path, stat: try Sys.fstat(file.raw, path: path.string))
+        hashed.state = status.state
+        return (hashed, hasher.finalize())
     }
 }

@@ -59,6 +59,15 @@ public final class Workspace: Sendable {
         return !includeHidden && name.hasPrefix(".")
     }
 
+    /// Whether a sync engine left conflict copies of `name` in this folder (a scan of names only).
+    func hasConflictCopies(_ name: String, in dir: FileDescriptor, at path: WorkspacePath) -> Bool {
+        guard let names = try? DirectoryReader.names(dir, path: path) else { return false }
+        return names.contains { n in
+            if case .conflictCopy(_, let original, _) = SyncArtefacts.classify(n) { return original == name }
+            return false
+        }
+    }
+
     public func status(_ path: WorkspacePath) throws(WorkspaceError) -> FileStatus {
         if path.isRoot {
             let d = try root.openDirectory(.root)
