@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AgentSessions
 import JSON
 import JSONRPC
 import Logging
@@ -18,23 +24,37 @@ public final class BridgeServer: Router {
     let lifecycle = Lifecycle()
     private let openStorage = Mutex<StorageService?>(nil)
     let changes: ChangeNotifier
+    let agents: AgentService
+    /// The connection this server answers on (for notifications that no request triggers).
+    private let client = ClientRef()
+
+    func attach(_ connection: Connection) { client.set(connection) }
     private let requests: [String: Method]
     private let clientNotifications: [String: Method]
 
     /// Notifications the server sends.
-    public static let serverNotifications = ["$/progress", "window/logMessage", "workspace/didChangeFiles"]
+    public static let serverNotifications = ["$/progress", "window/logMessage", "workspace/didChangeFiles",
+                                             "session/didChangeState", "queue/ready"]
 
     public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
         self.configuration = configuration
         self.logSink = logSink
         self.logger = logger
         self.changes = ChangeNotifier(logger: logger)
+        let client = self.client
+        let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
+        let pricing = (try? Pricing.load(file: configDir + "/pricing.json")) ?? Pricing()
+        self.agents = AgentService(owner: AgentService.machineOwner(configDirectory: configDir), pricing: pricing,
+                                   logger: logger) { method, params in
+            client.get()?.notify(method, params)
+        }
         var requests: [Method] = []
         var notifications: [Method] = []
         LifecycleMethods.register(requests: &requests, notifications: &notifications)
         FileMethods.register(&requests)
         StorageMethods.register(&requests)
-        requests.append(Method("agent/listTools") { _ in .array(ToolTable.all.map(\.json)) })
+        SessionMethods.register(&requests)
+        HostMethods.register(&requests)
         if configuration.enableDebugMethods { DebugMethods.register(&requests) }
         self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
@@ -109,4 +129,11 @@ public final class BridgeServer: Router {
         if e.code == ErrorCode.internalError { logger.error("internal error: \(error)") }
         return e
     }
+}
+
+/// The connection a server notifies, once known (set by `initialize`).
+final class ClientRef: Sendable {
+    private let connection = Mutex<Connection?>(nil)
+    func set(_ c: Connection) { connection.withLock { $0 = c } }
+    func get() -> Connection? { connection.withLock { $0 } }
 }

@@ -70,6 +70,7 @@ extension BridgeServer {
         }
 
         logSink.setTrace(trace)
+        attach(ctx.serving)
         lifecycle.set(.running)
         if let parent {
             let connection = ctx.serving

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AgentSessions
+import JSON
+import JSONRPC
+import Logging
+import Synchronization
+import Workspace
+
+/// The sessions and the offline queue of the active workspace root, plus the device
+/// conditions the host reports. Opened on first use, and again when the active root changes
+/// (sessions live in `.workspace/` of the root, so they follow the workspace across devices).
+final class AgentService: Sendable {
+    private struct Open { var root: String; var sessions: SessionStore; var queue: OfflineQueue }
+    private let open = Mutex<Open?>(nil)
+    private let conditions = Mutex(DeviceConditions(network: .wifi))
+    private let owner: String
+    private let pricing: Pricing
+    private let logger: Logger
+    private let notify: @Sendable (String, JSON) -> Void
+
+    init(owner: String, pricing: Pricing, logger: Logger, notify: @escaping @Sendable (String, JSON) -> Void) {
+        self.owner = owner
+        self.pricing = pricing
+        self.logger = logger
+        self.notify = notify
+    }
+
+    func stores(for ws: Workspace) throws -> (SessionStore, OfflineQueue) {
+        let root = ws.rootPath
+        if let o = open.withLock({ $0 }), o.root == root { return (o.sessions, o.queue) }
+        let notify = self.notify
+        let sessions = SessionStore(directory: root + "/.workspace/sessions", owner: owner, pricing: pricing,
+                                    onStateChange: { change in
+                                        var p: JSONObject = ["id": .string(change.id), "from": .string(change.from.rawValue),
+                                                             "to": .string(change.to.rawValue)]
+                                        if let r = change.reason { p["reason"] = .string(r) }
+                                        notify("session/didChangeState", .object(p))
+                                    })
+        let queue = try OfflineQueue(directory: root + "/.workspace/queue")
+        let previous = open.withLock { o -> Open? in
+            defer { o = Open(root: root, sessions: sessions, queue: queue) }
+            return o
+        }
+        previous?.sessions.close()
+        return (sessions, queue)
+    }
+
+    func logWarnings(_ store: SessionStore) {
+        for w in store.drainWarnings() { logger.warning("sessions: \(w)") }
+    }
+
+    var currentConditions: DeviceConditions { conditions.withLock { $0 } }
+
+    /// Records new conditions; when the network comes back, due queue items are announced.
+    func setConditions(_ c: DeviceConditions, queue: OfflineQueue?) -> Policy {
+        let before = conditions.withLock { s -> DeviceConditions in
+            defer { s = c }
+            return s
+        }
+        if before.network == .offline && c.network != .offline, let queue, let items = try? queue.ready(networkAvailable: true),
+            !items.isEmpty
+        {
+            notify("queue/ready", ["items": .array(items.map(\.json))])
+        }
+        return policy(for: c)
+    }
+
+    func policy(for c: DeviceConditions) -> Policy {
+        Policy(conditions: c, offlineTools: ToolTable.all.filter { !$0.requiresNetwork }.map(\.name))
+    }
+
+    func closeStores() { open.withLock { $0?.sessions.close() } }
+
+    /// A stable id for this device (kept in the config folder), so a restarted server still
+    /// owns the leases it held before a crash.
+    static func machineOwner(configDirectory: String) -> String {
+        let path = configDirectory + "/machine-id"
+        var buf = [UInt8](repeating: 0, count: 64)
+        let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
+        if fd >= 0 {
+            let n = read(fd, &buf, buf.count)
+            close(fd)
+            if n > 0 {
+                let id = String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace
+                if !id.isEmpty { return id }
+            }
+        }
+        let id = "device-" + String(UInt64.random(in: .min ... .max), radix: 16)
+        var prefix = ""
+        for part in configDirectory.split(separator: "/") {
+            prefix += "/" + part
+            mkdir(prefix, 0o700)
+        }
+        let w = Glibc_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if w >= 0 {
+            _ = id.withCString { write(w, $0, strlen($0)) }
+            _ = fsync(w)
+            close(w)
+            return id
+        }
+        return machineOwnerRetry(path) ?? id
+    }
+
+    private static func machineOwnerRetry(_ path: String) -> String? {
+        var buf = [UInt8](repeating: 0, count: 64)
+        let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        let n = read(fd, &buf, buf.count)
+        return n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace : nil
+    }
+}
+
+@inline(__always)
+private func Glibc_open(_ p: String, _ f: Int32, _ m: mode_t = 0) -> Int32 { open(p, f, m) }
+
+extension String {
+    var trimmingWhitespace: String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
+        while let c = s.last, c.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

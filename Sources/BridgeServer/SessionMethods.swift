@@ -1,0 +1,156 @@
+import AgentSessions
+import JSON
+import JSONRPC
+import Workspace
+
+/// Session errors are domain failures (`-32803`) with their `data.code` and details
+/// (`from`, `to`, `allowed` for `InvalidTransition`).
+extension SessionError: DomainError {
+    public var dataCode: String { code }
+}
+
+/// `session/*` and `agent/listTools`: durable agent sessions driven by the front end, which
+/// makes the model calls; every acknowledged step is on disk before the answer.
+enum SessionMethods {
+    typealias Body = @Sendable (BridgeServer, SessionStore, Params, RequestContext) throws -> JSON
+
+    /// A method on one session: later calls on the same session wait for earlier ones.
+    static func method(_ name: String, access: Claim.Access = .write, _ body: @escaping Body) -> Method {
+        Method(name, schedule: { params in
+            let id = try Params(params).requiredString("id")
+            return .claims([Claim("session", path: id, access: access)])
+        }) { ctx in
+            let server = try LifecycleMethods.server(ctx)
+            let (store, _) = try server.agents.stores(for: try server.workspace())
+            defer { server.agents.logWarnings(store) }
+            return try body(server, store, try ctx.paramsObject(), ctx)
+        }
+    }
+
+    /// Decodes a param with the core's own parser, reporting problems as `-32602` on that field.
+    static func decode<T>(_ p: Params, _ key: String, _ parse: (JSON) throws(SessionError) -> T) throws -> T? {
+        guard let v = p[key] else { return nil }
+        do { return try parse(v) } catch {
+            throw RPCError.invalidParams(field: p.field(key), expected: error.message, got: v.typeName)
+        }
+    }
+
+    static func register(_ methods: inout [Method]) {
+        methods.append(Method("agent/listTools") { _ in .array(ToolTable.all.map(\.json)) })
+        methods.append(Method("session/create") { ctx in
+            let server = try LifecycleMethods.server(ctx)
+            let p = try ctx.paramsObject()
+            let (store, _) = try server.agents.stores(for: try server.workspace())
+            let config = try decode(p, "config", SessionConfig.init(json:)) ?? SessionConfig()
+            return try store.create(title: try p.string("title"), agentType: try p.string("agentType"), config: config,
+                                    metadata: p["metadata"]).json
+        })
+        methods.append(Method("session/list") { ctx in
+            let server = try LifecycleMethods.server(ctx)
+            let p = try ctx.paramsObject()
+            let (store, _) = try server.agents.stores(for: try server.workspace())
+            let state = try p.choice("state", SessionState.allCases.map(\.rawValue)).flatMap(SessionState.init)
+            let page = try store.list(state: state, limit: Int(try p.int("limit", in: 1...1000) ?? 50), cursor: try p.string("cursor"))
+            var o: JSONObject = ["sessions": .array(page.sessions.map(\.json))]
+            if let next = page.nextCursor { o["nextCursor"] = .string(next) }
+            return .object(o)
+        })
+        methods.append(method("session/get", access: .read) { _, store, p, _ in try store.get(id: try p.requiredString("id")).json })
+        methods.append(method("session/messages", access: .read) { _, store, p, _ in
+            let messages = try store.messages(id: try p.requiredString("id"), after: try p.string("after"),
+                                              limit: Int(try p.int("limit", in: 1...10_000) ?? 100))
+            return ["messages": .array(messages.map(\.json))]
+        })
+        methods.append(method("session/delete") { _, store, p, _ in
+            let id = try p.requiredString("id")
+            try store.delete(id: id)
+            return ["id": .string(id), "deleted": true]
+        })
+        methods.append(method("session/transition") { _, store, p, _ in
+            guard let to = try p.choice("to", SessionState.allCases.map(\.rawValue)).flatMap(SessionState.init) else {
+                throw RPCError.invalidParams(field: "to", expected: "a session state", got: "nothing")
+            }
+            return try store.transition(id: try p.requiredString("id"), to: to, error: p["error"]).session.json
+        })
+        methods.append(method("session/appendMessages") { _, store, p, _ in
+            guard let raw = p["messages"]?.arrayValue else {
+                throw RPCError.invalidParams(field: "messages", expected: "an array of messages", got: p["messages"]?.typeName ?? "nothing")
+            }
+            var inputs: [MessageInput] = []
+            for (i, m) in raw.enumerated() {
+                do throws(SessionError) { inputs.append(try MessageInput(json: m)) } catch {
+                    throw RPCError.invalidParams(field: "messages[\(i)]", expected: error.message, got: m.typeName)
+                }
+            }
+            return ["count": .int(Int64(try store.appendMessages(id: try p.requiredString("id"), messages: inputs)))]
+        })
+        methods.append(method("session/recordUsage") { _, store, p, _ in
+            try store.recordUsage(id: try p.requiredString("id"), inputTokens: Int(try p.requiredInt("inputTokens", in: 0...Int64(Int32.max))),
+                                  outputTokens: Int(try p.requiredInt("outputTokens", in: 0...Int64(Int32.max))),
+                                  model: try p.string("model")).json
+        })
+        methods.append(method("session/checkpoint") { _, store, p, _ in
+            var pending: [ToolCallRecord]?
+            if let raw = p["pendingToolCalls"]?.arrayValue {
+                pending = []
+                for (i, r) in raw.enumerated() {
+                    do throws(SessionError) { pending!.append(try ToolCallRecord(json: r)) } catch {
+                        throw RPCError.invalidParams(field: "pendingToolCalls[\(i)]", expected: error.message, got: r.typeName)
+                    }
+                }
+            }
+            let c = try store.checkpoint(id: try p.requiredString("id"), pendingToolCalls: pending, partialResults: p["partialResults"])
+            return ["checkpointId": .string(c.checkpointId), "at": .string(c.at)]
+        })
+        methods.append(method("session/resume") { _, store, p, _ in try store.resume(id: try p.requiredString("id")).json })
+        methods.append(Method("session/callTool", schedule: callToolSchedule) { ctx in try callTool(ctx) })
+    }
+
+    /// A tool call holds its session, and the paths it names (read or write per the tool).
+    static let callToolSchedule: Method.Scheduler = { params in
+        let p = try Params(params)
+        var claims = [Claim("session", path: try p.requiredString("id"), access: .write)]
+        let name = try p.requiredString("name")
+        let args = try? Params(p["arguments"])
+        let access: Claim.Access = ToolTable.byName[name]?.readOnly == true ? .read : .write
+        for key in ["path", "from", "to"] {
+            if let raw = try? args?.string(key), let path = try? WorkspacePath(raw) {
+                claims.append(Claim("file", path: path.string, access: key == "from" && name == "copy_file" ? .read : access))
+            }
+        }
+        if claims.count == 1 { claims.append(Claim("file", path: "", access: access)) }
+        return .claims(claims)
+    }
+
+    /// Journals the intent, runs the tool once, journals the result. A `toolCallId` seen before
+    /// returns its recorded result without running the tool again.
+    static func callTool(_ ctx: RequestContext) throws -> JSON {
+        let server = try LifecycleMethods.server(ctx)
+        let p = try ctx.paramsObject()
+        let id = try p.requiredString("id")
+        let toolCallId = try p.requiredString("toolCallId")
+        let name = try p.requiredString("name")
+        guard let tool = ToolTable.byName[name] else {
+            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(name)\"")
+        }
+        let (store, _) = try server.agents.stores(for: try server.workspace())
+        defer { server.agents.logWarnings(store) }
+        let arguments = p["arguments"] ?? .object(JSONObject())
+        switch try store.beginToolCall(id: id, toolCallId: toolCallId, name: name, arguments: arguments) {
+        case .recorded(let result, _): return result
+        case .inProgress:
+            throw SessionError(.invalidArgument, "tool call \(toolCallId) is running now; wait for its answer",
+                               data: ["toolCallId": .string(toolCallId)])
+        case .started: break
+        }
+        let policy = server.agents.policy(for: server.agents.currentConditions)
+        let result: ToolResult
+        if tool.requiresNetwork && !policy.allowNetworkTools {
+            result = .failure("\(name) needs the network, and the device is offline. \(policy.message ?? "")", code: "Offline")
+        } else {
+            result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx)
+        }
+        try store.finishToolCall(id: id, toolCallId: toolCallId, result: result.json, isError: result.isError)
+        return result.json
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+import JSON
+import Testing
+@testable import AgentSessions
+
+@Suite("Performance", .serialized)
+struct PerformanceTests {
+    @Test("backgroundAll checkpoints and backgrounds 100 running sessions, durably, in under a second")
+    func backgroundHundred() throws {
+        let f = Fixture()
+        let store = f.store()
+        var ids: [String] = []
+        for k in 0..<100 {
+            let s = try session(in: k % 4 == 0 ? .waitingForUser : .running, store)
+            _ = try store.appendMessages(id: s.id, messages: [text("hello \(k)")])
+            ids.append(s.id)
+        }
+        let idle = try store.create()
+
+        let start = monotonicNanos()
+        let moved = store.backgroundAll()
+        let ms = Double(monotonicNanos() - start) / 1e6
+
+        print("backgroundAll: 100 sessions in \(ms) ms (\(isReleaseBuild() ? "release" : "debug"))")
+        #expect(ms < 1000)
+        #expect(Set(moved.map(\.id)) == Set(ids))
+        let reopened = f.store()
+        #expect(try ids.allSatisfy { try reopened.get(id: $0).state == .backgrounded })
+        #expect(try reopened.get(id: idle.id).state == .idle)
+        let listed = reopened.backgrounded()
+        #expect(listed.count == 100)
+        #expect(listed.allSatisfy { $0.checkpoint?["checkpointId"]?.stringValue?.hasPrefix("ckpt_") == true })
+    }
+
+    @Test("recovery of a 10,000-message session (open, scan, validate) is fast")
+    func recoveryOfTenThousand() throws {
+        let f = Fixture()
+        let writer = f.store()
+        let s = try writer.create()
+        _ = try writer.transition(id: s.id, to: .running)
+        let body = String(repeating: "lorem ipsum dolor sit amet ", count: 6)
+        for k in 0..<10_000 {
+            _ = try writer.appendMessages(id: s.id, messages: [MessageInput(id: "m\(k)", role: k % 2 == 0 ? .user : .assistant,
+                                                                             content: ["type": "text", "text": .string("\(k) \(body)")])])
+        }
+        writer.close()
+        let size = f.read(f.journal(s.id)).count
+
+        var best = UInt64.max
+        for _ in 0..<5 {
+            let start = monotonicNanos()
+            let loaded = try SessionLoader.load(folder: f.folder(s.id), id: s.id)
+            best = min(best, monotonicNanos() - start)
+            #expect(loaded?.data?.messages.count == 10_000)
+        }
+        let fullStart = monotonicNanos()
+        _ = try SessionLoader.load(folder: f.folder(s.id), id: s.id, useSnapshot: false)
+        let full = Double(monotonicNanos() - fullStart) / 1e6
+        let storeStart = monotonicNanos()
+        let tail = try f.store().resume(id: s.id).messagesTail
+        let resume = Double(monotonicNanos() - storeStart) / 1e6
+
+        let ms = Double(best) / 1e6
+        print("recovery: 10,000 messages (\(size / 1024) KiB journal) in \(ms) ms with the snapshot, \(full) ms replaying "
+            + "everything; fresh store resume \(resume) ms (\(isReleaseBuild() ? "release" : "debug"))")
+        #expect(tail.count == 50)
+        #expect(tail.last?.id == "m9999")
+        #expect(ms < (isReleaseBuild() ? 50 : 1000))
+    }
+
+    @Test("appending one message durably costs about one write and one fsync")
+    func appendLatency() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create()
+        let message = MessageInput(role: .user, content: .string(String(repeating: "x", count: 200)))
+        _ = try store.appendMessages(id: s.id, messages: [message])
+        let line = JournalLine.encode(["t": "msg", "m": [Message(id: "msg_0123456789abcdef", role: .user, content: message.content,
+                                                                 toolCalls: nil, toolCallId: nil, atNanos: 1).stored], "at": 1])
+        let fd = open(f.root + "/bare.jsonl", O_WRONLY | O_CREAT | O_APPEND, 0o644)
+        defer { close(fd) }
+
+        var ours: [UInt64] = []
+        var bare: [UInt64] = []
+        for _ in 0..<200 {
+            var t = monotonicNanos()
+            _ = try store.appendMessages(id: s.id, messages: [message])
+            ours.append(monotonicNanos() - t)
+            t = monotonicNanos()
+            _ = line.withUnsafeBytes { Disk.writeAll(fd, $0) }
+            _ = wb_full_fsync(fd)
+            bare.append(monotonicNanos() - t)
+        }
+
+        let p50 = { (x: [UInt64]) in Double(x.sorted()[x.count / 2]) / 1000 }
+        let ratio = p50(ours) / p50(bare)
+        print("appendMessages p50 \(p50(ours)) µs vs write+fsync p50 \(p50(bare)) µs: \(ratio)x (\(isReleaseBuild() ? "release" : "debug"))")
+        #expect(ratio < (isReleaseBuild() ? 2.0 : 4.0))
+    }
+}
