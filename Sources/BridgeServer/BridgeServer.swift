@@ -27,6 +27,11 @@ public final class BridgeServer: Router {
     let agents: AgentService
     /// The connection this server answers on (for notifications that no request triggers).
     private let client = ClientRef()
+    /// MCP: the session its tool calls are journaled into, and its resource subscriptions.
+    let mcpSession = StringRef()
+    let resourceWatch = ResourceSubscriptions()
+    private let mcpRequests: [String: Method]
+    private let mcpNotifications: [String: Method]
 
     func attach(_ connection: Connection) { client.set(connection) }
     private let requests: [String: Method]
@@ -58,6 +63,11 @@ public final class BridgeServer: Router {
         if configuration.enableDebugMethods { DebugMethods.register(&requests) }
         self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        var mcpRequests: [Method] = []
+        var mcpNotifications: [Method] = []
+        MCPMethods.register(requests: &mcpRequests, notifications: &mcpNotifications)
+        self.mcpRequests = Dictionary(mcpRequests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.mcpNotifications = Dictionary(mcpNotifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
     }
 
     /// Request methods offered, sorted (what `initialize` reports in `capabilities.methods`).
@@ -79,6 +89,10 @@ public final class BridgeServer: Router {
         case .running:
             if method == "initialize", isRequest {
                 return .reject(.invalidRequest("'initialize' may only be sent once", dataCode: "AlreadyInitialized"))
+            }
+            if lifecycle.isMCP {
+                if isRequest { return mcpRequests[method].map(Routing.handle) ?? .reject(.methodNotFound(method)) }
+                return mcpNotifications[method].map(Routing.handle) ?? .ignore
             }
         }
         if isRequest {
@@ -136,4 +150,11 @@ final class ClientRef: Sendable {
     private let connection = Mutex<Connection?>(nil)
     func set(_ c: Connection) { connection.withLock { $0 = c } }
     func get() -> Connection? { connection.withLock { $0 } }
+}
+
+/// A string set once and read from any thread.
+final class StringRef: Sendable {
+    private let value = Mutex<String?>(nil)
+    func set(_ v: String) { value.withLock { $0 = v } }
+    func get() -> String? { value.withLock { $0 } }
 }

@@ -50,6 +50,13 @@ enum LifecycleMethods {
 extension BridgeServer {
     func initialize(_ ctx: RequestContext) throws -> JSON {
         let p = try ctx.paramsObject()
+        if configuration.forceMCP || (try? p.string("protocolVersion")) != nil {
+            attach(ctx.serving)
+            let result = try MCPMethods.initialize(self, ctx, p)
+            lifecycle.setMCP()
+            lifecycle.set(.running)
+            return result
+        }
         var parent: Int32?
         if let v = p["processId"] {
             guard let pid = v.intValue, pid > 0, pid <= Int64(Int32.max) else {

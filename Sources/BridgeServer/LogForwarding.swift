@@ -13,7 +13,7 @@ import Synchronization
 public final class ClientLogSink: Sendable {
     public enum Trace: String, Sendable { case off, messages, verbose }
 
-    private struct State { var connection: Connection?; var trace: Trace = .off }
+    private struct State { var connection: Connection?; var trace: Trace = .off; var mcpLevel: Logger.Level? }
     private let state = Mutex(State())
 
     public init() {}
@@ -21,7 +21,39 @@ public final class ClientLogSink: Sendable {
     public func attach(_ connection: Connection) { state.withLock { $0.connection = connection } }
     public func setTrace(_ trace: Trace) { state.withLock { $0.trace = trace } }
 
+    /// MCP `logging/setLevel`: records at or above the level go to the client as
+    /// `notifications/message`.
+    public func setMCPLevel(_ level: String) {
+        let mapped: Logger.Level =
+            switch level {
+            case "debug": .debug
+            case "info": .info
+            case "notice": .notice
+            case "warning": .warning
+            case "error": .error
+            default: .critical
+            }
+        state.withLock { $0.mcpLevel = mapped }
+    }
+
     func forward(level: Logger.Level, message: String) {
+        let mcp: Connection? = state.withLock { s in
+            guard let min = s.mcpLevel, level >= min else { return nil }
+            return s.connection
+        }
+        if let mcp {
+            let name: String =
+                switch level {
+                case .trace, .debug: "debug"
+                case .info: "info"
+                case .notice: "notice"
+                case .warning: "warning"
+                case .error: "error"
+                case .critical: "critical"
+                }
+            mcp.notify("notifications/message", ["level": .string(name), "logger": "workspace-bridge", "data": .string(message)])
+            return
+        }
         let target: Connection? = state.withLock { s in
             switch s.trace {
             case .off: return nil

@@ -11,6 +11,10 @@ public struct ServerConfiguration: Sendable {
     public var enableDebugMethods: Bool
     /// How often the `initialize` `processId` is checked, in milliseconds.
     public var parentPollMilliseconds: Int
+    /// Serve MCP whatever the client's `initialize` says (`workspace-bridge mcp`).
+    public var forceMCP = false
+    /// The session MCP tool calls are journaled into (`--session`); one is created otherwise.
+    public var mcpSession: String?
     /// The process environment (for the default data folder), passed in rather than read globally.
     public var environment: [String: String]
 

@@ -49,6 +49,14 @@ public final class Connection: Sendable {
     private let inFlight = DispatchGroup()
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
+    private let mcp = Atomic<Bool>(false)
+
+    /// Switches to the Model Context Protocol's conventions (after an MCP `initialize`):
+    /// progress comes from `params._meta.progressToken` and goes out as
+    /// `notifications/progress {progressToken, progress, total, message}`, and a cancelled
+    /// request gets no answer at all (MCP: nothing more is sent for it).
+    public func useMCPConventions() { mcp.store(true, ordering: .releasing) }
+    public var usesMCPConventions: Bool { mcp.load(ordering: .acquiring) }
 
     public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
         self.input = input
@@ -171,7 +179,14 @@ public final class Connection: Sendable {
         }
         var progress: ProgressReporter?
         var tokenKey: JSON?
-        if id != nil, let token = params?["workDoneToken"], RequestID(token) != nil {
+        if usesMCPConventions {
+            if id != nil, let token = params?["_meta"]?["progressToken"], RequestID(token) != nil {
+                tokenKey = token
+                progress = ProgressReporter(token: token) { [weak self] value in
+                    self?.notify("notifications/progress", Self.mcpProgress(value))
+                }
+            }
+        } else if id != nil, let token = params?["workDoneToken"], RequestID(token) != nil {
             tokenKey = token
             progress = ProgressReporter(token: token) { [weak self] value in self?.notify("$/progress", value) }
         }
@@ -231,6 +246,8 @@ public final class Connection: Sendable {
             }
         }
         context.progress?.end()
+        // MCP: after notifications/cancelled nothing more is sent for that request.
+        if usesMCPConventions && context.isCancelled { answer = nil }
         // Forget the id before answering: a client may reuse it as soon as the answer arrives.
         forget(job)
         if let answer { deliver(answer, to: job.reply) }
@@ -283,8 +300,18 @@ public final class Connection: Sendable {
         }
         guard let job = queued else { return }
         job.context.cancelled.store(true, ordering: .relaxed)
-        deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply)
+        if !usesMCPConventions { deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply) }
         finish(job, as: .cancelled)
+    }
+
+    /// MCP's progress shape for an LSP-style progress value (percentages out of 100).
+    static func mcpProgress(_ value: JSON) -> JSON {
+        let v = value["value"] ?? .null
+        let kind = v["kind"]?.stringValue ?? "report"
+        let pct = kind == "end" ? 100 : (v["percentage"]?.intValue ?? 0)
+        var o: JSONObject = ["progressToken": value["token"] ?? .null, "progress": .int(pct), "total": 100]
+        if let m = v["message"]?.stringValue ?? v["title"]?.stringValue { o["message"] = .string(m) }
+        return .object(o)
     }
 
     /// `window/workDoneProgress/cancel`: cancels the request that owns the token.

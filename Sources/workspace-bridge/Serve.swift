@@ -13,9 +13,8 @@ import Storage
 extension FramingMode: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-struct Serve: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Serve the protocol on stdin/stdout (the default).")
-
+/// Options shared by `serve` and `mcp`.
+struct ServerOptions: ParsableArguments {
     @Option(help: "The local workspace root.")
     var localRoot: String?
 
@@ -47,9 +46,38 @@ struct Serve: ParsableCommand {
         guard maxMessageBytes > 0 else { throw ValidationError("--max-message-bytes must be positive") }
     }
 
-    func run() throws {
+    func main(forceMCP: Bool = false, session: String? = nil) -> ServerMain {
         let cloud = cloudRoot ?? icloudContainer.map { ICloudContainer.documentsPath(identifier: $0) ?? "/nonexistent/icloud/\($0)" }
-        try ServerMain(localRoot: localRoot, cloudRoot: cloud, configDir: configDir, framing: framing, maxMessageBytes: maxMessageBytes,
-                       logLevel: logLevel, logFile: logFile, enableDebugMethods: enableDebugMethods).run()
+        var m = ServerMain(localRoot: localRoot, cloudRoot: cloud, configDir: configDir, framing: framing,
+                           maxMessageBytes: maxMessageBytes, logLevel: logLevel, logFile: logFile,
+                           enableDebugMethods: enableDebugMethods)
+        m.forceMCP = forceMCP
+        m.mcpSession = session
+        return m
+    }
+}
+
+struct Serve: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve the protocol on stdin/stdout (the default).")
+
+    @OptionGroup var options: ServerOptions
+
+    func run() throws { try options.main().run() }
+}
+
+struct MCP: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mcp",
+        abstract: "Serve the Model Context Protocol on stdin/stdout (newline-delimited JSON), whatever the client's initialize says.")
+
+    @OptionGroup var options: ServerOptions
+
+    @Option(help: "Journal tool calls into this existing session (default: a new session per connection).")
+    var session: String?
+
+    func run() throws {
+        var o = options
+        o.framing = .ndjson
+        try o.main(forceMCP: true, session: session).run()
     }
 }

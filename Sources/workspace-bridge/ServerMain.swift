@@ -18,6 +18,8 @@ struct ServerMain {
     var logLevel: Logger.Level
     var logFile: String?
     var enableDebugMethods: Bool
+    var forceMCP = false
+    var mcpSession: String?
 
     struct StartupError: Error, CustomStringConvertible {
         var description: String
@@ -63,6 +65,8 @@ struct ServerMain {
                 var c = ServerConfiguration(localRoot: localRoot, cloudRoot: cloudRoot, maxMessageBytes: maxMessageBytes,
                                             enableDebugMethods: enableDebugMethods, environment: Self.environment())
                 c.configDirectory = configDir
+                c.forceMCP = forceMCP
+                c.mcpSession = mcpSession
                 return c
             }(),
             logSink: sink, logger: logger)

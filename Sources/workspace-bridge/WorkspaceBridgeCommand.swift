@@ -14,7 +14,7 @@ struct WorkspaceBridgeCommand: ParsableCommand {
                 '{"jsonrpc":"2.0","id":2,"method":"ping"}' | workspace-bridge
             """,
         version: ServerInfo.version,
-        subcommands: [Serve.self],
+        subcommands: [Serve.self, MCP.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -106,7 +106,7 @@ enum FileTools {
              description: "Size, times, etag, state (current, notDownloaded, conflicted) and optionally the SHA-256 of a file or folder.",
              inputSchema: Schema.object([("path", Schema.path), ("sha256", Schema.boolean("Also hash the file."))], required: ["path"]),
              outputSchema: Schema.object([("path", Schema.string("")), ("type", Schema.string("")), ("size", Schema.integer("")),
-                                          ("etag", Schema.string("")), ("state", Schema.string("")), ("sha256", Schema.string(""))],
+                                          ("modified", Schema.string("")), ("etag", Schema.string("")), ("state", Schema.string("")), ("sha256", Schema.string(""))],
                                          required: ["path", "type", "size"]),
              readOnly: true, destructive: false, idempotent: true) { c in
             let (s, sha) = try c.workspace.info(try c.arguments.path("path"), sha256: try c.arguments.bool("sha256") ?? false)

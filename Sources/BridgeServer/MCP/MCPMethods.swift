@@ -1,0 +1,114 @@
+import AgentSessions
+import JSON
+import JSONRPC
+import Workspace
+
+/// The Model Context Protocol face: the same workspace and the same tool table, for MCP agents.
+///
+/// An `initialize` whose params carry MCP's `protocolVersion` (or `workspace-bridge mcp`) switches
+/// the connection to MCP rules; from then on these methods are served instead of the LSP-style
+/// ones. Tool calls are journaled into a session, like any other agent's.
+enum MCPMethods {
+    static let supportedVersions = ["2025-06-18", "2025-11-25"]
+
+    static func register(requests: inout [Method], notifications: inout [Method]) {
+        requests.append(Method("ping", inline: true, schedule: { _ in .unordered }) { _ in .object(JSONObject()) })
+        requests.append(Method("tools/list") { ctx in
+            _ = try ctx.paramsObject()
+            return ["tools": .array(ToolTable.all.map(\.mcpJSON))]
+        })
+        requests.append(Method("tools/call", schedule: callSchedule) { ctx in try call(ctx) })
+        requests.append(Method("resources/list") { ctx in try MCPResources.list(ctx) })
+        requests.append(Method("resources/read") { ctx in try MCPResources.read(ctx) })
+        requests.append(Method("resources/templates/list") { ctx in try MCPResources.templates(ctx) })
+        requests.append(Method("resources/subscribe") { ctx in try MCPResources.subscribe(ctx, on: true) })
+        requests.append(Method("resources/unsubscribe") { ctx in try MCPResources.subscribe(ctx, on: false) })
+        requests.append(Method("logging/setLevel", schedule: { _ in .unordered }) { ctx in
+            let levels = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+            guard let level = try ctx.paramsObject().choice("level", levels) else {
+                throw RPCError.invalidParams(field: "level", expected: "an MCP log level", got: "nothing")
+            }
+            try LifecycleMethods.server(ctx).logSink.setMCPLevel(level)
+            return .object(JSONObject())
+        })
+        notifications.append(Method("notifications/initialized", inline: true, schedule: { _ in .unordered }) { _ in .null })
+        notifications.append(Method("notifications/roots/list_changed", inline: true, schedule: { _ in .unordered }) { _ in .null })
+        notifications.append(Method("notifications/cancelled", inline: true, schedule: { _ in .unordered }) { ctx in
+            if let raw = ctx.params?["requestId"], let id = RequestID(raw) { ctx.serving.cancel(id: id) }
+            return .null
+        })
+    }
+
+    /// MCP's `initialize`: version negotiation, the session tool calls are journaled into,
+    /// and the server's capabilities.
+    static func initialize(_ server: BridgeServer, _ ctx: RequestContext, _ p: Params) throws -> JSON {
+        let asked = try p.string("protocolVersion")
+        let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? supportedVersions.last!
+        let storage = try server.openStorage(initializationOptions: nil)
+        let ws = try storage.manager.active()
+        let (store, _) = try server.agents.stores(for: ws)
+        let clientName = try p.object("clientInfo")?.string("name") ?? "MCP client"
+        let session: Session
+        if let id = server.configuration.mcpSession {
+            session = try store.get(id: id)
+        } else {
+            session = try store.create(title: "MCP: \(clientName)", agentType: "mcp")
+            _ = try store.transition(id: session.id, to: .running)
+        }
+        server.mcpSession.set(session.id)
+        ctx.serving.useMCPConventions()
+        return [
+            "protocolVersion": .string(version),
+            "capabilities": ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": false],
+                             "logging": .object(JSONObject())],
+            "serverInfo": ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)],
+            "instructions": .string("""
+                Files of the user's workspace at \(ws.rootPath) (paths are relative to it; nothing outside it can be reached). \
+                Tool calls are journaled in session \(session.id).
+                """),
+        ]
+    }
+
+    static let callSchedule: Method.Scheduler = { params in
+        let p = try Params(params)
+        var forSession: JSONObject = ["id": "mcp", "name": .string(try p.requiredString("name"))]
+        if let args = p["arguments"] { forSession["arguments"] = args }
+        return try SessionMethods.callToolSchedule(.object(forSession))
+    }
+
+    /// `tools/call`: validated, journaled into the connection's session, run once.
+    static func call(_ ctx: RequestContext) throws -> JSON {
+        let server = try LifecycleMethods.server(ctx)
+        let p = try ctx.paramsObject()
+        let name = try p.requiredString("name")
+        guard ToolTable.byName[name] != nil else {
+            throw RPCError.invalidParams(field: "name", expected: "a tool from tools/list", got: "\"\(name)\"")
+        }
+        guard let sessionID = server.mcpSession.get() else { throw RPCError.serverNotInitialized }
+        let (store, _) = try server.agents.stores(for: try server.workspace())
+        let toolCallId = "mcp-\(ctx.id.map(String.init(describing:)) ?? "?")-\(UInt64.random(in: 0 ... .max) % 1_000_000_000)"
+        let arguments = p["arguments"] ?? .object(JSONObject())
+        _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
+        let result: ToolResult
+        do {
+            result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx)
+        } catch {
+            let e = server.mapError(error)
+            try? store.finishToolCall(id: sessionID, toolCallId: toolCallId, result: ToolResult.failure(e.message, code: e.dataCode).json,
+                                      isError: true)
+            throw error
+        }
+        try store.finishToolCall(id: sessionID, toolCallId: toolCallId, result: result.json, isError: result.isError)
+        return result.json
+    }
+}
+
+extension Tool {
+    /// The tool as MCP's `tools/list` describes it.
+    var mcpJSON: JSON {
+        ["name": .string(name), "title": .string(title), "description": .string(description), "inputSchema": inputSchema,
+         "outputSchema": outputSchema,
+         "annotations": ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
+                         "idempotentHint": .bool(idempotent), "openWorldHint": false]]
+    }
+}
