@@ -21,5 +21,5 @@ if ((${#missing[@]})); then
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  python3 -c "import pytest, jsonschema" 2>/dev/null || python3 -m pip install -q pytest jsonschema
+  python3 -c "import pytest, jsonschema, mcp" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pytest jsonschema mcp
 fi

@@ -1,5 +1,6 @@
 import JSON
 import JSONRPC
+import Storage
 import Workspace
 
 /// The workspace file API: each method decodes params, declares what it touches, calls one
@@ -113,9 +114,17 @@ enum FileMethods {
     static func load(_ ws: Workspace, _ p: Params, _ ctx: RequestContext? = nil) throws -> JSON {
         let encoding = try p.encoding()
         let inline = ctx?.isRunningInline ?? false
-        let r = try ws.read(try p.path("path"), offset: try p.nonNegative("offset") ?? 0, length: try p.nonNegative("length"),
+        let path = try p.path("path")
+        let r: Workspace.ReadResult
+        do {
+            r = try ws.read(path, offset: try p.nonNegative("offset") ?? 0, length: try p.nonNegative("length"),
                             maxBytes: maxReadBytes) { n in
-            if inline && n > inlineReadBytes { throw MoveToWorkerPool() }
+                if inline && n > inlineReadBytes { throw MoveToWorkerPool() }
+            }
+        } catch let e as WorkspaceError where e.code == .notDownloaded {
+            // Ask the engine for it (iCloud on Apple systems); the client retries after retryAfterMs.
+            ICloudContainer.startDownloading(ws.rootPath + "/" + path.string)
+            throw e
         }
         var bytes = r.bytes
         let data: String
