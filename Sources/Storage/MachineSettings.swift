@@ -71,16 +71,7 @@ struct MachineSettings: Equatable {
         let tmp = path + ".tmp-\(getpid())"
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw WorkspaceError(.ioError, "cannot write \(tmp): errno \(errno)", path: path) }
-        var ok = bytes.withUnsafeBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
-        }
-        ok = ok && wb_full_fsync(fd) == 0
+        let ok = writeAll(fd, bytes) && wb_full_fsync(fd) == 0
         close(fd)
         guard ok, rename(tmp, path) == 0 else {
             unlink(tmp)
@@ -98,5 +89,18 @@ struct MachineSettings: Equatable {
                 throw WorkspaceError(.ioError, "cannot create \(prefix): errno \(errno)", path: path)
             }
         }
+    }
+}
+
+/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on failure (errno set).
+func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+    bytes.withUnsafeBytes { b -> Bool in
+        var off = 0
+        while off < b.count {
+            let n = write(fd, b.baseAddress! + off, b.count - off)
+            if n < 0 { if errno == EINTR { continue }; return false }
+            off += n
+        }
+        return true
     }
 }

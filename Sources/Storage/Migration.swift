@@ -201,17 +201,7 @@ public struct Migration {
 
     /// `name (from local).ext`, numbered if that exists too.
     static func freeName(for path: WorkspacePath, in ws: Workspace, from: String) -> WorkspacePath {
-        let name = path.name
-        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
-        let stem = dot.map { String(name[..<$0]) } ?? name
-        let ext = dot.map { String(name[$0...]) } ?? ""
-        var n = 1
-        while true {
-            let label = n == 1 ? "from \(from)" : "from \(from) \(n)"
-            let candidate = path.parent.appending("\(stem) (\(label))\(ext)")
-            if (try? ws.status(candidate)) == nil { return candidate }
-            n += 1
-        }
+        path.labelledSibling("from \(from)") { (try? ws.status($0)) == nil }
     }
 
     static func freeBytes(_ path: String) -> Int64 {

@@ -65,16 +65,7 @@ struct MigrationJournal {
         if let s = e.sha256 { o["sha256"] = .string(s) }
         var line = JSONCodec.encode(.object(o))
         line.append(10)
-        let ok = line.withUnsafeBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = write(fd, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
-        }
-        guard ok, wb_full_fsync(fd) == 0 else { throw WorkspaceError(.ioError, "cannot write the migration journal: errno \(errno)") }
+        guard writeAll(fd, line), wb_full_fsync(fd) == 0 else { throw WorkspaceError(.ioError, "cannot write the migration journal: errno \(errno)") }
     }
 
     mutating func finish(remove: Bool) {

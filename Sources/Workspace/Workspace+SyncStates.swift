@@ -110,15 +110,6 @@ extension Workspace {
 
     /// `name (conflict).ext`, numbered if taken: an ordinary name no engine treats as a copy.
     private static func conflictKeepName(for path: WorkspacePath, in dir: FileDescriptor) -> String {
-        let name = path.name
-        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
-        let stem = dot.map { String(name[..<$0]) } ?? name
-        let ext = dot.map { String(name[$0...]) } ?? ""
-        var n = 1
-        while true {
-            let candidate = "\(stem) (conflict\(n == 1 ? "" : " \(n)"))\(ext)"
-            if Sys.lstat(dir.raw, candidate) == nil { return candidate }
-            n += 1
-        }
+        path.labelledSibling("conflict") { Sys.lstat(dir.raw, $0.name) == nil }.name
     }
 }

@@ -54,6 +54,20 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
 
     public func appending(_ name: String) -> WorkspacePath { WorkspacePath(components: components + [name]) }
 
+    /// A sibling named `stem (label).ext` (the label numbered from the second try on: `label 2`,
+    /// `label 3`, …) for which `isFree` says yes: how keep-both copies are named.
+    public func labelledSibling(_ label: String, isFree: (WorkspacePath) -> Bool) -> WorkspacePath {
+        let dot = name.lastIndex(of: ".").flatMap { $0 == name.startIndex ? nil : $0 }
+        let stem = dot.map { String(name[..<$0]) } ?? name
+        let ext = dot.map { String(name[$0...]) } ?? ""
+        var n = 1
+        while true {
+            let candidate = parent.appending("\(stem) (\(label)\(n == 1 ? "" : " \(n)"))\(ext)")
+            if isFree(candidate) { return candidate }
+            n += 1
+        }
+    }
+
     /// Whether `self` is `other` or inside it.
     public func isWithin(_ other: WorkspacePath) -> Bool {
         components.count >= other.components.count && Array(components.prefix(other.components.count)) == other.components
