@@ -119,7 +119,11 @@ enum Disk {
         let slash = path.lastIndex(of: "/")
         let dir = slash.map { String(path[...$0]) } ?? ""
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-        return dir + ".syncthing." + base + Timestamp.randomId(".wb-") + ".tmp"
+        // The workspace's temp-name convention: the writer's pid, then random bits, so the
+        // start-up sweep only ever removes temp files of writers that are gone.
+        let pid = UInt64(UInt32(truncatingIfNeeded: getpid()))
+        let tag = Timestamp.hex64(pid << 32 | UInt64(UInt32.random(in: .min ... .max)))
+        return dir + ".syncthing." + base + ".wb-" + tag + ".tmp"
     }
 
     static func parent(of path: String) -> String {
