@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import JSON
+import Synchronization
 import Workspace
 
 /// Moves or copies the workspace between the local and the cloud root, verified and resumable.
@@ -14,7 +15,7 @@ import Workspace
 /// then → switch the storage choice at the very end, in the same atomic settings write that
 /// clears the pending migration. Killed at any moment, the next run resumes from the journal
 /// without copying a verified file again, and the choice switches exactly once.
-public struct Migration {
+public struct Migration: Sendable {
     public enum Mode: String, Sendable, CaseIterable { case copy, move }
     public enum OnConflict: String, Sendable, CaseIterable { case keepBoth, skip, overwrite, fail }
 
@@ -62,7 +63,12 @@ public struct Migration {
         self.options = options
     }
 
-    public func run(isCancelled: () -> Bool, progress: (Progress) -> Void) throws(WorkspaceError) -> Report {
+    /// Files are copied by several workers at once (fsync latency overlaps); each file is still
+    /// staged, flushed, verified, placed and journaled before its source may be removed.
+    public static let workers = 4
+
+    public func run(isCancelled: @escaping @Sendable () -> Bool,
+                    progress: @escaping @Sendable (Progress) -> Void) throws(WorkspaceError) -> Report {
         let started = MonotonicNanos.now()
         let from: StorageLocation = options.to == .local ? .cloud : .local
         let pending = manager.settings.pendingMigration.flatMap(PendingMigration.init)
@@ -130,23 +136,45 @@ public struct Migration {
         IgnoreRules.protectStaging(in: target)
 
         let bytesTotal = files.reduce(Int64(0)) { $0 + $1.size }
-        var bytesDone: Int64 = 0
-        for (i, f) in files.enumerated() {
-            if isCancelled() { throw WorkspaceError(.cancelled, "migration cancelled", path: f.path.string) }
-            progress(Progress(filesDone: i, filesTotal: files.count, bytesDone: bytesDone, bytesTotal: bytesTotal,
-                              currentPath: f.path.string))
-            if let entry = done[f.path.string] {
-                // Verified before the interruption; in move mode the source may still need removing.
-                if options.mode == .move && entry.outcome != "skipped" { try? source.delete(f.path, recursive: false) }
-                if entry.outcome == "copied" { report.verified += 1 }
-                bytesDone += f.size
-                continue
+        let loop = MigrationLoop(report: report, journal: journal)
+        let manifest = files
+        let verifiedBefore = done
+        let next = Atomic<Int>(0)
+        let mode = options.mode
+        Parallel.run(min(Self.workers, max(1, manifest.count))) { [self] worker in
+            while loop.failure == nil {
+                if isCancelled() {
+                    loop.fail(WorkspaceError(.cancelled, "migration cancelled", path: ""))
+                    return
+                }
+                let i = next.add(1, ordering: .relaxed).oldValue
+                guard i < manifest.count else { return }
+                let f = manifest[i]
+                do throws(WorkspaceError) {
+                    if let entry = verifiedBefore[f.path.string] {
+                        // Verified before the interruption; in move mode the source may still need removing.
+                        if mode == .move && entry.outcome != "skipped" { try? source.delete(f.path, recursive: false) }
+                        loop.finished(f.size, verified: entry.outcome == "copied")
+                    } else {
+                        var delta = Report()
+                        let entry = try migrateOne(f.path, from: source, to: target, isCancelled: isCancelled, report: &delta)
+                        try loop.record(entry)
+                        if mode == .move && entry.outcome != "skipped" { try source.delete(f.path, recursive: false) }
+                        loop.merge(delta, bytes: f.size)
+                    }
+                } catch {
+                    loop.fail(error)
+                    return
+                }
+                if worker == 0 {
+                    let (n, b) = loop.progress
+                    progress(Progress(filesDone: n, filesTotal: manifest.count, bytesDone: b, bytesTotal: bytesTotal,
+                                      currentPath: f.path.string))
+                }
             }
-            let entry = try migrateOne(f.path, from: source, to: target, isCancelled: isCancelled, report: &report)
-            try journal.record(entry)
-            if options.mode == .move && entry.outcome != "skipped" { try source.delete(f.path, recursive: false) }
-            bytesDone += f.size
         }
+        if let failure = loop.failure { throw failure }
+        report = loop.report
         // Folders travel too (empty ones included), so the layout is the same on the other side.
         for folder in try source.folders() where (try? target.status(folder)) == nil {
             _ = try target.createFolder(folder)
@@ -229,5 +257,50 @@ enum MonotonicNanos {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+}
+
+/// The shared state of a migration's workers: the report, the journal (one writer at a time;
+/// each worker flushes after its own record), and the first failure.
+final class MigrationLoop: Sendable {
+    private struct State { var report: Migration.Report; var files = 0; var bytes: Int64 = 0; var failure: WorkspaceError? }
+    private let state: Mutex<State>
+    private let journalLock = Mutex(())
+    private let journal: MigrationJournal
+
+    init(report: Migration.Report, journal: MigrationJournal) {
+        state = Mutex(State(report: report))
+        self.journal = journal
+    }
+
+    var failure: WorkspaceError? { state.withLock { $0.failure } }
+    var report: Migration.Report { state.withLock { $0.report } }
+    var progress: (Int, Int64) { state.withLock { ($0.files, $0.bytes) } }
+
+    func fail(_ e: WorkspaceError) { state.withLock { if $0.failure == nil { $0.failure = e } } }
+
+    func record(_ e: MigrationJournal.Entry) throws(WorkspaceError) {
+        try journalLock.withLock { _ throws(WorkspaceError) in try journal.append(e) }
+        try journal.flush()
+    }
+
+    func finished(_ size: Int64, verified: Bool) {
+        state.withLock { s in
+            s.files += 1
+            s.bytes += size
+            if verified { s.report.verified += 1 }
+        }
+    }
+
+    func merge(_ d: Migration.Report, bytes: Int64) {
+        state.withLock { s in
+            s.files += 1
+            s.bytes += bytes
+            s.report.copied += d.copied
+            s.report.skipped += d.skipped
+            s.report.verified += d.verified
+            s.report.bytes += d.bytes
+            s.report.renamed += d.renamed
+        }
     }
 }

@@ -60,12 +60,23 @@ struct MigrationJournal {
 
     /// Appends one entry and flushes it before returning.
     func record(_ e: Entry) throws(WorkspaceError) {
+        try append(e)
+        try flush()
+    }
+
+    /// Appends one entry (not yet durable: call `flush`).
+    func append(_ e: Entry) throws(WorkspaceError) {
         var o: JSONObject = ["path": .string(e.path), "outcome": .string(e.outcome)]
         if let p = e.placedAs { o["placedAs"] = .string(p) }
         if let s = e.sha256 { o["sha256"] = .string(s) }
         var line = JSONCodec.encode(.object(o))
         line.append(10)
-        guard writeAll(fd, line), wb_full_fsync(fd) == 0 else { throw WorkspaceError(.ioError, "cannot write the migration journal: errno \(errno)") }
+        guard writeAll(fd, line) else { throw WorkspaceError(.ioError, "cannot write the migration journal: errno \(errno)") }
+    }
+
+    /// Makes every appended entry durable.
+    func flush() throws(WorkspaceError) {
+        guard wb_full_fsync(fd) == 0 else { throw WorkspaceError(.ioError, "cannot flush the migration journal: errno \(errno)") }
     }
 
     mutating func finish(remove: Bool) {

@@ -6,12 +6,12 @@ import Darwin
 
 /// Runs `body(worker)` on `count` OS threads (the caller's thread is one of them) and returns
 /// when all have finished.
-enum Parallel {
+public enum Parallel {
     private final class Box { let body: () -> Void; init(_ b: @escaping () -> Void) { body = b } }
 
-    static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+    public static var cores: Int { max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
-    static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    public static func run(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
         guard count > 1 else { body(0); return }
         #if canImport(Glibc)
         var threads: [pthread_t] = []
