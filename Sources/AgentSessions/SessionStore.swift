@@ -186,10 +186,18 @@ public final class SessionStore: Sendable {
     }
 
     /// Appends `records` durably and adopts the new state. Lock held; `prepareWrite(h)` done.
-    func commit(_ h: SessionHandle, _ records: [JSON]) throws(SessionError) {
+    /// Appends records and (unless `durable` is false) flushes them before returning. A
+    /// non-durable commit becomes durable with the next flush of this journal; a crash before
+    /// that may lose it (recovery cuts a torn tail), so only facts that change nothing (the
+    /// record of a read-only tool call) are ever committed that way.
+    func commit(_ h: SessionHandle, _ records: [JSON], durable: Bool = true) throws(SessionError) {
         let (bytes, next) = try stage(h, records)
         let before = h.writer!.end
         try h.writer!.append(bytes)
+        if !durable {
+            adopt(h, next)
+            return
+        }
         do { try h.writer!.sync() } catch {
             h.writer!.rollBack(to: before)
             throw error

@@ -17,14 +17,14 @@ final class AgentService: Sendable {
     private struct Open { var root: String; var sessions: SessionStore; var queue: OfflineQueue }
     private let open = Mutex<Open?>(nil)
     private let conditions = Mutex(DeviceConditions(network: .wifi))
-    private let owner: String
-    private let pricing: Pricing
+    private let configDirectory: String
     private let logger: Logger
     private let notify: @Sendable (String, JSON) -> Void
 
-    init(owner: String, pricing: Pricing, logger: Logger, notify: @escaping @Sendable (String, JSON) -> Void) {
-        self.owner = owner
-        self.pricing = pricing
+    /// Nothing is read or created until sessions are first used (a server that only serves
+    /// files starts faster).
+    init(configDirectory: String, logger: Logger, notify: @escaping @Sendable (String, JSON) -> Void) {
+        self.configDirectory = configDirectory
         self.logger = logger
         self.notify = notify
     }
@@ -33,6 +33,8 @@ final class AgentService: Sendable {
         let root = ws.rootPath
         if let o = open.withLock({ $0 }), o.root == root { return (o.sessions, o.queue) }
         let notify = self.notify
+        let owner = Self.machineOwner(configDirectory: configDirectory)
+        let pricing = (try? Pricing.load(file: configDirectory + "/pricing.json")) ?? Pricing()
         let sessions = SessionStore(directory: root + "/.workspace/sessions", owner: owner, pricing: pricing,
                                     onStateChange: { change in
                                         var p: JSONObject = ["id": .string(change.id), "from": .string(change.from.rawValue),

@@ -47,10 +47,11 @@ public final class BridgeServer: Router {
         self.logger = logger
         self.changes = ChangeNotifier(logger: logger)
         let client = self.client
+        let lifecycle = self.lifecycle
         let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
-        let pricing = (try? Pricing.load(file: configDir + "/pricing.json")) ?? Pricing()
-        self.agents = AgentService(owner: AgentService.machineOwner(configDirectory: configDir), pricing: pricing,
-                                   logger: logger) { method, params in
+        self.agents = AgentService(configDirectory: configDir, logger: logger) { method, params in
+            // Session and queue notifications are this protocol's, not MCP's.
+            if lifecycle.isMCP { return }
             client.get()?.notify(method, params)
         }
         var requests: [Method] = []

@@ -182,8 +182,9 @@ public final class Connection: Sendable {
         if usesMCPConventions {
             if id != nil, let token = params?["_meta"]?["progressToken"], RequestID(token) != nil {
                 tokenKey = token
+                let adapter = MCPProgress()
                 progress = ProgressReporter(token: token) { [weak self] value in
-                    self?.notify("notifications/progress", Self.mcpProgress(value))
+                    if let p = adapter.convert(value) { self?.notify("notifications/progress", p) }
                 }
             }
         } else if id != nil, let token = params?["workDoneToken"], RequestID(token) != nil {
@@ -245,9 +246,12 @@ public final class Connection: Sendable {
                 }
             }
         }
-        context.progress?.end()
         // MCP: after notifications/cancelled nothing more is sent for that request.
-        if usesMCPConventions && context.isCancelled { answer = nil }
+        if usesMCPConventions && context.isCancelled {
+            answer = nil
+        } else {
+            context.progress?.end()
+        }
         // Forget the id before answering: a client may reuse it as soon as the answer arrives.
         forget(job)
         if let answer { deliver(answer, to: job.reply) }
@@ -302,16 +306,6 @@ public final class Connection: Sendable {
         job.context.cancelled.store(true, ordering: .relaxed)
         if !usesMCPConventions { deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply) }
         finish(job, as: .cancelled)
-    }
-
-    /// MCP's progress shape for an LSP-style progress value (percentages out of 100).
-    static func mcpProgress(_ value: JSON) -> JSON {
-        let v = value["value"] ?? .null
-        let kind = v["kind"]?.stringValue ?? "report"
-        let pct = kind == "end" ? 100 : (v["percentage"]?.intValue ?? 0)
-        var o: JSONObject = ["progressToken": value["token"] ?? .null, "progress": .int(pct), "total": 100]
-        if let m = v["message"]?.stringValue ?? v["title"]?.stringValue { o["message"] = .string(m) }
-        return .object(o)
     }
 
     /// `window/workDoneProgress/cancel`: cancels the request that owns the token.

@@ -44,6 +44,7 @@ enum MCPMethods {
     static func initialize(_ server: BridgeServer, _ ctx: RequestContext, _ p: Params) throws -> JSON {
         let asked = try p.string("protocolVersion")
         let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? supportedVersions.last!
+        server.lifecycle.setMCP()
         let storage = try server.openStorage(initializationOptions: nil)
         let ws = try storage.manager.active()
         let (store, _) = try server.agents.stores(for: ws)
@@ -81,13 +82,29 @@ enum MCPMethods {
         let server = try LifecycleMethods.server(ctx)
         let p = try ctx.paramsObject()
         let name = try p.requiredString("name")
-        guard ToolTable.byName[name] != nil else {
+        guard let tool = ToolTable.byName[name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from tools/list", got: "\"\(name)\"")
         }
         guard let sessionID = server.mcpSession.get() else { throw RPCError.serverNotInitialized }
         let (store, _) = try server.agents.stores(for: try server.workspace())
         let toolCallId = "mcp-\(ctx.id.map(String.init(describing:)) ?? "?")-\(UInt64.random(in: 0 ... .max) % 1_000_000_000)"
         let arguments = p["arguments"] ?? .object(JSONObject())
+        if tool.readOnly {
+            // Reads change nothing: run, then journal intent and result together without an fsync
+            // (a cancelled or failed read is journaled with its error).
+            let result: ToolResult
+            do {
+                result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx)
+            } catch {
+                let e = server.mapError(error)
+                try? store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
+                                                  result: ToolResult.failure(e.message, code: e.dataCode).json, isError: true)
+                throw error
+            }
+            try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
+                                             result: result.json, isError: result.isError)
+            return result.mcpJSON
+        }
         _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
         let result: ToolResult
         do {
@@ -99,8 +116,15 @@ enum MCPMethods {
             throw error
         }
         try store.finishToolCall(id: sessionID, toolCallId: toolCallId, result: result.json, isError: result.isError)
-        return result.json
+        return result.mcpJSON
     }
+}
+
+extension ToolResult {
+    /// MCP's shape (the same as `session/callTool`'s: a failed call keeps `{error, code}` as
+    /// structured content, so an agent can branch on the code; MCP clients validate structured
+    /// content against the output schema only for successful calls).
+    var mcpJSON: JSON { json }
 }
 
 extension Tool {

@@ -78,6 +78,13 @@ enum MCPResources {
         let ws = try server.workspace()
         let raw = try ctx.paramsObject().requiredString("uri")
         let path = try path(ofURI: raw, in: ws)
+        if on {
+            // The same rules as reading it: an existing file of the workspace, never through a link.
+            let (status, _) = try ws.info(path)
+            if status.type == .symlink {
+                throw WorkspaceError(.symlinkNotFollowed, "'\(path)' is a symbolic link; links are never followed", path: path.string)
+            }
+        }
         if on { try server.resourceWatch.subscribe(path, uri: raw, workspace: ws, connection: ctx.serving) } else {
             server.resourceWatch.unsubscribe(path)
         }
