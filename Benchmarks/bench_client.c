@@ -9,7 +9,8 @@
  *   --tests LIST           comma list of rtt,pipe,spawn,rss,blob (default rtt,pipe,spawn,rss)
  *                          and the workspace file tests (the server started with --local-root):
  *                          load4k, save4k, echo4k (the floor of load4k), range, list, search,
- *                          import; see "workspace file phases" below
+ *                          import; see "workspace file phases" below; and the storage and
+ *                          session tests (below)
  *   --rtt N                measured sequential round trips (default 20000)
  *   --warmup N             warm-up round trips before them (default 2000)
  *   --pipe-total N         pipelined requests (default 200000)
@@ -29,6 +30,17 @@
  *   --search-query Q       literal searched by `search`, --search-path PATH, --search-max N,
  *                          --search-case sensitive|insensitive (default: not sent)
  *   --import-source ABS    host file imported by `import` to --import-path PATH
+ *   storage and session tests (server started with --local-root, --cloud-root, --config-dir):
+ *                          migrate, storageinfo, append1, recover-setup, recover, background;
+ *                          see "storage and session phases" below; their options:
+ *   --migrate-to local|cloud, --migrate-mode copy|move (default cloud, copy)
+ *   --info-runs N          getStorageInfo calls after the first (default 50)
+ *   --append-runs N        measured one-message appends (default 1000, after --append-warmup 50)
+ *   --msg-bytes N          content bytes of each message (default 256)
+ *   --recover-messages N   messages recover-setup stores (default 10000), --recover-batch N per
+ *                          appendMessages (default 10)
+ *   --id-file PATH         append1 and recover-setup write the session id there, recover reads it
+ *   --bg-sessions N        sessions `background` creates and moves to running (default 100)
  *
  * Every request is encoded before its phase starts; the timed loops only write prepared
  * bytes and find frame boundaries in what comes back (LSP: header + Content-Length,
@@ -235,6 +247,14 @@ static int parse_frame(reader_t *r, const char **body, size_t *blen) {
 }
 
 static int is_notification(const char *b, size_t n) {
+    /* The server writes "jsonrpc" first, then "id" (a response) or "method" (a notification,
+     * whose params may well hold an "id", as session/didChangeState's do). */
+    static const char pre[] = "{\"jsonrpc\":\"2.0\",";
+    const size_t pl = sizeof pre - 1;
+    if (n > pl + 8 && memcmp(b, pre, pl) == 0) {
+        if (memcmp(b + pl, "\"method\"", 8) == 0) return 1;
+        if (memcmp(b + pl, "\"id\"", 4) == 0) return 0;
+    }
     if (n > 65536) return 0;
     return memmem(b, n, "\"method\"", 8) && !memmem(b, n, "\"id\"", 4);
 }
@@ -1013,6 +1033,284 @@ static void phase_import(void) {
     free(secs); free(b.p);
 }
 
+/* ---------- storage and session phases ----------
+ * For a server started with --local-root, --cloud-root and --config-dir. Each request is
+ * encoded before its timer starts; a timed request is one round trip (write → whole response
+ * read; server notifications in between are skipped). `init_ms` in their lines is this
+ * process's spawn → initialize answered.
+ *
+ *   migrate        one migrate {to, mode}: round trip, and the result's durationMs, copied,
+ *                  skipped, verified, bytes, switched
+ *   storageinfo    getStorageInfo: the first call (the server walks the active root), then
+ *                  --info-runs more, sequential; usage.files and usage.bytes
+ *   append1        session/create, then sequential session/appendMessages of one message with
+ *                  an id (durable before the answer): --append-warmup, then --append-runs
+ *   recover-setup  session/create, then --recover-messages messages in appendMessages calls of
+ *                  --recover-batch; writes the id to --id-file
+ *   recover        (a fresh process) session/get {id} then session/messages {id, limit: 1}, the
+ *                  first requests naming the session: each timed, and both together
+ *   background     --bg-sessions × session/create, each moved to running
+ *                  (session/transition), then host/didEnterBackground, timed
+ */
+static long g_next_id = 20000000;
+static const char *g_id_file = NULL;
+static const char *g_migrate_to = "cloud", *g_migrate_mode = "copy";
+static long g_info_runs = 50, g_append_runs = 1000, g_append_warmup = 50, g_msg_bytes = 256;
+static long g_recover_messages = 10000, g_recover_batch = 10, g_bg_sessions = 100;
+static double g_init_ms = -1;
+
+/* Appends one framed request {id, method, params} (params: JSON object text). */
+static void add_request(buf_t *b, long id, const char *method, const char *params, size_t plen) {
+    buf_t m = {0};
+    char head[160];
+    int hl = snprintf(head, sizeof head, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":", id, method);
+    buf_add(&m, head, (size_t)hl);
+    buf_add(&m, params, plen);
+    buf_add(&m, "}", 1);
+    add_frame(b, m.p, m.len);
+    free(m.p);
+}
+
+/* One request, encoded before the timer; returns the round trip in ns. With `must_succeed`,
+ * an error answer ends the run (reported with the answer). */
+static uint64_t call(const char *method, const char *params, const char **body, size_t *bl, int must_succeed) {
+    static buf_t b;
+    b.len = 0;
+    add_request(&b, g_next_id++, method, params, strlen(params));
+    g_sent_desc = method;
+    watchdog();
+    uint64_t t0 = now_ns();
+    write_all(g_child->wfd, b.p, b.len);
+    read_response(g_reader, body, bl);
+    uint64_t t1 = now_ns();
+    alarm(0);
+    if (must_succeed && is_error(*body, *bl)) {
+        keep_sample(*body, *bl > 400 ? 400 : *bl);
+        errno = 0;
+        die_server("request answered with an error");
+    }
+    return t1 - t0;
+}
+
+/* The string after `key` (e.g. "\"id\":\"") in the body, into out; 0 when absent. */
+static int field_str(const char *b, size_t n, const char *key, char *out, size_t cap) {
+    const char *p = mem_find(b, n, key);
+    if (!p) return 0;
+    p += strlen(key);
+    const char *q = memchr(p, '"', (size_t)(b + n - p));
+    if (!q || (size_t)(q - p) >= cap) return 0;
+    memcpy(out, p, (size_t)(q - p));
+    out[q - p] = 0;
+    return 1;
+}
+
+static void create_session(const char *title, char *sid, size_t cap) {
+    char params[256];
+    snprintf(params, sizeof params, "{\"title\":\"%s\"}", title);
+    const char *body; size_t bl;
+    call("session/create", params, &body, &bl, 1);
+    if (!field_str(body, bl, "\"id\":\"", sid, cap)) { keep_sample(body, bl); errno = 0; die_server("session/create: no id"); }
+}
+
+static void write_id_file(const char *sid) {
+    if (!g_id_file) return;
+    FILE *f = fopen(g_id_file, "w");
+    if (!f || fprintf(f, "%s\n", sid) < 0 || fclose(f)) { perror(g_id_file); exit(2); }
+}
+
+/* Plain text of `n` bytes (no character JSON must escape), different for each `seed`. */
+static void message_text(char *out, long n, long seed) {
+    static const char *words[] = {"the", "agent", "reads", "a", "file", "and", "writes", "notes", "about", "it",
+                                  "then", "asks", "which", "folder", "holds", "research"};
+    long k = 0, w = seed;
+    while (k < n) {
+        const char *s = words[(w++ * 7 + seed) % 16];
+        for (; *s && k < n; s++) out[k++] = *s;
+        if (k < n) out[k++] = ' ';
+    }
+    out[n] = 0;
+}
+
+/* {"id":"PREFIXn","role":"user|assistant","content":"..."} */
+static void add_message_json(buf_t *b, const char *prefix, long n, const char *text) {
+    char head[128];
+    int hl = snprintf(head, sizeof head, "{\"id\":\"%s%07ld\",\"role\":\"%s\",\"content\":\"", prefix, n,
+                      n % 2 ? "assistant" : "user");
+    buf_add(b, head, (size_t)hl);
+    buf_add(b, text, strlen(text));
+    buf_add(b, "\"}", 2);
+}
+
+static void phase_migrate(void) {
+    g_phase = "migrate";
+    char params[128];
+    snprintf(params, sizeof params, "{\"to\":\"%s\",\"mode\":\"%s\"}", g_migrate_to, g_migrate_mode);
+    int saved = g_timeout;
+    if (g_timeout < 900) g_timeout = 900;
+    const char *body; size_t bl;
+    uint64_t t = call("migrate", params, &body, &bl, 0);
+    g_timeout = saved;
+    int err = is_error(body, bl);
+    keep_sample(body, bl > 400 ? 400 : bl);
+    line_begin("migrate");
+    printf(",\"to\":\"%s\",\"mode\":\"%s\",\"init_ms\":%.3f,\"seconds\":%.4f,\"duration_ms\":%lld,\"copied\":%lld,"
+           "\"skipped\":%lld,\"conflicts\":%lld,\"verified\":%lld,\"bytes\":%lld,\"switched\":%d,\"errors\":%d",
+           g_migrate_to, g_migrate_mode, g_init_ms, (double)t / 1e9, field_int(body, bl, "\"durationMs\":"),
+           field_int(body, bl, "\"copied\":"), field_int(body, bl, "\"skipped\":"), field_int(body, bl, "\"conflicts\":"),
+           field_int(body, bl, "\"verified\":"), field_int(body, bl, "\"bytes\":"),
+           field_true(body, bl, "\"switched\":true"), err);
+    print_sample();
+    line_end();
+}
+
+static void phase_storageinfo(void) {
+    g_phase = "storageinfo";
+    const char *body; size_t bl;
+    int saved = g_timeout;
+    if (g_timeout < 300) g_timeout = 300;
+    uint64_t first = call("getStorageInfo", "{}", &body, &bl, 1);
+    g_timeout = saved;
+    long long files0 = field_int(body, bl, "\"files\":"), bytes0 = field_int(body, bl, "\"bytes\":");
+    keep_sample(body, bl);
+    uint64_t *t = malloc(sizeof(uint64_t) * (size_t)g_info_runs);
+    long long files = files0;
+    for (long i = 0; i < g_info_runs; i++) {
+        t[i] = call("getStorageInfo", "{}", &body, &bl, 1);
+        files = field_int(body, bl, "\"files\":");
+    }
+    qsort(t, (size_t)g_info_runs, sizeof *t, cmp_u64);
+    line_begin("storageinfo");
+    printf(",\"init_ms\":%.3f,\"first_ms\":%.3f,\"n\":%ld,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
+           "\"min_ms\":%.3f,\"files\":%lld,\"bytes\":%lld,\"files_last\":%lld",
+           g_init_ms, (double)first / 1e6, g_info_runs, pct(t, (size_t)g_info_runs, .5) / 1e6,
+           pct(t, (size_t)g_info_runs, .9) / 1e6, pct(t, (size_t)g_info_runs, .99) / 1e6,
+           (double)t[g_info_runs - 1] / 1e6, (double)t[0] / 1e6, files0, bytes0, files);
+    print_sample();
+    line_end();
+    free(t);
+}
+
+static void phase_append1(void) {
+    g_phase = "append1";
+    char sid[128];
+    create_session("append benchmark", sid, sizeof sid);
+    write_id_file(sid);
+    long total = g_append_warmup + g_append_runs;
+    char *text = malloc((size_t)g_msg_bytes + 1);
+    buf_t b = {0}, p = {0};
+    size_t *off = malloc(sizeof(size_t) * (size_t)(total + 1));
+    for (long i = 0; i < total; i++) {
+        message_text(text, g_msg_bytes, i);
+        p.len = 0;
+        buf_add(&p, "{\"id\":\"", 7);
+        buf_add(&p, sid, strlen(sid));
+        buf_add(&p, "\",\"messages\":[", 14);
+        add_message_json(&p, "a", i, text);
+        buf_add(&p, "]}", 2);
+        off[i] = b.len;
+        add_request(&b, 21000000 + i, "session/appendMessages", p.p, p.len);
+    }
+    off[total] = b.len;
+    g_sent_desc = "session/appendMessages of one message, one at a time";
+    rtt_loop("append1", &b, off, g_append_warmup, g_append_runs, 15);
+    free(off); free(b.p); free(p.p); free(text);
+}
+
+static void phase_recover_setup(void) {
+    g_phase = "recover-setup";
+    char sid[128];
+    create_session("recovery benchmark", sid, sizeof sid);
+    char *text = malloc((size_t)g_msg_bytes + 1);
+    buf_t p = {0};
+    const char *body; size_t bl;
+    long stored = 0, calls = 0;
+    uint64_t t0 = now_ns();
+    for (long i = 0; i < g_recover_messages; i += g_recover_batch) {
+        p.len = 0;
+        buf_add(&p, "{\"id\":\"", 7);
+        buf_add(&p, sid, strlen(sid));
+        buf_add(&p, "\",\"messages\":[", 14);
+        for (long k = i; k < i + g_recover_batch && k < g_recover_messages; k++) {
+            if (k > i) buf_add(&p, ",", 1);
+            message_text(text, g_msg_bytes, k);
+            add_message_json(&p, "r", k, text);
+        }
+        buf_add(&p, "]}", 2);
+        buf_add(&p, "", 1); /* NUL for call() */
+        call("session/appendMessages", p.p, &body, &bl, 1);
+        long long c = field_int(body, bl, "\"count\":");
+        if (c > 0) stored += c;
+        calls++;
+    }
+    double s = (double)(now_ns() - t0) / 1e9;
+    write_id_file(sid);
+    line_begin("recover_setup");
+    printf(",\"session\":\"%s\",\"messages\":%ld,\"stored\":%ld,\"batch\":%ld,\"calls\":%ld,\"msg_bytes\":%ld,"
+           "\"seconds\":%.4f,\"messages_per_s\":%.0f",
+           sid, g_recover_messages, stored, g_recover_batch, calls, g_msg_bytes, s, (double)stored / s);
+    line_end();
+    free(p.p); free(text);
+}
+
+static void phase_recover(void) {
+    g_phase = "recover";
+    char sid[128] = "";
+    FILE *f = g_id_file ? fopen(g_id_file, "r") : NULL;
+    if (!f || !fgets(sid, sizeof sid, f)) { fprintf(stderr, "recover needs --id-file written by recover-setup\n"); exit(2); }
+    fclose(f);
+    sid[strcspn(sid, "\r\n")] = 0;
+    char params[256];
+    const char *body; size_t bl;
+    snprintf(params, sizeof params, "{\"id\":\"%s\"}", sid);
+    uint64_t tg = call("session/get", params, &body, &bl, 1);
+    char state[64] = "";
+    field_str(body, bl, "\"state\":\"", state, sizeof state);
+    snprintf(params, sizeof params, "{\"id\":\"%s\",\"limit\":1}", sid);
+    uint64_t tm = call("session/messages", params, &body, &bl, 1);
+    long got = count_occ(body, bl, "\"role\":");
+    keep_sample(body, bl > 400 ? 400 : bl);
+    line_begin("recover");
+    printf(",\"session\":\"%s\",\"state\":\"%s\",\"init_ms\":%.3f,\"get_ms\":%.3f,\"messages_ms\":%.3f,\"total_ms\":%.3f,"
+           "\"messages_returned\":%ld",
+           sid, state, g_init_ms, (double)tg / 1e6, (double)tm / 1e6, (double)(tg + tm) / 1e6, got);
+    print_sample();
+    line_end();
+}
+
+static void phase_background(void) {
+    g_phase = "background";
+    long n = g_bg_sessions;
+    char (*ids)[64] = malloc(64 * (size_t)n);
+    uint64_t *tc = malloc(sizeof(uint64_t) * (size_t)n), *tt = malloc(sizeof(uint64_t) * (size_t)n);
+    const char *body; size_t bl;
+    char params[256];
+    for (long i = 0; i < n; i++) {
+        snprintf(params, sizeof params, "{\"title\":\"background %ld\"}", i);
+        tc[i] = call("session/create", params, &body, &bl, 1);
+        if (!field_str(body, bl, "\"id\":\"", ids[i], 64)) { keep_sample(body, bl); errno = 0; die_server("session/create: no id"); }
+    }
+    for (long i = 0; i < n; i++) {
+        snprintf(params, sizeof params, "{\"id\":\"%s\",\"to\":\"running\"}", ids[i]);
+        tt[i] = call("session/transition", params, &body, &bl, 1);
+    }
+    int saved = g_timeout;
+    if (g_timeout < 120) g_timeout = 120;
+    uint64_t tb = call("host/didEnterBackground", "{}", &body, &bl, 1);
+    g_timeout = saved;
+    long backgrounded = count_occ(body, bl, "\"state\":\"backgrounded\"");
+    keep_sample(body, bl > 300 ? 300 : bl);
+    qsort(tc, (size_t)n, sizeof *tc, cmp_u64);
+    qsort(tt, (size_t)n, sizeof *tt, cmp_u64);
+    line_begin("background");
+    printf(",\"sessions\":%ld,\"init_ms\":%.3f,\"create_p50_ms\":%.3f,\"create_p99_ms\":%.3f,\"transition_p50_ms\":%.3f,"
+           "\"transition_p99_ms\":%.3f,\"background_ms\":%.3f,\"backgrounded\":%ld,\"response_bytes\":%zu",
+           n, g_init_ms, pct(tc, (size_t)n, .5) / 1e6, pct(tc, (size_t)n, .99) / 1e6, pct(tt, (size_t)n, .5) / 1e6,
+           pct(tt, (size_t)n, .99) / 1e6, (double)tb / 1e6, backgrounded, bl);
+    print_sample();
+    line_end();
+    free(ids); free(tc); free(tt);
+}
+
 static int has_test(const char *list, const char *t) {
     size_t n = strlen(t);
     for (const char *p = list; (p = strstr(p, t)); p += n)
@@ -1061,10 +1359,22 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--search-case")) g_search_case = v;
         else if (!strcmp(a, "--import-source")) g_import_source = v;
         else if (!strcmp(a, "--import-path")) g_import_path = v;
+        else if (!strcmp(a, "--migrate-to")) g_migrate_to = v;
+        else if (!strcmp(a, "--migrate-mode")) g_migrate_mode = v;
+        else if (!strcmp(a, "--info-runs")) g_info_runs = atol(v);
+        else if (!strcmp(a, "--append-runs")) g_append_runs = atol(v);
+        else if (!strcmp(a, "--append-warmup")) g_append_warmup = atol(v);
+        else if (!strcmp(a, "--msg-bytes")) g_msg_bytes = atol(v);
+        else if (!strcmp(a, "--recover-messages")) g_recover_messages = atol(v);
+        else if (!strcmp(a, "--recover-batch")) g_recover_batch = atol(v);
+        else if (!strcmp(a, "--id-file")) g_id_file = v;
+        else if (!strcmp(a, "--bg-sessions")) g_bg_sessions = atol(v);
         else { fprintf(stderr, "unknown option %s\n", a); return 2; }
     }
     if (i >= argc || rtt < 1 || pipe_total < 1 || pipe_window < 1 || spawn_runs < 1 || blob_runs < 1
-        || g_save_runs < 1 || g_passes < 1 || g_warm_passes < 0 || g_range_bytes < 1 || g_list_limit < 1) {
+        || g_save_runs < 1 || g_passes < 1 || g_warm_passes < 0 || g_range_bytes < 1 || g_list_limit < 1
+        || g_info_runs < 1 || g_append_runs < 1 || g_append_warmup < 0 || g_msg_bytes < 1 || g_msg_bytes > 1000000
+        || g_recover_messages < 1 || g_recover_batch < 1 || g_bg_sessions < 1) {
         fprintf(stderr, "usage: bench_client [options] -- COMMAND [ARGS...]\n");
         return 2;
     }
@@ -1073,18 +1383,21 @@ int main(int argc, char **argv) {
     signal(SIGALRM, on_alarm);
 
     static const char *session_tests[] = {"rtt", "pipe", "blob", "load4k", "save4k", "echo4k", "range", "list",
-                                           "search", "import", NULL};
+                                           "search", "import", "migrate", "storageinfo", "append1",
+                                           "recover-setup", "recover", "background", NULL};
     int need_session = 0;
     for (const char **t = session_tests; *t; t++) need_session |= has_test(tests, *t);
     if (need_session) {
         g_phase = "initialize";
         child_t c;
+        uint64_t t_spawn = now_ns();
         if (spawn_child(&c)) return 2;
         g_child = &c;
         reader_t r;
         reader_init(&r, c.rfd);
         g_reader = &r;
         do_initialize(&c, &r);
+        g_init_ms = (double)(now_ns() - t_spawn) / 1e6;
         if (has_test(tests, "rtt")) phase_rtt(&c, &r, warm, rtt);
         if (has_test(tests, "pipe")) phase_pipe(&c, &r, pipe_total, pipe_window);
         if (has_test(tests, "blob")) phase_blob(&c, &r, blob_bytes, blob_runs);
@@ -1095,6 +1408,12 @@ int main(int argc, char **argv) {
         if (has_test(tests, "list")) phase_list();
         if (has_test(tests, "search")) phase_search();
         if (has_test(tests, "import")) phase_import();
+        if (has_test(tests, "migrate")) phase_migrate();
+        if (has_test(tests, "storageinfo")) phase_storageinfo();
+        if (has_test(tests, "append1")) phase_append1();
+        if (has_test(tests, "recover-setup")) phase_recover_setup();
+        if (has_test(tests, "recover")) phase_recover();
+        if (has_test(tests, "background")) phase_background();
         g_phase = "session_end";
         long rss = -1, hwm = -1;
         read_status_kb(c.pid, "VmRSS", &rss);

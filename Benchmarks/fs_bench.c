@@ -16,6 +16,16 @@
  *   fs_bench exec --label L --runs N [--warmup W] -- COMMAND [ARGS...]
  *                                                wall time of fork + exec + wait of COMMAND,
  *                                                per run (stdout to /dev/null)
+ *   fs_bench gen-sizes DIR FILES TOTAL           FILES files of pseudo-random bytes, TOTAL bytes
+ *                                                in all, sizes spread over four orders of
+ *                                                magnitude (about log-uniform, 2,000 files of
+ *                                                1 GiB: ~0.6 KB to ~5 MB, median ~50 KB),
+ *                                                100 per folder: DIR/sNN/fNNNN.bin (migrate)
+ *   fs_bench append-fsync --label L FILE RUNS LINEFILE
+ *                                                the bare durable append, per op: write() of
+ *                                                the line in LINEFILE (its last line, newline
+ *                                                included) to FILE opened O_APPEND once, then
+ *                                                fsync; 50 unmeasured first
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -187,6 +197,88 @@ static int gen_file(const char *path, long long bytes, const char *kind) {
     return 0;
 }
 
+static int gen_sizes(const char *dir, long files, long long total) {
+    if (files < 1 || total < files) { fprintf(stderr, "gen-sizes: bad FILES or TOTAL\n"); exit(2); }
+    double *w = malloc(sizeof(double) * (size_t)files), sum = 0;
+    for (long i = 0; i < files; i++) {
+        /* about log-uniform over [2^10, 2^23]: a power of two (each as likely), times 1 to 2 */
+        double u = (double)(next_rand() >> 11) / 9007199254740992.0;
+        w[i] = (double)(1ull << (10 + next_rand() % 13)) * (1.0 + u);
+        sum += w[i];
+    }
+    long long *size = malloc(sizeof(long long) * (size_t)files), done = 0, biggest = 0;
+    for (long i = 0; i < files; i++) {
+        size[i] = (long long)((double)total * w[i] / sum);
+        if (size[i] < 1) size[i] = 1;
+        done += size[i];
+        if (size[i] > size[biggest]) biggest = i;
+    }
+    size[biggest] += total - done; /* exactly TOTAL */
+    const size_t chunk = 1 << 20;
+    char *buf = malloc(chunk), path[4096];
+    if (mkdir(dir, 0755) && errno != EEXIST) die(dir);
+    for (long i = 0; i < files; i++) {
+        if (i % 100 == 0) {
+            snprintf(path, sizeof path, "%s/s%02ld", dir, i / 100);
+            if (mkdir(path, 0755) && errno != EEXIST) die(path);
+        }
+        snprintf(path, sizeof path, "%s/s%02ld/f%04ld.bin", dir, i / 100, i);
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0) die(path);
+        for (long long left = size[i]; left > 0;) {
+            size_t n = left < (long long)chunk ? (size_t)left : chunk;
+            for (size_t k = 0; k < n; k += 8) {
+                uint64_t v = next_rand();
+                memcpy(buf + k, &v, n - k < 8 ? n - k : 8);
+            }
+            write_all(fd, buf, n);
+            left -= (long long)n;
+        }
+        close(fd);
+    }
+    long long mn = size[0], mx = size[0];
+    for (long i = 0; i < files; i++) { if (size[i] < mn) mn = size[i]; if (size[i] > mx) mx = size[i]; }
+    qsort(size, (size_t)files, sizeof *size, cmp_u64); /* sizes are positive: same order */
+    fprintf(stderr, "gen-sizes: %ld files, %lld bytes, min %lld, median %lld, max %lld\n", files, total, mn,
+            size[files / 2], mx);
+    printf("{\"target\":\"gen-sizes\",\"test\":\"gen_sizes\",\"files\":%ld,\"bytes\":%lld,\"min_bytes\":%lld,"
+           "\"median_bytes\":%lld,\"max_bytes\":%lld}\n", files, total, mn, size[files / 2], mx);
+    fflush(stdout);
+    free(w); free(size); free(buf);
+    return 0;
+}
+
+static int append_fsync(const char *label, const char *file, long runs, const char *linefile) {
+    /* the last line of LINEFILE, newline included */
+    int lf = open(linefile, O_RDONLY);
+    if (lf < 0) die(linefile);
+    static char data[1 << 20];
+    ssize_t n = read(lf, data, sizeof data);
+    close(lf);
+    if (n <= 0) { fprintf(stderr, "append-fsync: %s is empty\n", linefile); exit(2); }
+    size_t end = (size_t)n, start = end - 1; /* data[end-1] is the newline */
+    while (start > 0 && data[start - 1] != '\n') start--;
+    const char *line = data + start;
+    size_t ll = end - start;
+    int fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) die(file);
+    long warm = 50;
+    uint64_t *t = malloc(sizeof(uint64_t) * (size_t)runs);
+    for (long i = 0; i < warm + runs; i++) {
+        uint64_t t0 = now_ns();
+        write_all(fd, line, ll);
+        if (fsync(fd)) die("fsync");
+        uint64_t t1 = now_ns();
+        if (i >= warm) t[i - warm] = t1 - t0;
+    }
+    close(fd);
+    char extra[64];
+    snprintf(extra, sizeof extra, ",\"warmup\":50,\"bytes\":%zu", ll);
+    report(label, "append_fsync", t, (size_t)runs, extra);
+    free(t);
+    return 0;
+}
+
 static int fsync_loop(const char *label, const char *dir, long runs) {
     char data[4096], tmp[4096], dst[4096];
     for (size_t i = 0; i < sizeof data; i++) data[i] = SAVE_LINE[i % strlen(SAVE_LINE)];
@@ -259,6 +351,9 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "gen-tree") && argc == 5) return gen_tree(argv[2], atol(argv[3]), atol(argv[4]));
     if (!strcmp(cmd, "gen-text") && argc == 7) return gen_text(argv[2], atol(argv[3]), atol(argv[4]), argv[5], atol(argv[6]));
     if (!strcmp(cmd, "gen-file") && argc == 5) return gen_file(argv[2], atoll(argv[3]), argv[4]);
+    if (!strcmp(cmd, "gen-sizes") && argc == 5) return gen_sizes(argv[2], atol(argv[3]), atoll(argv[4]));
+    if (!strcmp(cmd, "append-fsync") && argc == 7 && !strcmp(argv[2], "--label"))
+        return append_fsync(argv[3], argv[4], atol(argv[5]), argv[6]);
     if (!strcmp(cmd, "fsync-loop") && argc == 6 && !strcmp(argv[2], "--label")) return fsync_loop(argv[3], argv[4], atol(argv[5]));
     if (!strcmp(cmd, "exec")) {
         const char *label = "baseline";

@@ -116,14 +116,41 @@ w(f"| C compiler | {sh('gcc --version | head -1')} (`-O2`) |")
 w(f"| date | {time.strftime('%Y-%m-%d %H:%M:%S %Z')} |")
 w(f"| load average (1/5/15 min) before / after the measurements | "
   f"{os.environ.get('WB_LOAD_BEFORE', '?')} / {os.environ.get('WB_LOAD_AFTER', '?')} |")
+samples = []
+try:
+    for line in open(os.environ.get("WB_LOAD_SAMPLES", "")):
+        parts = line.split()
+        if parts:
+            samples.append((float(parts[0]), parts[1:]))
+except (OSError, ValueError):
+    pass
+if samples:
+    loads = sorted(l for l, _ in samples)
+    seen = {}
+    for _, procs in samples:
+        for p_ in set(procs):
+            seen[p_] = seen.get(p_, 0) + 1
+    w(f"| load average (1 min) during the run, sampled every 5 s | median {statistics.median(loads):.2f}, "
+      f"max {loads[-1]:.2f} ({len(loads)} samples) |")
+    w("| other processes seen running (not this run's) during the run | "
+      + (", ".join(f"`{k}` in {v} of {len(samples)} samples" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:8])
+         if seen else "none") + " |")
+busy = [(k, os.environ.get(v, "").strip()) for k, v in [("before", "WB_BUSY_BEFORE"), ("after", "WB_BUSY_AFTER")]]
+if any(b for _, b in busy):
+    w("| other processes running (R state) before / after | "
+      + " / ".join(f"`{b}`" if b else "none" for _, b in busy) + " — figures may be disturbed |")
 if wb_bin:
     ver = sh(f"'{wb_bin}' --version 2>&1 | head -1")
     try:
         size = "%.1f MiB" % (os.path.getsize(wb_bin) / 1048576)
     except OSError:
         size = "?"
-    w(f"| server | `{os.path.relpath(wb_bin, os.path.dirname(os.path.dirname(os.path.abspath(readme_path))))}` "
-      f"version {ver or '?'}, {size}, run with `--enable-debug-methods`, framing auto-detected |")
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(readme_path)))
+    src = os.environ.get("WB_BIN_SOURCE") or wb_bin
+    built = os.environ.get("WB_BIN_BUILT")
+    copied = f" (built {built}; the run used a copy in `Benchmarks/out/`)" if built else ""
+    w(f"| server | `{os.path.relpath(src, repo)}`{copied} "
+      f"version {ver or '?'}, {size}, run with `--enable-debug-methods` (ping phases), framing auto-detected |")
 w("")
 
 # ---------------- targets ----------------
@@ -198,6 +225,14 @@ w("")
 if any(r.get("test") in ("files_env", "skipped") for r in rows):
     w("The workspace file API (`loadFile`, `saveFile`, ranges, `listFiles`, `searchFiles`, "
       "`importFile`) has its own targets, in ndjson framing only: see [Workspace files](#workspace-files).")
+    w("")
+if any(r.get("test") in ("storage_env", "append1", "recover", "background") for r in rows):
+    w("Storage (`migrate`, `getStorageInfo`) and agent sessions (durable appends, recovery, "
+      "`host/didEnterBackground`) have theirs too: see [Storage](#storage) and [Sessions](#sessions).")
+    w("")
+if any(str(r.get("test", "")).startswith("mcp_") for r in rows):
+    w("The MCP face (`tools/call read_file`, spawn → `initialize`) is measured against a Python "
+      "filesystem MCP server from PyPI: see [MCP face](#mcp-face).")
     w("")
 if errors:
     w("### Failures during the run")
@@ -628,6 +663,239 @@ if files_env or skipped or file_errors:
           f"{fmt(get(rss, 'mb_per_s'))} | {fmt(get(rss, 'p50_ms'), 2)} |")
         w("")
 
+# ---------------- storage ----------------
+storage_env = next((r for r in rows if r.get("test") == "storage_env"), None)
+gen_sizes = next((r for r in rows if r.get("test") == "gen_sizes"), None)
+mig = fmed("server-migrate", "migrate")
+rsy = fmed("rsync", "exec", framing=None)
+cps2 = fmed("cp-sha256", "exec", framing=None)
+sinfo = fmed("server-storage", "storageinfo")
+fcount = fmed("find-count", "exec", framing=None)
+st_errors = [r for r in errors if str(r.get("target", "")).startswith(("server-migrate", "server-storage", "server-sessions",
+                                                                          "server-recover", "server-background"))]
+
+
+def worst_of(x, key, fn=max):
+    vals = [] if not x else [r[key] for r in x["all"] if isinstance(r.get(key), (int, float))]
+    return fn(vals) if vals else None
+
+
+def sec(x):
+    return None if get(x, "p50_ms") is None else get(x, "p50_ms") / 1e3
+
+
+if storage_env or mig or sinfo:
+    w("## Storage")
+    w("")
+    if storage_env:
+        w(f"`migrate` and `getStorageInfo` (ndjson framing), each server started with `--local-root`, "
+          f"`--cloud-root` and `--config-dir` in a tree made for the run in `{storage_env['dir']}` "
+          f"({storage_env['fs']}, {storage_env['free_gib']:.0f} GiB free; the 1 GiB of files took "
+          f"{storage_env['mig_seconds']:.0f} s to make, the 100,000 small files {storage_env['tree_seconds']:.0f} s) "
+          "and removed at the end. Baselines run on the same file system in the same run, timed by "
+          "`fs_bench exec` (fork, exec, wait; stdout to `/dev/null`).")
+        w("")
+    for e in st_errors:
+        w(f"- **Failed**: {e.get('target')} phase `{e.get('test')}`: {e.get('error')}; last sent: {e.get('last_sent', '')}; "
+          f"sample: `{str(e.get('sample_response', ''))[:300]}`")
+    if st_errors:
+        w("")
+        w("A storage or session phase that fails is run once more with a fresh server (and, for the "
+          "session set-ups and `didEnterBackground`, a fresh workspace); the figures below come from "
+          "the runs that succeeded, and the run's exit status stays non-zero.")
+        w("")
+    st = []
+    ms, rs = get(mig, "seconds"), sec(rsy)
+    r = None if ms is None or rs is None else ms / rs
+    st.append(("`migrate` (copy, local → cloud) of 2,000 files / 1 GiB vs `rsync -a`",
+               "—" if r is None else f"{fmt(ms, 2)} s vs {fmt(rs, 2)} s = {r:.2f}x (vs `cp -a` + `sha256sum` of both sides "
+                                     f"{fmt(sec(cps2), 2)} s: {rx(ms, sec(cps2))})",
+               "≤ 1.0x", None if r is None else r <= 1.0))
+    p50, mx = get(sinfo, "p50_ms"), worst_of(sinfo, "max_ms")
+    st.append(("`getStorageInfo` on 100,000 files after the first call, median of 50",
+               "—" if p50 is None else f"{fmt(p50, 3)} ms (max {fmt(mx, 3)} ms; first call {fmt(get(sinfo, 'first_ms'), 1)} ms; "
+                                       f"`find \\| wc -l` {fmt(get(fcount, 'p50_ms'), 1)} ms)",
+               "< 50 ms", None if p50 is None else p50 < 50))
+    w("### Targets")
+    w("")
+    w("| target | measured | goal | status |")
+    w("| --- | --- | --- | --- |")
+    for name, meas, goal, met in st:
+        w(f"| {name} | {meas} | {goal} | {status_text(met)} |")
+    w("")
+
+    w("### `migrate`, 2,000 files / 1 GiB, local → cloud on one file system")
+    w("")
+    sizes = "" if not gen_sizes else (f" (sizes {gen_sizes['min_bytes']:,} B to {gen_sizes['max_bytes'] / 1e6:.1f} MB, "
+                                      f"median {gen_sizes['median_bytes'] / 1e3:.0f} kB, pseudo-random bytes, 20 folders)")
+    w(f"`migrate {{to: \"cloud\", mode: \"copy\"}}` of a local root holding 2,000 files of 1 GiB in all{sizes} "
+      "plus the workspace template the server adds at its first start, to an empty cloud root on the "
+      "same file system. The server copies each file into a staging folder, fsyncs it, hashes it "
+      "again against the source, renames it into place and journals it; the baselines do less: "
+      "`rsync -a SRC/ DST/` (no fsync, no verification) and `cp -a SRC DST` followed by `sha256sum` "
+      "of every file on both sides (a verification, no fsync). Before each run the destination and "
+      "the server's config folder are removed and `sync` leaves nothing dirty; nothing is dropped "
+      "from the page cache (the source is cached). One unmeasured run of each, then 3 rounds in "
+      "rotating order; medians. The server's time is the round trip of the request from a "
+      "started, initialized server (its spawn → `initialize` beside it); `durationMs` is the "
+      "server's own figure.")
+    w("")
+    w("| | seconds (median) | MB/s | / `rsync -a` | each round, s |")
+    w("| --- | ---: | ---: | ---: | --- |")
+    GIB = 1073741824
+    if mig:
+        w(f"| `migrate` round trip | {fmt(mig['seconds'], 3)} | {fmt(GIB / mig['seconds'] / 1e6)} | {rx(mig['seconds'], rs)} | "
+          f"{per_round(mig, 'seconds', '{:.3f}')} |")
+        dm = get(mig, "duration_ms")
+        w(f"| `migrate` `durationMs` (the server's own) | {fmt(dm and dm / 1e3, 3)} | {fmt(dm and GIB / (dm / 1e3) / 1e6)} | "
+          f"{rx(dm and dm / 1e3, rs)} | {per_round(mig, 'duration_ms', '{:.0f} ms')} |")
+    else:
+        w("| `migrate` | — | | | |")
+    for name, x in [("`rsync -a`", rsy), ("`cp -a` + `sha256sum` both sides", cps2)]:
+        s_ = sec(x)
+        w(f"| {name} | {fmt(s_, 3)} | {fmt(s_ and GIB / s_ / 1e6)} | {rx(s_, rs)} | {per_round(x, 'p50_ms', '{:.0f} ms')} |")
+    w("")
+    if mig:
+        w(f"- every `migrate` answer: copied {per_round(mig, 'copied', '{:.0f}')}; verified "
+          f"{per_round(mig, 'verified', '{:.0f}')}; bytes {per_round(mig, 'bytes', '{:,.0f}')}; switched to cloud "
+          f"{per_round(mig, 'switched', '{:.0f}')} (1 = yes); errors {per_round(mig, 'errors', '{:.0f}')}; "
+          f"spawn → `initialize` {per_round(mig, 'init_ms', '{:.1f} ms')}.")
+        w("")
+
+    w("### `getStorageInfo` on 100,000 files")
+    w("")
+    w("A local root of 1,000 folders × 100 small files (plus the template), the active root of a "
+      "fresh server each round (3 rounds, alternating with the baseline; medians, warm caches): "
+      "the first `getStorageInfo` walks the tree (`usage` is kept current by the watcher after "
+      "that), then 50 more, one at a time. Baseline: `sh -c 'find ROOT -type f | wc -l'` (3 runs "
+      "after 1 unmeasured, per round).")
+    w("")
+    w("| | first call ms | later p50 ms | later p99 ms | later max ms | files counted | spawn → `initialize` ms | first call per round | later p50 per round |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+    if sinfo:
+        w(f"| `getStorageInfo` | {fmt(sinfo['first_ms'], 1)} | {fmt(sinfo['p50_ms'], 3)} | {fmt(sinfo['p99_ms'], 3)} | "
+          f"{fmt(worst_of(sinfo, 'max_ms'), 3)} | {fmt(sinfo['files'], 0)} | {fmt(sinfo['init_ms'], 1)} | "
+          f"{per_round(sinfo, 'first_ms', '{:.1f}')} | {per_round(sinfo, 'p50_ms', '{:.3f}')} |")
+    w(f"| `find -type f \\| wc -l` | {fmt(get(fcount, 'p50_ms'), 1)} | | | | | | {per_round(fcount, 'p50_ms', '{:.1f}')} | |")
+    w("")
+    if sinfo and get(fcount, "p50_ms"):
+        w(f"- first call / `find`: {rx(sinfo['first_ms'], fcount['p50_ms'])}; later median / `find`: "
+          f"{rx(sinfo['p50_ms'], fcount['p50_ms'], 4)}.")
+        w("")
+
+# ---------------- sessions ----------------
+app = fmed("server-sessions", "append1")
+wfs = fmed("write-fsync", "append_fsync", framing=None)
+rset = fmed("server-recover-setup", "recover_setup")
+renv = next((r for r in rows if r.get("test") == "recover_env"), None)
+rec = fmed("server-recover", "recover")
+wcj = fmed("wc-journal", "exec", framing=None)
+bg = fmed("server-background", "background")
+
+if app or rec or bg:
+    w("## Sessions")
+    w("")
+    w("Agent sessions through the protocol (ndjson framing), on the same temporary file system "
+      "as [Storage](#storage): every acknowledged step is in the session's journal and fsynced "
+      "before the answer.")
+    w("")
+    tg = []
+    a50, b50 = get(app, "p50_us"), get(wfs, "p50_ms")
+    b50 = None if b50 is None else b50 * 1e3
+    r = None if a50 is None or b50 is None else a50 / b50
+    tg.append(("`session/appendMessages` of one message, p50, vs C `write` + `fsync` of the same line",
+               "—" if r is None else f"{fmt(a50, 1)} µs vs {fmt(b50, 1)} µs = {r:.2f}x",
+               "≤ 1.5x", None if r is None else r <= 1.5))
+    rt, rw = get(rec, "total_ms"), worst_of(rec, "total_ms")
+    tg.append(("recovery of a 10,000-message session: `session/get` + `session/messages {limit: 1}` in a fresh server, "
+               "spawn → `initialize` not included; every restart",
+               "—" if rw is None else f"worst {fmt(rw, 1)} ms, median {fmt(rt, 1)} ms of {rec['rounds']} "
+                                      f"(spawn → `initialize` {fmt(get(rec, 'init_ms'), 1)} ms apart)",
+               "< 50 ms", None if rw is None else rw < 50))
+    bw = worst_of(bg, "background_ms")
+    tg.append(("`host/didEnterBackground` with 100 running sessions, every round",
+               "—" if bw is None else f"worst {fmt(bw, 1)} ms, median {fmt(get(bg, 'background_ms'), 1)} ms of {bg['rounds']}",
+               "< 1 s", None if bw is None else bw < 1000 and all(r.get("backgrounded") == r.get("sessions") for r in bg["all"])))
+    w("### Targets")
+    w("")
+    w("| target | measured | goal | status |")
+    w("| --- | --- | --- | --- |")
+    for name, meas, goal, met in tg:
+        w(f"| {name} | {meas} | {goal} | {status_text(met)} |")
+    w("")
+
+    w("### Durable one-message appends")
+    w("")
+    w(f"`session/appendMessages {{id, messages: [{{id, role, content}}]}}` with one message of "
+      f"{fmt(get(app, 'request_bytes'), 0)} request bytes (256 bytes of content), one at a time: "
+      "50 unmeasured then 1,000 per round, a new session and server each round, round trip from "
+      "the first byte written to the answer read. The baseline is the bare durable append in C on "
+      "the same file system: the last journal line the server wrote in that round "
+      f"({fmt(get(wfs, 'bytes'), 0)} bytes), written with one `write` to a file opened `O_APPEND`, then "
+      "`fsync`, 1,000 after 50 unmeasured. 3 rounds, alternating; medians.")
+    w("")
+    w("| | p50 µs | p90 µs | p99 µs | mean µs | / write+fsync p50 | p50 per round |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+    if app:
+        w(f"| `appendMessages` round trip | {fmt(app['p50_us'], 1)} | {fmt(app['p90_us'], 1)} | {fmt(app['p99_us'], 1)} | "
+          f"{fmt(app['mean_us'], 1)} | {rx(app['p50_us'], b50)} | {per_round(app, 'p50_us')} |")
+    if wfs:
+        w(f"| C `write` + `fsync` | {fmt(wfs['p50_ms'] * 1e3, 1)} | {fmt(wfs['p90_ms'] * 1e3, 1)} | {fmt(wfs['p99_ms'] * 1e3, 1)} | "
+          f"{fmt(wfs['mean_ms'] * 1e3, 1)} | | {', '.join('%.1f' % (r['p50_ms'] * 1e3) for r in wfs['all'])} |")
+    w("")
+    if app and app.get("errors"):
+        w(f"- {app['errors']:.0f} append answers were errors (see results.jsonl).")
+        w("")
+
+    w("### Recovery of a 10,000-message session")
+    w("")
+    jl = "" if not renv or renv.get("journal_bytes") is None else (
+        f" The journal: {renv['journal_bytes']:,} bytes, {renv['journal_lines']:,} lines; the session folder holds "
+        f"{', '.join('`%s`' % e for e in renv['folder_entries'])}.")
+    stored = "" if not rset else (f" ({fmt(rset['seconds'], 2)} s, {fmt(rset['messages_per_s'], 0)} messages/s)")
+    w(f"One server stores 10,000 messages (256 bytes of content each) through "
+      f"`session/appendMessages` in calls of 10{stored} and shuts down.{jl} "
+      "Then 5 fresh servers in turn, each: spawn → `initialize` answered (reported apart), then "
+      "`session/get {id}` and `session/messages {id, limit: 1}`, the first requests that name the "
+      "session, so the first opens, scans and validates the journal (warm page cache). Reference: "
+      "`wc -l JOURNAL` (fork + exec + reading the same bytes).")
+    w("")
+    w("| restart | spawn → `initialize` ms | `session/get` ms | `session/messages` ms | both ms | state | messages returned |")
+    w("| ---: | ---: | ---: | ---: | ---: | --- | ---: |")
+    for i, x in enumerate(rec["all"] if rec else [], 1):
+        w(f"| {i} | {fmt(x['init_ms'], 1)} | {fmt(x['get_ms'], 2)} | {fmt(x['messages_ms'], 2)} | {fmt(x['total_ms'], 2)} | "
+          f"{x.get('state', '')} | {x.get('messages_returned', '')} |")
+    if rec:
+        w(f"| median | {fmt(rec['init_ms'], 1)} | {fmt(rec['get_ms'], 2)} | {fmt(rec['messages_ms'], 2)} | {fmt(rec['total_ms'], 2)} | | |")
+    w("")
+    if wcj:
+        w(f"- `wc -l` of the journal: {fmt(wcj['p50_ms'], 2)} ms (median of 5); both requests / that: "
+          f"{rx(get(rec, 'total_ms'), wcj['p50_ms'])}.")
+        w("")
+
+    w("### `host/didEnterBackground` with 100 running sessions")
+    w("")
+    w("A fresh workspace and server each round: 100 `session/create`, each moved to `running` with "
+      "`session/transition`, then `host/didEnterBackground`, timed (it checkpoints every running "
+      "session durably and answers with them). 3 rounds. For scale (derived, not measured "
+      "apart): 100 sequential C `write` + `fsync` appends (the p50 above × 100) take "
+      f"{fmt(b50 and b50 * 100 / 1e3, 1)} ms; the median `didEnterBackground` is "
+      f"{rx(get(bg, 'background_ms'), b50 and b50 * 100 / 1e3)} that.")
+    w("")
+    w("| round | `didEnterBackground` ms | sessions backgrounded | `create` p50 ms | `transition` p50 ms | spawn → `initialize` ms |")
+    w("| ---: | ---: | ---: | ---: | ---: | ---: |")
+    for i, x in enumerate(bg["all"] if bg else [], 1):
+        w(f"| {i} | {fmt(x['background_ms'], 1)} | {x['backgrounded']} / {x['sessions']} | {fmt(x['create_p50_ms'], 3)} | "
+          f"{fmt(x['transition_p50_ms'], 3)} | {fmt(x['init_ms'], 1)} |")
+    if bg:
+        w(f"| median | {fmt(bg['background_ms'], 1)} | | {fmt(bg['create_p50_ms'], 3)} | {fmt(bg['transition_p50_ms'], 3)} | {fmt(bg['init_ms'], 1)} |")
+    w("")
+
+# ---------------- MCP face ----------------
+import report_mcp  # noqa: E402  (Benchmarks/report_mcp.py: the MCP section)
+
+report_mcp.section(rows, w, fmt, status_text)
+
 w("""## How to run
 
 ```
@@ -637,6 +905,10 @@ WB_SKIP_CODEC=1 bash Benchmarks/run.sh       # skip codec_bench
 WB_SKIP_FILES=1 bash Benchmarks/run.sh       # skip the workspace file benchmarks
 WB_ONLY_FILES=1 bash Benchmarks/run.sh       # only them (no ping/pipe/spawn/codec phases)
 WB_FILES_DIR=/big/disk bash Benchmarks/run.sh  # where their temporary trees go (default /tmp, else /work)
+WB_SKIP_STORAGE=1 bash Benchmarks/run.sh     # skip the storage and session benchmarks
+WB_ONLY_STORAGE=1 bash Benchmarks/run.sh     # only them
+WB_SKIP_MCP=1 bash Benchmarks/run.sh         # skip the MCP benchmarks (and the peer's install)
+WB_ONLY_MCP=1 bash Benchmarks/run.sh         # only them
 ```
 
 `run.sh` compiles `bench_client.c` and `echo_peer.c` with `gcc -O2` into `Benchmarks/out/`,
@@ -644,8 +916,10 @@ builds the server with `swift build -c release --static-swift-stdlib` (unless `W
 set), builds `codec_bench/` with `swift build -c release --package-path Benchmarks/codec_bench
 --scratch-path .build-bench`, runs the floor and the server alternately in both framings, then
 the workspace file benchmarks (`fs_bench.c`, also built with `gcc -O2`, makes their trees and
-times the baselines; `bench_client` drives the server), then the codec benchmark, and writes
-this file with `report.py`. The file benchmarks need about 2 GiB in the temporary folder
+times the baselines; `bench_client` drives the server), then the storage and session
+benchmarks (their own temporary trees, about 2 GiB at most; `rsync` is needed for the migrate
+baseline), then the codec benchmark, and writes this file with `report.py`. The server binary
+is copied to `Benchmarks/out/workspace-bridge` first, and the copy is what runs. The file benchmarks need about 2 GiB in the temporary folder
 (the 1 GiB tests are skipped, and say so, when it has under 5 GiB free); making 100,000 files
 takes a while on some file systems (the time is reported). Raw figures are in
 `Benchmarks/out/results.jsonl`; the server's stderr is in `Benchmarks/out/server-*.log`. It
@@ -691,6 +965,13 @@ Benchmarks/out/bench_client --framing ndjson --tests load4k,save4k -- \\
   ranges, listing and search are throughput against `cat`/`base64`, `find` and `rg`/`grep`;
   `importFile` is disk speed against `cp && sync`; peak RSS shows that paging through a large
   file does not accumulate memory.
+- **Storage**: `migrate` is what switching a workspace to the cloud folder costs, against the
+  copy tools a user would reach for (which neither fsync nor, for `rsync`, verify);
+  `getStorageInfo` is the settings screen's question, answered from the watcher's running
+  totals after one walk, against counting the files with `find`.
+- **Sessions**: an agent's every step is one durable append, so its p50 is compared with the
+  bare `write` + `fsync` of the same bytes; recovery is what reopening an app costs for a long
+  conversation; `didEnterBackground` is what a mobile host has a few seconds for.
 """)
 
 with open(readme_path, "w") as f:

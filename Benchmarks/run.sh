@@ -9,7 +9,15 @@
 #   WB_ONLY_FILES=1 ...                    run only them (no ping/pipe/spawn/codec phases)
 #   WB_FILES_DIR=DIR ...                   where their temporary trees go (default: /tmp, else
 #                                          /work when /tmp has under 5 GiB free); removed at the end
+#                                          (the storage and session trees go there too)
+#   WB_SKIP_STORAGE=1 ...                  skip the storage (migrate, getStorageInfo) and agent
+#                                          session benchmarks
+#   WB_ONLY_STORAGE=1 ...                  run only them (no ping/pipe/spawn/codec/file phases)
+#   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
+#   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call (3)
 #
+# The server binary is copied to Benchmarks/out/workspace-bridge first and that copy is what
+# runs, so a rebuild during the run changes nothing.
 # Writes Benchmarks/out/results.jsonl (raw figures, one JSON object per line), the server's
 # stderr in Benchmarks/out/server-*.log, and a fresh Benchmarks/README.md.
 set -euo pipefail
@@ -24,10 +32,11 @@ START=$(date +%s)
 
 log() { printf '[bench %3ss] %s\n' "$(( $(date +%s) - START ))" "$*" >&2; }
 
-log "building bench_client and echo_peer"
+log "building bench_client, echo_peer, fs_bench and mcp_bench"
 gcc -O2 -Wall -Wextra -o "$OUT/bench_client" "$HERE/bench_client.c"
 gcc -O2 -Wall -Wextra -o "$OUT/echo_peer" "$HERE/echo_peer.c"
 gcc -O2 -Wall -Wextra -o "$OUT/fs_bench" "$HERE/fs_bench.c"
+gcc -O2 -Wall -Wextra -o "$OUT/mcp_bench" "$HERE/mcp_bench.c" && MCP_BENCH="$OUT/mcp_bench"
 
 if [[ -z "${WB_BIN:-}" ]]; then
     log "building the server: swift build -c release --static-swift-stdlib"
@@ -35,6 +44,16 @@ if [[ -z "${WB_BIN:-}" ]]; then
     WB_BIN="$(cd "$ROOT" && swift build -c release --static-swift-stdlib --show-bin-path)/workspace-bridge"
 fi
 [[ -x "$WB_BIN" ]] || { echo "server binary not found: $WB_BIN" >&2; exit 1; }
+export WB_BIN_SOURCE WB_BIN_BUILT
+WB_BIN_SOURCE=$(cd "$(dirname "$WB_BIN")" && pwd)/$(basename "$WB_BIN")
+WB_BIN_BUILT=$(date -u -r "$WB_BIN" '+%Y-%m-%d %H:%M:%S UTC')
+if [[ "$WB_BIN_SOURCE" != "$OUT/workspace-bridge" ]]; then
+    cp "$WB_BIN" "$OUT/workspace-bridge.tmp" && mv -f "$OUT/workspace-bridge.tmp" "$OUT/workspace-bridge"
+fi
+WB_BIN="$OUT/workspace-bridge"
+log "server: $WB_BIN_SOURCE (built $WB_BIN_BUILT), copied to $WB_BIN"
+if [[ -n "${WB_ONLY_STORAGE:-}" ]]; then WB_ONLY_FILES=""; WB_SKIP_FILES=1; WB_SKIP_CODEC=1; fi
+if [[ -n "${WB_ONLY_MCP:-}" ]]; then WB_ONLY_FILES=""; WB_ONLY_STORAGE=""; WB_SKIP_FILES=1; WB_SKIP_CODEC=1; WB_SKIP_STORAGE=1; fi
 
 CODEC_BIN=""
 if [[ -z "${WB_SKIP_CODEC:-}" && -z "${WB_ONLY_FILES:-}" ]]; then
@@ -49,10 +68,27 @@ if [[ -z "${WB_SKIP_CODEC:-}" && -z "${WB_ONLY_FILES:-}" ]]; then
 fi
 
 # Other work on the machine (a build, tests) distorts every figure: record the load.
-export WB_LOAD_BEFORE
+export WB_LOAD_BEFORE WB_BUSY_BEFORE
 WB_LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-busy=$(ps -eo stat=,pid=,ppid=,comm= | awk '$1 ~ /^R/ && $2 != 2 && $3 != 2 && $4 !~ /^(ps|awk|bash)$/ {print $4}' | tr '\n' ' ')
+busy_now() { ps -eo stat=,pid=,ppid=,comm= | awk '$1 ~ /^R/ && $2 != 2 && $3 != 2 && $4 !~ /^(ps|awk|bash)$/ {print $4}' | tr '\n' ' '; }
+busy=$(busy_now)
+WB_BUSY_BEFORE=$busy
 if [[ -n "$busy" ]]; then log "warning: other processes running ($busy); figures may be disturbed"; fi
+# Every 5 s: the 1-minute load average and the running processes that are not this run's.
+sample_load() {
+    while :; do
+        printf '%s %s\n' "$(cut -d' ' -f1 /proc/loadavg)" "$(ps -eo stat=,pid=,ppid=,comm= | awk -v me=$$ '
+            { st[$2] = $1; pp[$2] = $3; c[$2] = $4 }
+            END { for (p in st) if (st[p] ~ /^R/ && p != 2 && pp[p] != 2) {
+                      q = p; mine = 0
+                      while (q > 1 && (q in pp)) { if (q == me) { mine = 1; break }; q = pp[q] }
+                      if (!mine) printf "%s ", c[p] } }')"
+        sleep 5
+    done
+}
+sample_load > "$OUT/load-samples.txt" 2> /dev/null &
+SAMPLER=$!
+export WB_LOAD_SAMPLES="$OUT/load-samples.txt"
 
 FAILED=0
 BENCH_PREFIX=()
@@ -73,8 +109,8 @@ SERVER=("$WB_BIN" --enable-debug-methods)
 # pipelined throughput swing with where the scheduler puts the two processes, so they run in
 # ROUNDS rounds and the report takes the median of each figure over the rounds.
 ROUNDS=${WB_ROUNDS:-3}
-if [[ -n "${WB_ONLY_FILES:-}" ]]; then
-    log "WB_ONLY_FILES: skipping the ping, pipelined, payload, spawn and memory phases"
+if [[ -n "${WB_ONLY_FILES:-}" || -n "${WB_ONLY_STORAGE:-}" || -n "${WB_ONLY_MCP:-}" ]]; then
+    log "WB_ONLY_FILES / WB_ONLY_STORAGE / WB_ONLY_MCP: skipping the ping, pipelined, payload, spawn and memory phases"
 else
 for framing in lsp ndjson; do
     : > "$OUT/server-$framing.log"
@@ -121,8 +157,20 @@ note() {  # note WHAT TEXT: a test that did not run, for the report
 free_gib() { df -Pk "$1" 2>/dev/null | awk 'NR == 2 {printf "%.1f", $4 / 1048576}'; }
 
 FS_TMP=""
-cleanup_files() { if [[ -n "$FS_TMP" && -d "$FS_TMP" ]]; then rm -rf "$FS_TMP"; fi; }
-trap cleanup_files EXIT
+ST_TMP=""
+cleanup_files() {
+    if [[ -n "$FS_TMP" && -d "$FS_TMP" ]]; then rm -rf "$FS_TMP"; fi
+    if [[ -n "$ST_TMP" && -d "$ST_TMP" ]]; then rm -rf "$ST_TMP"; fi
+}
+stop_sampler() { if [[ -n "${SAMPLER:-}" ]]; then kill "$SAMPLER" 2> /dev/null || true; SAMPLER=""; fi; }
+trap 'cleanup_files; stop_sampler' EXIT
+pick_base() {  # the folder for temporary trees: WB_FILES_DIR, else /tmp or /work with 5 GiB free
+    local d
+    if [[ -n "${WB_FILES_DIR:-}" ]]; then echo "$WB_FILES_DIR"; return; fi
+    for d in /tmp /work; do
+        if [[ -d "$d" ]] && awk -v f="$(free_gib "$d")" 'BEGIN {exit !(f >= 5)}'; then echo "$d"; return; fi
+    done
+}
 if [[ -z "${WB_SKIP_FILES:-}" ]]; then
     FILE_ROUNDS=${WB_FILE_ROUNDS:-3}
     BIG=1
@@ -232,14 +280,228 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
     cleanup_files
 fi
 
+# ---------------- storage and agent sessions ----------------
+# migrate, getStorageInfo and the session journal against what the system does without the
+# server (rsync, cp + sha256sum, find, write + fsync in C) on the same file system in the same
+# run, ndjson framing. Every server gets --local-root, --cloud-root and --config-dir inside a
+# temporary tree made for the run and removed at the end.
+if [[ -n "${WB_SKIP_STORAGE:-}" || -n "${WB_ONLY_FILES:-}" ]]; then
+    log "skipping the storage and session benchmarks"
+elif ! "$WB_BIN" serve --help 2>&1 | grep -q -- '--config-dir'; then
+    note "storage and session benchmarks" "the server has no --config-dir option (an older build than the one with getStorageInfo and session/*)"
+else
+    base=$(pick_base)
+    if [[ -z "$base" ]]; then
+        note "storage and session benchmarks" "under 5 GiB free in /tmp ($(free_gib /tmp) GiB) and /work ($(free_gib /work) GiB)"
+    else
+    ST_TMP=$(mktemp -d "$base/wb-store.XXXXXX")
+    SLOG="$OUT/server-storage.log"
+    : > "$SLOG"
+    roots() {  # roots DIR: the server command for the workspace in DIR/{local,cloud,cfg}
+        mkdir -p "$1/local" "$1/cloud" "$1/cfg"
+        SRV=("$WB_BIN" --local-root "$1/local" --cloud-root "$1/cloud" --config-dir "$1/cfg")
+    }
+    # A session phase that fails (the error line stays in the results, and the exit status
+    # stays non-zero) is run once more with a fresh server; AGAIN_DIR, when set, is a fresh
+    # workspace for that second run (roots is called on it).
+    session_client() {  # session_client CLIENT-ARGS... (the server command is "${SRV[@]}")
+        local f0=$FAILED
+        FAILED=0
+        client "$@" -- "${SRV[@]}"
+        if (( FAILED )); then
+            if [[ -n "${AGAIN_DIR:-}" ]]; then roots "$AGAIN_DIR"; fi
+            log "  once more, with a fresh server${AGAIN_DIR:+ and workspace}"
+            client "$@" -- "${SRV[@]}"
+            FAILED=1
+        fi
+        if (( f0 )); then FAILED=1; fi
+        AGAIN_DIR=""
+    }
+    AGAIN_DIR=""
+    log "storage: making 2,000 files / 1 GiB and 100,000 small files in $ST_TMP ($(free_gib "$base") GiB free)"
+    t0=$(date +%s.%N)
+    MIG="$ST_TMP/mig"
+    INFO="$ST_TMP/info"
+    mkdir -p "$MIG/local" "$INFO/cloud" "$INFO/cfg"
+    "$OUT/fs_bench" gen-sizes "$MIG/local/data" 2000 1073741824 >> "$RESULTS" 2> /dev/null
+    t_mig=$(date +%s.%N)
+    "$OUT/fs_bench" gen-tree "$INFO/local" 1000 100
+    t1=$(date +%s.%N)
+    python3 -c 'import json, sys; print(json.dumps({"test": "storage_env", "dir": sys.argv[1], "fs": sys.argv[2], "free_gib": float(sys.argv[3]), "mig_seconds": round(float(sys.argv[4]) - float(sys.argv[6]), 1), "tree_seconds": round(float(sys.argv[5]) - float(sys.argv[4]), 1), "rsync": sys.argv[7]}))' \
+        "$ST_TMP" "$(stat -f -c %T "$ST_TMP")" "$(free_gib "$base")" "$t_mig" "$t1" "$t0" "$(rsync --version 2>/dev/null | head -1)" >> "$RESULTS"
+
+    # 1: migrate (copy, local -> cloud, same file system) of 2,000 files / 1 GiB against rsync -a
+    # and against cp -a + sha256sum of both sides. Before each run the destination (and the
+    # server's config folder, so that the choice is "local" again) is removed and `sync` leaves
+    # nothing dirty; nothing is dropped from the page cache. One unmeasured run of each first
+    # (the first server start also puts the workspace template into the local root, so all
+    # three copy the same files), then 3 rounds in rotating order.
+    mig_run() {  # mig_run server|rsync|cp [label suffix]
+        rm -rf "$MIG/cloud" "$MIG/cfg" "$MIG/rsync" "$MIG/cp"
+        mkdir -p "$MIG/cloud" "$MIG/cfg"
+        sync
+        case $1 in
+        server)
+            roots "$MIG"
+            client "server-migrate${2:-}" ndjson migrate --child-stderr "$SLOG" -- "${SRV[@]}" ;;
+        rsync)
+            if ! command -v rsync > /dev/null; then return; fi
+            log "rsync -a of 1 GiB"
+            fsb exec --label "rsync${2:-}" --runs 1 -- rsync -a "$MIG/local/" "$MIG/rsync/" ;;
+        cp)
+            log "cp -a && sha256sum of both sides"
+            fsb exec --label "cp-sha256${2:-}" --runs 1 -- sh -c 'cp -a "$1" "$2" && (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum) && (cd "$2" && find . -type f -print0 | sort -z | xargs -0 sha256sum)' sh "$MIG/local" "$MIG/cp" ;;
+        esac
+    }
+    command -v rsync > /dev/null || note "rsync baseline" "rsync is not installed (apt-get install rsync)"
+    mig_run server -warmup
+    mig_run rsync -warmup
+    mig_run cp -warmup
+    for order in "server rsync cp" "rsync cp server" "cp server rsync"; do
+        for what in $order; do mig_run "$what"; done
+    done
+    rm -rf "$MIG/cloud" "$MIG/rsync" "$MIG/cp"
+    sync
+
+    # 2: getStorageInfo on a local root of 100,000 files (1,000 folders x 100): the first call
+    # of a fresh server walks the tree, then 50 more; against find | wc -l, warm caches.
+    roots "$INFO"
+    for (( round = 1; round <= 3; round++ )); do
+        log "find -type f | wc -l over 100,000 files"
+        fsb exec --label find-count --runs 3 --warmup 1 -- sh -c 'find "$1" -type f | wc -l' sh "$INFO/local"
+        client server-storage ndjson storageinfo --info-runs 50 --child-stderr "$SLOG" -- "${SRV[@]}"
+    done
+
+    # 3: durable one-message appends against write + fsync of the same line in C (the last
+    # journal line the server wrote, appended to a file on the same file system), alternating.
+    SES="$ST_TMP/ses"
+    mkdir -p "$SES/loop"
+    roots "$SES"
+    for (( round = 1; round <= 3; round++ )); do
+        session_client server-sessions ndjson append1 --append-runs 1000 --append-warmup 50 --id-file "$SES/append-id" --child-stderr "$SLOG"
+        journal="$SES/local/.workspace/sessions/$(cat "$SES/append-id" 2>/dev/null || true)/journal.jsonl"
+        if [[ -f "$journal" ]]; then
+            tail -n 1 "$journal" > "$SES/line"
+            log "C write + fsync of the same $(wc -c < "$SES/line")-byte line x1000"
+            fsb append-fsync --label write-fsync "$SES/loop/journal.jsonl" 1000 "$SES/line"
+        else
+            note "write + fsync baseline" "no journal at $journal"
+        fi
+    done
+
+    # 4: recovery of a 10,000-message session (appendMessages of 10 messages each, so 1,000
+    # journal records): written by one server, then 5 fresh servers each time session/get +
+    # session/messages {limit: 1} after initialize (spawn -> initialize reported apart).
+    roots "$ST_TMP/rec"
+    AGAIN_DIR="$ST_TMP/rec-again"
+    session_client server-recover-setup ndjson recover-setup --recover-messages 10000 --recover-batch 10 --id-file "$ST_TMP/rec-id" --child-stderr "$SLOG"
+    REC=$(dirname "${SRV[2]}")  # the workspace that holds the session
+    rjournal="$REC/local/.workspace/sessions/$(cat "$ST_TMP/rec-id" 2>/dev/null || true)/journal.jsonl"
+    python3 -c 'import json, os, sys; p = sys.argv[1]; ok = os.path.isfile(p); print(json.dumps({"test": "recover_env", "journal_bytes": os.path.getsize(p) if ok else None, "journal_lines": sum(1 for _ in open(p, "rb")) if ok else None, "folder_entries": sorted(os.listdir(os.path.dirname(p))) if ok else None}))' "$rjournal" >> "$RESULTS"
+    for (( round = 1; round <= 5; round++ )); do
+        session_client server-recover ndjson recover --id-file "$ST_TMP/rec-id" --child-stderr "$SLOG"
+    done
+    if [[ -f "$rjournal" ]]; then
+        log "wc -l of the journal (reference)"
+        fsb exec --label wc-journal --runs 5 --warmup 1 -- wc -l "$rjournal"
+    fi
+
+    # 5: host/didEnterBackground with 100 running sessions, a fresh workspace each round.
+    for (( round = 1; round <= 3; round++ )); do
+        roots "$SES/bg$round"
+        AGAIN_DIR="$SES/bg$round-again"
+        session_client server-background ndjson background --bg-sessions 100 --child-stderr "$SLOG"
+    done
+    log "removing $ST_TMP"
+    cleanup_files
+    fi
+fi
+
+# ---------------- MCP face ----------------
+# `tools/call read_file` of a 4 KiB file and spawn -> `initialize` answered, WorkspaceBridge's
+# `mcp` subcommand against a Python filesystem MCP server from PyPI, installed into a virtual
+# environment in Benchmarks/out (kept between runs), both driven by mcp_bench (pre-encoded
+# newline-delimited requests over pipes) on the same file in the same run.
+MCP_PEER_PKG=filesystem-mcp
+MCP_PEER_VERSION=${WB_MCP_PEER_VERSION:-1.0.2}
+MCP_TMP=""
+mcp_note() {  # mcp_note WHAT TEXT: an MCP test that did not run, for the report's MCP section
+    log "skipped $1: $2"
+    python3 -c 'import json, sys; print(json.dumps({"test": "mcp_skipped", "what": sys.argv[1], "reason": sys.argv[2]}))' "$1" "$2" >> "$RESULTS"
+}
+if [[ -n "${WB_SKIP_MCP:-}" || -n "${WB_ONLY_FILES:-}" || -n "${WB_ONLY_STORAGE:-}" || -z "${MCP_BENCH:-}" ]]; then
+    log "skipping the MCP benchmarks"
+elif ! "$WB_BIN" --help 2>&1 | grep "^ *mcp " > /dev/null; then
+    mcp_note "MCP benchmarks" "the server has no \`mcp\` subcommand (a build older than the MCP face)"
+else
+    MCP_VENV="$OUT/mcp-peer"
+    MLOG="$OUT/server-mcp.log"
+    PLOG="$OUT/peer-mcp.log"
+    : > "$MLOG"
+    : > "$PLOG"
+    peer_ok=1
+    if ! "$MCP_VENV/bin/python" -m pip show "$MCP_PEER_PKG" 2> /dev/null | grep -qx "Version: $MCP_PEER_VERSION"; then
+        log "MCP: installing $MCP_PEER_PKG==$MCP_PEER_VERSION from PyPI into $MCP_VENV"
+        rm -rf "$MCP_VENV"
+        if ! { python3 -m venv "$MCP_VENV" && "$MCP_VENV/bin/python" -m pip install -q --disable-pip-version-check \
+                "$MCP_PEER_PKG==$MCP_PEER_VERSION"; } > "$OUT/mcp-peer-install.log" 2>&1; then
+            peer_ok=0
+            mcp_note "MCP peer" "$MCP_PEER_PKG==$MCP_PEER_VERSION could not be installed from PyPI (Benchmarks/out/mcp-peer-install.log: $(tail -n 1 "$OUT/mcp-peer-install.log" | cut -c1-200)); no peer figures, no ratios"
+        fi
+    fi
+    MCP_TMP=$(mktemp -d "${TMPDIR:-/tmp}/wb-mcp.XXXXXX")
+    MWS="$MCP_TMP/ws"
+    mkdir -p "$MWS/bench"
+    # 4,096 bytes of ASCII text, starting with a marker the first answer must contain
+    python3 -c 'import random, sys
+r = random.Random(7); words = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu".split()
+s = "MCPBENCH4K "
+while len(s) < 4096: s += " ".join(r.choice(words) for _ in range(10)) + "\n"
+open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
+    MSRV=("$WB_BIN" mcp --local-root "$MWS" --config-dir "$MCP_TMP/cfg")
+    MPARAMS='{"name":"read_file","arguments":{"path":"bench/file4k.txt"}}'
+    PSRV=("$MCP_VENV/bin/filesystem-mcp" "$MWS")
+    PPARAMS="{\"name\":\"read_file\",\"arguments\":{\"path\":\"$MWS/bench/file4k.txt\"}}"
+    peer_python=""; peer_sdk=""
+    if (( peer_ok )); then
+        peer_python=$("$MCP_VENV/bin/python" -c 'import platform; print(platform.python_version())')
+        peer_sdk=$("$MCP_VENV/bin/python" -m pip show mcp 2> /dev/null | awk '/^Version:/ {print $2}')
+    fi
+    python3 -c 'import json, sys; a = sys.argv; print(json.dumps({"test": "mcp_env", "peer_package": a[1], "peer_version": a[2] if a[3] == "1" else None, "peer_python": a[4], "peer_sdk": a[5], "peer_command": "filesystem-mcp WORKSPACE", "peer_params": a[6], "server_params": a[7], "file": "bench/file4k.txt", "file_bytes": 4096, "dir": a[8], "peer_why": "the Python port of the reference filesystem MCP server (read_file, write_file, list_directory inside allowed folders) on the official `mcp` SDK, clean on stdio", "peers_considered": "`fs-mcp` 1.47.3 (more releases, but its stdio mode prints a banner on stdout before the protocol, and it pulls in Streamlit, DuckDB and google-genai: a 700 MB environment), `mcp-filesystem-encoding` 0.2.4, `better-mcps-filesystem` 0.3.0, `mcpfiles` 0.0.3 (few releases, not more established)."}))' \
+        "$MCP_PEER_PKG" "$MCP_PEER_VERSION" "$peer_ok" "$peer_python" "$peer_sdk" \
+        '{"name":"read_file","arguments":{"path":"/abs/path/of/file4k.txt"}}' "$MPARAMS" "$MCP_TMP" >> "$RESULTS"
+    mcpb() {  # mcpb ARGS...: mcp_bench, figures appended to the results
+        local rc=0
+        "$OUT/mcp_bench" "$@" >> "$RESULTS" || rc=$?
+        if (( rc != 0 )); then log "  mcp_bench $1 ($3) exited $rc"; FAILED=1; fi
+    }
+    MCP_ROUNDS=${WB_MCP_ROUNDS:-3}
+    for (( round = 1; round <= MCP_ROUNDS; round++ )); do
+        log "MCP: tools/call read_file 4 KiB, round $round (server, then peer)"
+        mcpb call --label server --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${MSRV[@]}"
+        if (( peer_ok )); then
+            mcpb call --label peer --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$PPARAMS" --child-stderr "$PLOG" -- "${PSRV[@]}"
+        fi
+    done
+    log "MCP: spawn -> initialize answered, 20 runs each"
+    mcpb spawn --label server --runs 20 --warmup 2 --child-stderr "$MLOG" -- "${MSRV[@]}"
+    if (( peer_ok )); then
+        mcpb spawn --label peer --runs 20 --warmup 2 --child-stderr "$PLOG" -- "${PSRV[@]}"
+    fi
+    rm -rf "$MCP_TMP"
+    MCP_TMP=""
+fi
+
 if [[ -n "$CODEC_BIN" ]]; then
     log "codec_bench"
     "$CODEC_BIN" >> "$RESULTS" || { log "codec_bench failed"; FAILED=1; }
 fi
 
 log "writing README.md"
-export WB_BIN WB_LOAD_AFTER
+export WB_BIN WB_LOAD_AFTER WB_BUSY_AFTER
 WB_LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
+WB_BUSY_AFTER=$(busy_now)
+stop_sampler
 python3 "$HERE/report.py" "$RESULTS" "$HERE/README.md"
 log "done in $(( $(date +%s) - START )) s"
 exit $FAILED
