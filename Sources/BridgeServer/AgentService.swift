@@ -16,6 +16,7 @@ import Workspace
 final class AgentService: Sendable {
     private struct Open { var root: String; var sessions: SessionStore; var queue: OfflineQueue }
     private let open = Mutex<Open?>(nil)
+    private let opening = OpeningLock()
     private let conditions = Mutex(DeviceConditions(network: .wifi))
     private let configDirectory: String
     private let logger: Logger
@@ -29,8 +30,12 @@ final class AgentService: Sendable {
         self.notify = notify
     }
 
+    /// Opening is serialised: concurrent first calls get the same stores (and one device id).
     func stores(for ws: Workspace) throws -> (SessionStore, OfflineQueue) {
         let root = ws.rootPath
+        if let o = open.withLock({ $0 }), o.root == root { return (o.sessions, o.queue) }
+        opening.lock()
+        defer { opening.unlock() }
         if let o = open.withLock({ $0 }), o.root == root { return (o.sessions, o.queue) }
         let notify = self.notify
         let owner = Self.machineOwner(configDirectory: configDirectory)
@@ -107,13 +112,22 @@ final class AgentService: Sendable {
         return machineOwnerRetry(path) ?? id
     }
 
+    /// Another process created the id file first: wait briefly for its content.
     private static func machineOwnerRetry(_ path: String) -> String? {
-        var buf = [UInt8](repeating: 0, count: 64)
-        let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        let n = read(fd, &buf, buf.count)
-        return n > 0 ? String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace : nil
+        for _ in 0..<200 {
+            var buf = [UInt8](repeating: 0, count: 64)
+            let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
+            if fd >= 0 {
+                let n = read(fd, &buf, buf.count)
+                close(fd)
+                if n > 0 {
+                    let id = String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace
+                    if !id.isEmpty { return id }
+                }
+            }
+            usleep(5_000)
+        }
+        return nil
     }
 }
 
@@ -127,4 +141,13 @@ extension String {
         while let c = s.last, c.isWhitespace { s = s.dropLast() }
         return String(s)
     }
+}
+
+/// A plain lock held while the stores are opened (file I/O inside, so not a `Mutex` closure).
+final class OpeningLock: @unchecked Sendable {
+    private let m = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    init() { pthread_mutex_init(m, nil) }
+    deinit { pthread_mutex_destroy(m); m.deallocate() }
+    func lock() { pthread_mutex_lock(m) }
+    func unlock() { pthread_mutex_unlock(m) }
 }

@@ -194,6 +194,8 @@ public final class Connection: Sendable {
         let context = RequestContext(id: id, method: method.name, params: params, logger: logger,
                                      progress: progress, connection: self)
         let job = Job(method: method, schedule: schedule, context: context, reply: reply, progressKey: tokenKey)
+        // Counted in flight before any other thread can see (and finish) it.
+        inFlight.enter()
         let admitted: Bool? = state.withLock { s in
             if let id, s.byID[id] != nil { return nil }
             for earlier in s.jobs where schedule.conflicts(withEarlier: earlier.schedule) {
@@ -207,12 +209,12 @@ public final class Connection: Sendable {
             return job.status == .running
         }
         guard let runNow = admitted else {
+            inFlight.leave()
             deliver(OutgoingMessage.error(
                 id: id, .invalidRequest("request id \(id!) is already in flight", dataCode: "DuplicateRequestId")),
                 to: reply)
             return
         }
-        inFlight.enter()
         if runNow {
             if method.inline {
                 context.runningInline.store(true, ordering: .relaxed)
