@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+@testable import Storage
+import Testing
+import Workspace
+
+private func tempDir() -> String {
+    var template = Array("/tmp/wb-storage-XXXXXX".utf8CString)
+    return String(cString: mkdtemp(&template)!)
+}
+
+@Suite("Storage")
+struct StorageTests {
+    @Test("the storage choice is persisted per machine and survives a restart")
+    func choicePersists() throws {
+        let dir = tempDir()
+        mkdir(dir + "/cloud", 0o755)
+        let first = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        #expect(first.location == .local)
+        #expect(first.info(files: 0, bytes: 0, provider: nil).needsChoice)
+        try first.choose(.cloud)
+        let second = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        #expect(second.location == .cloud)
+        #expect(!second.info(files: 0, bytes: 0, provider: nil).needsChoice)
+    }
+
+    @Test("choosing a missing cloud root fails with CloudUnavailable and changes nothing")
+    func missingCloud() throws {
+        let dir = tempDir()
+        let m = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/nowhere", configDirectory: dir + "/config")
+        #expect { try m.choose(.cloud) } throws: { ($0 as? WorkspaceError)?.code == .cloudUnavailable }
+        #expect(m.location == .local)
+        #expect(!m.isCloudAvailable)
+    }
+
+    @Test("usage follows changes applied path by path, without walking again")
+    func usageTracking() throws {
+        let dir = tempDir()
+        let ws = try Workspace(rootPath: dir + "/ws", bootstrap: false)
+        let tracker = UsageTracker(workspace: ws)
+        #expect(tracker.totals().files == 0)
+        _ = try ws.save(try WorkspacePath("a/b.txt"), contents: Array(repeating: 1, count: 100))
+        tracker.apply(changedPaths: ["a"])
+        #expect(tracker.totals() == (1, 100))
+        try ws.delete(try WorkspacePath("a"), recursive: true)
+        tracker.apply(changedPaths: ["a"])
+        #expect(tracker.totals() == (0, 0))
+    }
+
+    @Test("keep-both copies get a free, labelled name")
+    func keepBothNames() throws {
+        let ws = try Workspace(rootPath: tempDir() + "/ws", bootstrap: false)
+        _ = try ws.save(try WorkspacePath("n/x.md"), contents: [1])
+        _ = try ws.save(try WorkspacePath("n/x (from local).md"), contents: [1])
+        #expect(Migration.freeName(for: try WorkspacePath("n/x.md"), in: ws, from: "local").string == "n/x (from local 2).md")
+    }
+}
