@@ -86,16 +86,7 @@ final class AgentService: Sendable {
     /// owns the leases it held before a crash.
     static func machineOwner(configDirectory: String) -> String {
         let path = configDirectory + "/machine-id"
-        var buf = [UInt8](repeating: 0, count: 64)
-        let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
-        if fd >= 0 {
-            let n = read(fd, &buf, buf.count)
-            close(fd)
-            if n > 0 {
-                let id = String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace
-                if !id.isEmpty { return id }
-            }
-        }
+        if let id = readOwner(path) { return id }
         let id = "device-" + String(UInt64.random(in: .min ... .max), radix: 16)
         var prefix = ""
         for part in configDirectory.split(separator: "/") {
@@ -109,25 +100,23 @@ final class AgentService: Sendable {
             close(w)
             return id
         }
-        return machineOwnerRetry(path) ?? id
-    }
-
-    /// Another process created the id file first: wait briefly for its content.
-    private static func machineOwnerRetry(_ path: String) -> String? {
+        // Another process created the file first: wait briefly for its content.
         for _ in 0..<200 {
-            var buf = [UInt8](repeating: 0, count: 64)
-            let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
-            if fd >= 0 {
-                let n = read(fd, &buf, buf.count)
-                close(fd)
-                if n > 0 {
-                    let id = String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace
-                    if !id.isEmpty { return id }
-                }
-            }
+            if let other = readOwner(path) { return other }
             usleep(5_000)
         }
-        return nil
+        return id
+    }
+
+    private static func readOwner(_ path: String) -> String? {
+        var buf = [UInt8](repeating: 0, count: 64)
+        let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        let n = read(fd, &buf, buf.count)
+        close(fd)
+        guard n > 0 else { return nil }
+        let id = String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace
+        return id.isEmpty ? nil : id
     }
 }
 
