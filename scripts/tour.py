@@ -97,6 +97,18 @@ def main():
     c.request("loadFile", {"path": "../../etc/passwd"})
     c.request("loadFile", {"path": "/etc/passwd"})
 
+    section("An agent session: durable steps, a tool call with the user's powers, a budget")
+    sid = c.request("session/create", {"title": "Tour agent", "config": {"modelTier": "fast", "maxCostUSD": 0.5}})["result"]["id"]
+    c.request("session/transition", {"id": sid, "to": "running"})
+    c.request("session/appendMessages", {"id": sid, "messages": [{"id": "m1", "role": "user", "content": "Note what I did today."}]})
+    c.request("session/callTool", {"id": sid, "toolCallId": "call-1", "name": "append_journal",
+                                    "arguments": {"entry": "The user took the WorkspaceBridge tour."}})
+    c.request("session/callTool", {"id": sid, "toolCallId": "call-1", "name": "append_journal",
+                                    "arguments": {"entry": "The user took the WorkspaceBridge tour."}})
+    print("   (the same toolCallId again: the recorded result, the tool did not run twice)")
+    c.request("session/recordUsage", {"id": sid, "inputTokens": 1200, "outputTokens": 300})
+    c.request("host/didEnterBackground", {})
+
     section("A trivial request, timed over 1,000 round trips")
     t = time.perf_counter()
     for i in range(1000):
