@@ -80,8 +80,6 @@ final class AgentService: Sendable {
         Policy(conditions: c, offlineTools: ToolTable.all.filter { !$0.requiresNetwork }.map(\.name))
     }
 
-    func closeStores() { open.withLock { $0?.sessions.close() } }
-
     /// A stable id for this device (kept in the config folder), so a restarted server still
     /// owns the leases it held before a crash.
     static func machineOwner(configDirectory: String) -> String {

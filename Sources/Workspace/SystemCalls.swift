@@ -14,8 +14,6 @@ final class FileDescriptor: @unchecked Sendable {
 
 /// Small wrappers that retry on EINTR and map failures to `WorkspaceError`.
 enum Sys {
-    static let cloexec = O_CLOEXEC
-
     /// Writes all of `bytes` to `fd` (looping over short writes).
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(WorkspaceError) {
         var off = 0

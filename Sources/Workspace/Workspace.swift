@@ -53,11 +53,6 @@ public final class Workspace: Sendable {
         path.components.count == 1 && (path.components[0] == privateFolder || path.components[0] == stagingFolder)
     }
 
-    /// Whether a name is hidden from listings (dot files unless asked; temp files always).
-    static func isHidden(_ name: String, includeHidden: Bool) -> Bool {
-        if TempName.isTemp(name) { return true }
-        return !includeHidden && name.hasPrefix(".")
-    }
 
     /// Whether a sync engine left conflict copies of `name` in this folder (a scan of names only).
     func hasConflictCopies(_ name: String, in dir: FileDescriptor, at path: WorkspacePath) -> Bool {

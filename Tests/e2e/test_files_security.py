@@ -72,9 +72,8 @@ def _secret(path: Path, label: str, mtime: int = 1_000_000_000):
     os.utime(path, ns=(mtime * 10**9, mtime * 10**9))
 
 
-@pytest.fixture
-def world(tmp_path, ws) -> World:
-    t = tmp_path
+def make_world(t: Path, r: Path) -> None:
+    """Secrets beside the workspace root r (inside t) and links from r to them and to itself."""
     _secret(t / "secret.txt", "file")
     _secret(t / "ws_secret/secret.txt", "ws_secret")
     _secret(t / "ws_secret/sub/deep.txt", "deep")
@@ -83,7 +82,6 @@ def world(tmp_path, ws) -> World:
     _secret(t / "ws /secret.txt", "space")
     (t / "host").mkdir()
     (t / "host/in.txt").write_text("host data\n")
-    r = ws.root
     links = {
         "link_file": str(t / "secret.txt"),
         "link_rel": "../secret.txt",
@@ -101,7 +99,12 @@ def world(tmp_path, ws) -> World:
     }
     for name, target in links.items():
         os.symlink(target, r / name)
-    return World(t, ws)
+
+
+@pytest.fixture
+def world(tmp_path, ws) -> World:
+    make_world(tmp_path, ws.root)
+    return World(tmp_path, ws)
 
 
 # (id, method, params, data.code); {tmp} is the folder holding the workspace and its neighbours.

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp_helpers import MCPError, aio, connect, result_text  # noqa: E402
-from test_files_security import ATTACKS, _secret  # noqa: E402
+from test_files_security import ATTACKS, make_world  # noqa: E402
 from wsfiles import SECRET_MARKER, SECRET_MARKER_B64, Untouched  # noqa: E402
 
 HOST_ONLY = {"getFileUri", "importFile", "exportFile"}
@@ -48,35 +48,6 @@ def as_tool(method: str, params: dict) -> tuple[str, dict] | None:
         return "create_folder", {"path": p["path"]}
     assert method in HOST_ONLY, method
     return None
-
-
-def make_world(t, r) -> None:
-    """The neighbours and links of test_files_security's `world` fixture (t holds r, the root)."""
-    _secret(t / "secret.txt", "file")
-    _secret(t / "ws_secret/secret.txt", "ws_secret")
-    _secret(t / "ws_secret/sub/deep.txt", "deep")
-    _secret(t / "ws_evil/secret.txt", "ws_evil")
-    _secret(t / "ws'/secret.txt", "quote")
-    _secret(t / "ws /secret.txt", "space")
-    (t / "host").mkdir()
-    (t / "host/in.txt").write_text("host data\n")
-    links = {
-        "link_file": str(t / "secret.txt"),
-        "link_rel": "../secret.txt",
-        "link_dir": str(t / "ws_secret"),
-        "sib_rel": "../ws_secret",
-        "evil": str(t / "ws_evil"),
-        "quote": str(t / "ws'"),
-        "space": str(t / "ws "),
-        "dangling": str(t / "ws_secret/created_by_link.txt"),
-        "dangling_dir": str(t / "ws_newdir"),
-        "Research/mid": str(t / "ws_secret"),
-        "inner_link": "context.md",
-        "root_link": str(r),
-        "self_loop": "self_loop",
-    }
-    for name, target in links.items():
-        os.symlink(target, r / name)
 
 
 def fmt(value, t):
