@@ -17,29 +17,14 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from schema_patching import dict_insert_after, example, insert_after, param, ref  # noqa: E402
+
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
 
 STANDARD_ERRORS = [{"$ref": f"#/components/errors/{n}"} for n in
                    ("InvalidRequest", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled",
                     "RequestFailed")]
-
-
-def ref(name: str) -> dict:
-    return {"$ref": f"#/components/schemas/{name}"}
-
-
-def param(name, schema, required=False, description=None) -> dict:
-    cd = {"name": name}
-    if description:
-        cd["description"] = description
-    cd["required"] = required
-    cd["schema"] = schema
-    return cd
-
-
-def example(name, params: dict, result) -> dict:
-    return {"name": name, "params": [{"name": k, "value": v} for k, v in params.items()],
-            "result": {"name": "result", "value": result}}
 
 
 # -- component schemas -----------------------------------------------------------
@@ -325,27 +310,6 @@ ERROR_PROPERTIES = {
 ERROR_REQUIRED = {"NotDownloaded": ["retryAfterMs"], "InsufficientSpace": ["needed", "free"]}
 
 
-def _insert_after(items: list, value: str, after: str) -> list:
-    if value in items:
-        return items
-    i = items.index(after) + 1 if after in items else len(items)
-    return items[:i] + [value] + items[i:]
-
-
-def _dict_insert_after(d: dict, key: str, value, after: str) -> dict:
-    if key in d:
-        d[key] = value
-        return d
-    out = {}
-    for k, v in d.items():
-        out[k] = v
-        if k == after:
-            out[key] = value
-    if key not in out:
-        out[key] = value
-    return out
-
-
 def patch_errors(doc: dict) -> None:
     ed = doc["components"]["schemas"]["ErrorData"]
     enum = ed["properties"]["code"]["enum"]
@@ -353,9 +317,9 @@ def patch_errors(doc: dict) -> None:
     codes = ed["x-error-codes"]
     prev = "ReadOnly"
     for code in NEW_CODES:
-        enum = _insert_after(enum, code, prev)
-        domain = _insert_after(domain, code, prev)
-        codes = _dict_insert_after(codes, code, -32803, prev)
+        enum = insert_after(enum, code, prev)
+        domain = insert_after(domain, code, prev)
+        codes = dict_insert_after(codes, code, -32803, prev)
         prev = code
     ed["properties"]["code"]["enum"] = enum
     if "x-domain-codes" in ed:
