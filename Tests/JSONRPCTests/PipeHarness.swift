@@ -30,12 +30,17 @@ final class PipeHarness: @unchecked Sendable {
     private var pending: [UInt8] = []
     private let done = DispatchSemaphore(value: 0)
     private let exitCode = Mutex<Int32?>(nil)
+    /// Whether `toServer` is closed. Descriptors are closed exactly once: a second `close`
+    /// could hit a number that a test running in parallel has been handed since.
+    private let inputClosed = Mutex(false)
 
     init(_ methods: [Method], maxMessageBytes: Int = 1 << 20) {
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
         _ = pipe(&inPipe)
         _ = pipe(&outPipe)
+        // Tests that spawn processes must not hand these on: an inherited write end hides EOF.
+        for fd in inPipe + outPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         toServer = inPipe[1]
         fromServer = outPipe[0]
         JSONCodec.prepareForThreads()
@@ -73,8 +78,15 @@ final class PipeHarness: @unchecked Sendable {
     func cancel(_ id: JSON) { notify("$/cancelRequest", ["id": id]) }
 
     deinit {
-        close(toServer)
+        closeInput()
         close(fromServer)
+    }
+
+    private func closeInput() {
+        inputClosed.withLock { closed in
+            if !closed { close(toServer) }
+            closed = true
+        }
     }
 
     func send(_ message: JSON) {
@@ -88,7 +100,8 @@ final class PipeHarness: @unchecked Sendable {
             var off = 0
             while off < raw.count {
                 let n = write(toServer, raw.baseAddress! + off, raw.count - off)
-                precondition(n > 0)
+                if n < 0 && errno == EINTR { continue }
+                precondition(n > 0, "write to the server's pipe failed: errno \(errno)")
                 off += n
             }
         }
@@ -133,7 +146,7 @@ final class PipeHarness: @unchecked Sendable {
 
     /// Closes the input (EOF) and waits for `run()` to return.
     func finish(timeout: Double = 5) -> Int32? {
-        close(toServer)
+        closeInput()
         guard done.wait(timeout: .now() + timeout) == .success else { return nil }
         return exitCode.withLock { $0 }
     }
