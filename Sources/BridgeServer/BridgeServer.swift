@@ -30,6 +30,7 @@ public final class BridgeServer: Router {
     /// MCP: the session its tool calls are journaled into, and its resource subscriptions.
     let mcpSession = StringRef()
     let resourceWatch = ResourceSubscriptions()
+    let mcpRoots = MCPRootScope()
     private let mcpRequests: [String: Method]
     private let mcpNotifications: [String: Method]
 

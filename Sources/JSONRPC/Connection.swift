@@ -25,11 +25,16 @@ public final class Connection: Sendable {
         public var framing: FramingMode
         public var maxMessageBytes: Int
         public var readChunkBytes: Int
+        /// How long one write to a client that reads nothing may block before the process
+        /// ends (see `OutputChannel`); nil waits for ever.
+        public var outputStallTimeout: Duration?
 
-        public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10) {
+        public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10,
+                    outputStallTimeout: Duration? = nil) {
             self.framing = framing
             self.maxMessageBytes = maxMessageBytes
             self.readChunkBytes = readChunkBytes
+            self.outputStallTimeout = outputStallTimeout
         }
     }
 
@@ -50,6 +55,7 @@ public final class Connection: Sendable {
     private let state = Mutex(State())
     private let stopping = Atomic<Bool>(false)
     private let mcp = Atomic<Bool>(false)
+    private let clientRequests = ClientRequests()
 
     /// Switches to the Model Context Protocol's conventions (after an MCP `initialize`):
     /// progress comes from `params._meta.progressToken` and goes out as
@@ -60,7 +66,8 @@ public final class Connection: Sendable {
 
     public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
         self.input = input
-        self.output = OutputChannel(fd: output, framing: options.framing.fixed ?? .lsp)
+        self.output = OutputChannel(fd: output, framing: options.framing.fixed ?? .lsp,
+                                    stallTimeout: options.outputStallTimeout)
         self.options = options
         self.router = router
         self.logger = logger
@@ -69,14 +76,15 @@ public final class Connection: Sendable {
     // MARK: Reading
 
     /// Serves until `exit` (returns its status) or end of input (finishes the requests
-    /// already received, writes their answers, returns 0).
+    /// already received, writes their answers, returns 0). A client that closed its end of
+    /// the output (EPIPE) counts as end of input: nothing more is read.
     public func run() -> Int32 {
         var decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
         var framingKnown = decoder.framing != nil
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: options.readChunkBytes, alignment: 16)
         defer { chunk.deallocate() }
 
-        reading: while !stopping.load(ordering: .acquiring) {
+        reading: while !stopping.load(ordering: .acquiring) && !output.isBroken {
             let n = read(input, chunk.baseAddress, chunk.count)
             if n < 0 {
                 if errno == EINTR { continue }
@@ -99,10 +107,11 @@ public final class Connection: Sendable {
                     logger.warning("framing fault: \(fault)")
                     output.send(OutgoingMessage.error(id: nil, .framing(fault)))
                 }
-                if stopping.load(ordering: .acquiring) { break }
+                if stopping.load(ordering: .acquiring) || output.isBroken { break }
             }
             output.uncork()
         }
+        clientRequests.closeAll()
         if let code = state.withLock({ $0.exitCode }) { return code }
         logger.debug("end of input: finishing requests in flight")
         inFlight.wait()
@@ -147,8 +156,10 @@ public final class Connection: Sendable {
         switch message {
         case .invalid(let id, let error):
             deliver(OutgoingMessage.error(id: id, error), to: reply)
-        case .response(let id, _, _):
-            logger.debug("ignoring a response to \(id.map(String.init(describing:)) ?? "null"): the server sent no request")
+        case .response(let id, let result, let error):
+            if !clientRequests.complete(id: id, result: result, error: error) {
+                logger.debug("ignoring a response to \(id.map(String.init(describing:)) ?? "null"): no request of ours waits for it")
+            }
         case .notification(let method, let params):
             switch router.route(method: method, isRequest: false) {
             case .handle(let m): submit(m, id: nil, params: params, reply: .none)
@@ -329,6 +340,19 @@ public final class Connection: Sendable {
     /// Sends a notification to the client.
     public func notify(_ method: String, _ params: JSON?) {
         output.send(OutgoingMessage.notification(method, params))
+    }
+
+    /// Sends a request to the client; `completion` gets its answer exactly once (see
+    /// `ClientRequests`: it runs on the reader thread and must be quick).
+    public func request(_ method: String, _ params: JSON?,
+                        completion: @escaping @Sendable (Result<JSON, RPCError>) -> Void) {
+        guard let id = clientRequests.register(completion) else { return }
+        var o = JSONObject()
+        o["jsonrpc"] = "2.0"
+        o["id"] = id.json
+        o["method"] = .string(method)
+        if let params { o["params"] = params }
+        output.send(.object(o))
     }
 
     private func deliver(_ message: JSON, to reply: Reply) {

@@ -118,8 +118,9 @@ class Conn:
 @contextlib.asynccontextmanager
 async def connect(binary: Path, root: Path, cfg: Path, tmp: Path, *, subcommand: bool = True,
                   extra: tuple[str, ...] = (), stderr_name: str = "mcp-stderr.log",
-                  read_timeout: float = 30.0) -> AsyncIterator[Conn]:
-    """Starts the server with the official stdio_client and initializes a ClientSession."""
+                  read_timeout: float = 30.0, list_roots: Callable | None = None) -> AsyncIterator[Conn]:
+    """Starts the server with the official stdio_client and initializes a ClientSession
+    (declaring the roots capability when `list_roots` answers `roots/list`)."""
     params = StdioServerParameters(command=str(binary), args=server_args(root, cfg, subcommand=subcommand, extra=extra),
                                    env=server_env(tmp))
     events = Events()
@@ -127,7 +128,7 @@ async def connect(binary: Path, root: Path, cfg: Path, tmp: Path, *, subcommand:
     with open(stderr_path, "a") as errlog:
         async with stdio_client(params, errlog=errlog) as (read, write):
             async with ClientSession(read, write, read_timeout_seconds=read_timeout, message_handler=events.on_message,
-                                     logging_callback=events.on_log) as session:
+                                     logging_callback=events.on_log, list_roots_callback=list_roots) as session:
                 init = await session.initialize()
                 yield Conn(session, init, events, root, stderr_path)
 

@@ -31,8 +31,14 @@ enum MCPMethods {
             try LifecycleMethods.server(ctx).logSink.setMCPLevel(level)
             return .object(JSONObject())
         })
-        notifications.append(Method("notifications/initialized", inline: true, schedule: { _ in .unordered }) { _ in .null })
-        notifications.append(Method("notifications/roots/list_changed", inline: true, schedule: { _ in .unordered }) { _ in .null })
+        notifications.append(Method("notifications/initialized", inline: true, schedule: { _ in .unordered }) { ctx in
+            try askForRoots(ctx)
+            return .null
+        })
+        notifications.append(Method("notifications/roots/list_changed", inline: true, schedule: { _ in .unordered }) { ctx in
+            try askForRoots(ctx)
+            return .null
+        })
         notifications.append(Method("notifications/cancelled", inline: true, schedule: { _ in .unordered }) { ctx in
             if let raw = ctx.params?["requestId"], let id = RequestID(raw) { ctx.serving.cancel(id: id) }
             return .null
@@ -45,6 +51,7 @@ enum MCPMethods {
         let asked = try p.string("protocolVersion")
         let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? supportedVersions.last!
         server.lifecycle.setMCP()
+        server.mcpRoots.clientDeclaresRoots(try p.object("capabilities")?.object("roots") != nil)
         let storage = try server.openStorage(initializationOptions: nil)
         let ws = try storage.manager.active()
         let (store, _) = try server.agents.stores(for: ws)
@@ -68,6 +75,29 @@ enum MCPMethods {
                 Tool calls are journaled in session \(session.id).
                 """),
         ]
+    }
+
+    /// Sends `roots/list` when the client declared roots; its answer narrows what tools and
+    /// resources reach (see `MCPRootScope`).
+    static func askForRoots(_ ctx: RequestContext) throws {
+        let server = try LifecycleMethods.server(ctx)
+        guard server.mcpRoots.clientSupportsRoots else { return }
+        let root = try server.workspace().rootPath
+        let logger = ctx.logger
+        ctx.serving.request("roots/list", nil) { answer in
+            switch answer {
+            case .success(let result):
+                let refused = server.mcpRoots.update(fromRootsList: result, workspaceRoot: root)
+                for r in refused {
+                    let text = "MCP root \(r.uri) refused: \(r.reason); tools and resources stay inside \(root)"
+                    logger.warning("\(text)")
+                }
+                let scope = server.mcpRoots.current.map { $0.map(\.string).joined(separator: ", ") } ?? "the whole workspace"
+                logger.info("MCP roots: working in \(scope)")
+            case .failure(let e):
+                logger.warning("roots/list failed: \(e.message); the scope stays as it was")
+            }
+        }
     }
 
     static let callSchedule: Method.Scheduler = { params in
@@ -94,7 +124,7 @@ enum MCPMethods {
             // (a cancelled or failed read is journaled with its error).
             let result: ToolResult
             do {
-                result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx)
+                result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx, scope: server.mcpRoots)
             } catch {
                 let e = server.mapError(error)
                 try? store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
@@ -108,7 +138,7 @@ enum MCPMethods {
         _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
         let result: ToolResult
         do {
-            result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx)
+            result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx, scope: server.mcpRoots)
         } catch {
             let e = server.mapError(error)
             try? store.finishToolCall(id: sessionID, toolCallId: toolCallId, result: ToolResult.failure(e.message, code: e.dataCode).json,

@@ -40,7 +40,8 @@ enum MCPResources {
         }
         let page = try ws.list(o, isCancelled: { ctx.isCancelled })
         var resources: [JSON] = []
-        for e in page.entries where e.type == .file {
+        let scope = server.mcpRoots
+        for e in page.entries where e.type == .file && (try? scope.check(e.path)) != nil {
             resources.append(["uri": .string(try uri(ws, e.path)), "name": .string(e.path.string), "title": .string(e.path.name),
                               "mimeType": .string(mimeType(e.path.name)), "size": .int(e.size)])
         }
@@ -54,6 +55,7 @@ enum MCPResources {
         let ws = try server.workspace()
         let raw = try ctx.paramsObject().requiredString("uri")
         let path = try path(ofURI: raw, in: ws)
+        try server.mcpRoots.check(path)
         let r = try ws.read(path, maxBytes: FileMethods.maxReadBytes)
         let mime = mimeType(path.name)
         let isText = r.bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: false) } != nil
@@ -79,6 +81,7 @@ enum MCPResources {
         let raw = try ctx.paramsObject().requiredString("uri")
         let path = try path(ofURI: raw, in: ws)
         if on {
+            try server.mcpRoots.check(path)
             // The same rules as reading it: an existing file of the workspace, never through a link.
             let (status, _) = try ws.info(path)
             if status.type == .symlink {

@@ -11,7 +11,8 @@ enum ToolTable {
 
     /// Runs a tool: unknown names are a protocol error (`-32602`); bad arguments and domain
     /// failures come back as `isError: true` with a message the model can act on.
-    static func call(_ name: String, arguments: JSON?, server: BridgeServer, request: RequestContext?) throws -> ToolResult {
+    static func call(_ name: String, arguments: JSON?, server: BridgeServer, request: RequestContext?,
+                     scope: MCPRootScope? = nil) throws -> ToolResult {
         guard let tool = byName[name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools (\(all.map(\.name).joined(separator: ", ")))",
                                          got: "\"\(name)\"")
@@ -22,7 +23,9 @@ enum ToolTable {
         }
         do {
             let ws = try server.workspace()
-            let out = try tool.run(ToolContext(arguments: try Params(args), workspace: ws, server: server, request: request))
+            let params = try Params(args)
+            try scope?.check(tool: tool, arguments: params)
+            let out = try tool.run(ToolContext(arguments: params, workspace: ws, server: server, request: request))
             return ToolResult(content: [ToolResult.text(out.text)], structuredContent: out.structured, isError: false)
         } catch let e as RPCError where e.code == ErrorCode.requestCancelled {
             throw e
