@@ -190,17 +190,39 @@ public final class SessionStore: Sendable {
     /// non-durable commit becomes durable with the next flush of this journal; a crash before
     /// that may lose it (recovery cuts a torn tail), so only facts that change nothing (the
     /// record of a read-only tool call) are ever committed that way.
+    ///
+    /// The state is changed in place once the records are written: staging them on a copy (to
+    /// keep the old state for a failed write) copied every tool call and message the session
+    /// had, which made each commit cost the session's size.
     func commit(_ h: SessionHandle, _ records: [JSON], durable: Bool = true) throws(SessionError) {
-        let (bytes, next) = try stage(h, records)
         let before = h.writer!.end
-        try h.writer!.append(bytes)
-        if !durable {
-            adopt(h, next)
-            return
+        var bytes: [UInt8] = []
+        var staged: [(record: JSON, ref: RecordRef, crc: UInt32)] = []
+        staged.reserveCapacity(records.count)
+        for r in records {
+            let line = JournalLine.encode(r)
+            let ref = RecordRef(offset: before + Int64(bytes.count), length: Int32(line.count))
+            let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
+            staged.append((r, ref, crc))
+            bytes += line
         }
-        do { try h.writer!.sync() } catch {
+        try h.writer!.append(bytes)
+        if durable {
+            do { try h.writer!.sync() } catch {
+                h.writer!.rollBack(to: before)
+                throw error
+            }
+        }
+        var next = h.data!
+        h.data = nil  // `next` is now the only reference: applying changes it in place
+        do {
+            for s in staged { try next.apply(s.record, ref: s.ref, crc: s.crc) }
+        } catch {
+            // A record the store built does not fit its own state (a bug): take the records back
+            // and read the session again from its journal.
             h.writer!.rollBack(to: before)
-            throw error
+            h.loaded = false
+            throw SessionError(.invalidArgument, "internal: a record does not fit the session: \(error.message)")
         }
         adopt(h, next)
     }

@@ -17,7 +17,7 @@ enum MCPMethods {
             _ = try ctx.paramsObject()
             return ["tools": .array(ToolTable.all.map(\.mcpJSON))]
         })
-        requests.append(Method("tools/call", schedule: callSchedule) { ctx in try call(ctx) })
+        requests.append(Method("tools/call", inline: true, schedule: callSchedule) { ctx in try call(ctx) })
         requests.append(Method("resources/list") { ctx in try MCPResources.list(ctx) })
         requests.append(Method("resources/read") { ctx in try MCPResources.read(ctx) })
         requests.append(Method("resources/templates/list") { ctx in try MCPResources.templates(ctx) })
@@ -100,6 +100,9 @@ enum MCPMethods {
         }
     }
 
+    /// Tools cheap enough to run on the reader thread when nothing they touch is busy.
+    static let inlineTools: Set<String> = ["read_file", "get_file_info"]
+
     static let callSchedule: Method.Scheduler = { params in
         let p = try Params(params)
         var forSession: JSONObject = ["id": "mcp", "name": .string(try p.requiredString("name"))]
@@ -119,12 +122,17 @@ enum MCPMethods {
         let (store, _) = try server.agents.stores(for: try server.workspace())
         let toolCallId = "mcp-\(ctx.id.map(String.init(describing:)) ?? "?")-\(UInt64.random(in: 0 ... .max) % 1_000_000_000)"
         let arguments = p["arguments"] ?? .object(JSONObject())
+        // On the reader thread only a small read runs (read_file moves itself to the pool when
+        // the file is large); everything else goes to the pool before doing anything.
+        if ctx.isRunningInline && (!inlineTools.contains(name) || arguments["sha256"] == .bool(true)) { throw MoveToWorkerPool() }
         if tool.readOnly {
             // Reads change nothing: run, then journal intent and result together without an fsync
             // (a cancelled or failed read is journaled with its error).
             let result: ToolResult
             do {
                 result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx, scope: server.mcpRoots)
+            } catch let move as MoveToWorkerPool {
+                throw move
             } catch {
                 let e = server.mapError(error)
                 try? store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
@@ -132,7 +140,7 @@ enum MCPMethods {
                 throw error
             }
             try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
-                                             result: result.json, isError: result.isError)
+                                             result: result.journalJSON, isError: result.isError)
             return result.mcpJSON
         }
         _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
@@ -151,6 +159,27 @@ enum MCPMethods {
 }
 
 extension ToolResult {
+    /// What the journal keeps of a read-only call: its outcome and metadata (path, size, etag…),
+    /// with the text content and any long string (the bytes read) left out. The bytes are in the
+    /// workspace, and a read can always be run again; journaling them would double every read.
+    var journalJSON: JSON {
+        var o: JSONObject = ["isError": .bool(isError)]
+        if case .object(let s)? = structuredContent {
+            var kept = JSONObject()
+            for (k, v) in s.members {
+                if case .string(let text) = v, text.utf8.count > 256 {
+                    kept[k] = ["omittedBytes": .int(Int64(text.utf8.count))]
+                } else {
+                    kept[k] = v
+                }
+            }
+            o["structuredContent"] = .object(kept)
+        } else if let structuredContent {
+            o["structuredContent"] = structuredContent
+        }
+        return .object(o)
+    }
+
     /// MCP's shape (the same as `session/callTool`'s: a failed call keeps `{error, code}` as
     /// structured content, so an agent can branch on the code; MCP clients validate structured
     /// content against the output schema only for successful calls).

@@ -24,7 +24,7 @@ enum FileTools {
                                           ("offset", Schema.integer("")), ("length", Schema.integer("")), ("eof", Schema.boolean(""))],
                                          required: ["path", "data", "size", "etag"]),
              readOnly: true, destructive: false, idempotent: true) { c in
-            let r = try FileMethods.load(c.workspace, try fileParams(c))
+            let r = try FileMethods.load(c.workspace, try fileParams(c), c.request)
             return ToolOutput(text: r["data"]?.stringValue ?? "", structured: r)
         },
         Tool(name: "write_file", title: "Write a file",
