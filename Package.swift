@@ -74,6 +74,7 @@ let package = Package(
         .testTarget(name: "WorkspaceTests", dependencies: ["Workspace"], swiftSettings: strict),
         .testTarget(name: "AgentSessionsTests", dependencies: ["AgentSessions", "JSON"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
+        .testTarget(name: "SettingsTests", dependencies: ["Storage", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]

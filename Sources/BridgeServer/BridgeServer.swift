@@ -40,7 +40,7 @@ public final class BridgeServer: Router {
 
     /// Notifications the server sends.
     public static let serverNotifications = ["$/progress", "window/logMessage", "workspace/didChangeFiles",
-                                             "session/didChangeState", "queue/ready"]
+                                             "session/didChangeState", "queue/ready", "settings/didChange"]
 
     public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
         self.configuration = configuration
@@ -62,6 +62,7 @@ public final class BridgeServer: Router {
         StorageMethods.register(&requests)
         SessionMethods.register(&requests)
         HostMethods.register(&requests)
+        SettingsMethods.register(&requests)
         if configuration.enableDebugMethods { DebugMethods.register(&requests) }
         self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })

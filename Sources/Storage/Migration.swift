@@ -181,12 +181,20 @@ public struct Migration: Sendable {
         }
         if options.mode == .move { Self.removeEmptyFolders(source) }
         target.removeStaging()
+        // Synced settings live in the private folder, which the walk skips: merge them into the
+        // target's (per key, the later write wins) before switching; idempotent, so a resumed run redoes it.
+        do throws(SettingsError) {
+            try SettingsMigration.carry(from: source.rootPath, to: target.rootPath, configDirectory: manager.configDirectory)
+        } catch {
+            throw WorkspaceError(.ioError, "cannot carry the synced settings: \(error.message)", path: target.rootPath)
+        }
         try manager.update { s in
             s.location = options.to
             s.needsChoice = false
             s.pendingMigration = nil
         }
         report.switched = true
+        if options.mode == .move { SettingsStore(rootPath: source.rootPath, device: "").removeAll() }
         report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
         return report
     }

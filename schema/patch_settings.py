@@ -1,0 +1,215 @@
+#!/usr/bin/env python3
+"""Adds (or replaces) the synced-settings methods, notification and error code in schema/openrpc.json.
+
+docs/protocol.md, "Synced settings", is the contract described here: settings/get, settings/set,
+settings/remove, the server notification settings/didChange, the component schemas they use,
+and the domain code QuotaExceeded (data.quota, data.limit, data.size), sent with -32803. Keys
+that are empty or longer than 64 bytes fail with InvalidArgument (data.key, data.limit,
+data.size).
+
+Idempotent: running it twice gives the same file. Everything else in the document is left as
+it is. Written back with json.dump(indent=2, ensure_ascii=False) and a trailing newline.
+
+    python3 schema/patch_settings.py [path/to/openrpc.json]
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from schema_patching import dict_insert_after, example, insert_after, param, ref  # noqa: E402
+
+SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
+
+STANDARD_ERRORS = [{"$ref": f"#/components/errors/{n}"} for n in
+                   ("InvalidRequest", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled",
+                    "RequestFailed")]
+
+VALUES_EXAMPLE = {"darkMode": True, "textSize": 17, "languages": ["en", "fr"]}
+
+SCHEMAS = {
+    "SettingsKey": {
+        "description": "A settings key: 1 to 64 bytes of UTF-8 (so at most 64 characters); longer or empty keys "
+                       "fail with InvalidArgument (data.key, data.limit 64, data.size).",
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 64,
+    },
+    "SettingsValues": {
+        "description": "Settings as an object of key to value; a value is any JSON value but null. The store holds "
+                       "at most 1,024 keys and 1 MB (1,048,576 bytes: each key's UTF-8 bytes plus its value's "
+                       "compact JSON), counted over the values merged from every device.",
+        "type": "object",
+        "propertyNames": ref("SettingsKey"),
+        "additionalProperties": {"not": {"type": "null"}},
+    },
+    "SettingsGetResult": {
+        "type": "object",
+        "properties": {
+            "values": {"description": "The values of the keys asked for that have one (all keys when `keys` is "
+                                      "left out); keys without a value are absent.", **ref("SettingsValues")},
+            "updatedAt": {"description": "When the store last changed on any device (the latest write, removals "
+                                         "included), or null when it never has.",
+                          "oneOf": [ref("Timestamp"), {"type": "null"}]},
+        },
+        "required": ["values", "updatedAt"],
+        "additionalProperties": False,
+    },
+    "SettingsResult": {
+        "description": "Every value after the change (as settings/get without keys answers).",
+        "type": "object",
+        "properties": {"values": ref("SettingsValues")},
+        "required": ["values"],
+        "additionalProperties": False,
+    },
+}
+
+METHODS = [
+    {
+        "name": "settings/get",
+        "summary": "Synced settings: the values of `keys` (default: every key) merged from every device, and when "
+                   "the store last changed.",
+        "description": "Settings live in the active root's .workspace/settings/, one file per device, merged per key "
+                       "(the latest write by hybrid logical clock wins). The first settings/* request of a "
+                       "connection starts settings/didChange notifications.",
+        "paramStructure": "by-name",
+        "params": [param("keys", {"type": "array", "items": {"type": "string"}},
+                         description="Only these keys; default: all.")],
+        "result": {"name": "SettingsGetResult", "schema": ref("SettingsGetResult")},
+        "errors": STANDARD_ERRORS,
+        "examples": [example("all", {}, {"values": VALUES_EXAMPLE, "updatedAt": "2025-11-22T10:00:00.000Z"}),
+                     example("some", {"keys": ["darkMode", "unset"]},
+                             {"values": {"darkMode": True}, "updatedAt": "2025-11-22T10:00:00.000Z"})],
+    },
+    {
+        "name": "settings/set",
+        "summary": "Sets keys to values (any JSON but null), durably and for every device; answers every value after "
+                   "the change.",
+        "description": "All or nothing: the change is checked against the limits on the merged result first "
+                       "(QuotaExceeded with data.quota keys or bytes, data.limit, data.size; a change that does not "
+                       "grow an exceeded measure is allowed), keys against 1 to 64 bytes (InvalidArgument). A null "
+                       "value is InvalidParams (settings/remove removes keys). Not echoed as settings/didChange to "
+                       "this connection.",
+        "paramStructure": "by-name",
+        "params": [param("values", ref("SettingsValues"), required=True)],
+        "result": {"name": "SettingsResult", "schema": ref("SettingsResult")},
+        "errors": STANDARD_ERRORS,
+        "examples": [example("dark mode", {"values": {"darkMode": True}}, {"values": VALUES_EXAMPLE})],
+    },
+    {
+        "name": "settings/remove",
+        "summary": "Removes keys (for every device: a removal later than another device's write of the key wins); "
+                   "answers every value after the change.",
+        "description": "Keys without a value are ignored. Not echoed as settings/didChange to this connection.",
+        "paramStructure": "by-name",
+        "params": [param("keys", {"type": "array", "items": {"type": "string"}}, required=True)],
+        "result": {"name": "SettingsResult", "schema": ref("SettingsResult")},
+        "errors": STANDARD_ERRORS,
+        "examples": [example("forget", {"keys": ["languages"]}, {"values": {"darkMode": True, "textSize": 17}})],
+    },
+]
+
+NOTIFICATION = {
+    "name": "settings/didChange",
+    "summary": "Synced settings changed other than through this connection: values written by another process on "
+               "this device (source local) or arriving from another device through the sync engine (source remote).",
+    "description": "Sent after the connection's first settings/* request, once per batch of file changes, with one "
+                   "notification per source. A key removed is null in `changed`. The connection's own settings/set "
+                   "and settings/remove are never echoed (their answers carry the values).",
+    "paramStructure": "by-name",
+    "params": [
+        param("changed", {"type": "object", "minProperties": 1, "propertyNames": ref("SettingsKey")},
+              required=True, description="Key to its new value, or null when it was removed."),
+        param("source", {"type": "string", "enum": ["local", "remote"]}, required=True,
+              description="local: the winning write was made on this device (another process); remote: on another "
+                          "device."),
+    ],
+    "examples": [{"name": "from another device", "params": [
+        {"name": "changed", "value": {"darkMode": False, "languages": None}},
+        {"name": "source", "value": "remote"}]}],
+    "x-notification": "server",
+}
+
+# -- error codes ------------------------------------------------------------------
+
+NEW_CODE, AFTER = "QuotaExceeded", "InvalidArgument"
+
+ERROR_PROPERTIES = {
+    "quota": {"type": "string", "enum": ["keys", "bytes"],
+              "description": "QuotaExceeded: which synced-settings limit the change would break."},
+    "key": {"type": "string", "description": "InvalidArgument from settings/*: the key refused."},
+}
+
+# Appended (once) to the descriptions of fields other codes share.
+SHARED_NOTES = {
+    "limit": "QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from settings/*: 64 (bytes of "
+             "a key).",
+    "size": "QuotaExceeded: the keys or bytes the settings would hold after the change; InvalidArgument from "
+            "settings/*: the key's bytes.",
+}
+
+ERROR_REQUIRED = {NEW_CODE: ["quota", "limit", "size"]}
+
+
+def patch_errors(doc: dict) -> None:
+    ed = doc["components"]["schemas"]["ErrorData"]
+    ed["properties"]["code"]["enum"] = insert_after(ed["properties"]["code"]["enum"], NEW_CODE, AFTER)
+    if "x-domain-codes" in ed:
+        ed["x-domain-codes"] = insert_after(ed["x-domain-codes"], NEW_CODE, AFTER)
+    ed["x-error-codes"] = dict_insert_after(ed["x-error-codes"], NEW_CODE, -32803, AFTER)
+    props = ed["properties"]
+    for name, schema in ERROR_PROPERTIES.items():
+        props[name] = schema
+    for name, note in SHARED_NOTES.items():
+        desc = props[name].get("description", "")
+        if note not in desc:
+            props[name]["description"] = (desc + " " + note).strip()
+    rules = [r for r in ed.get("allOf", [])
+             if r.get("if", {}).get("properties", {}).get("code", {}).get("const") not in ERROR_REQUIRED]
+    for code, required in ERROR_REQUIRED.items():
+        rules.append({"if": {"properties": {"code": {"const": code}}, "required": ["code"]},
+                      "then": {"required": required}})
+    ed["allOf"] = rules
+
+
+def patch_schemas(doc: dict) -> None:
+    schemas = doc["components"]["schemas"]
+    for name, schema in SCHEMAS.items():
+        schemas[name] = schema
+
+
+def _place(methods: list, new: list, after: str) -> None:
+    wanted = {m["name"] for m in new}
+    present = [i for i, m in enumerate(methods) if m["name"] in wanted]
+    if present:
+        at = present[0]
+        methods[:] = [m for m in methods if m["name"] not in wanted]
+    else:
+        names = [m["name"] for m in methods]
+        at = names.index(after) + 1 if after in names else len(methods)
+    methods[at:at] = [json.loads(json.dumps(m)) for m in new]
+
+
+def patch_methods(doc: dict) -> None:
+    _place(doc["methods"], METHODS, "queue/fail")
+    _place(doc["methods"], [NOTIFICATION], "queue/ready")
+
+
+def main(argv: list[str]) -> int:
+    path = Path(argv[1]) if len(argv) > 1 else SCHEMA
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    patch_schemas(doc)
+    patch_errors(doc)
+    patch_methods(doc)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    print(f"{path}: settings methods {', '.join(m['name'] for m in METHODS)}, notification {NOTIFICATION['name']}; "
+          f"code {NEW_CODE}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
