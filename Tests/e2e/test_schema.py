@@ -1,16 +1,21 @@
-"""The OpenRPC document itself: structure (in place of the meta-schema, which cannot be fetched
-here), JSON Schema validity, references, examples, and agreement with docs/protocol.md."""
+"""The OpenRPC document itself: valid against the official OpenRPC 1.3 meta-schema (vendored in
+schema/meta-schema/), the project's conventions, JSON Schema validity, references and examples.
+Agreement with docs/protocol.md is by construction: test_protocol_docs.py."""
 from __future__ import annotations
 
+import copy
+import json
 import re
 
 import pytest
 from jsonschema import Draft7Validator
 from jsonschema.exceptions import SchemaError
+from referencing import Registry
+from referencing.jsonschema import DRAFT7
 
 from contract import REPO, Contract
 
-PROTOCOL_MD = REPO / "docs" / "protocol.md"
+META_SCHEMA_DIR = REPO / "schema" / "meta-schema"
 
 TOP_LEVEL = {"openrpc", "info", "servers", "methods", "components", "externalDocs"}
 METHOD_KEYS = {"name", "summary", "description", "tags", "paramStructure", "params", "result", "errors", "links",
@@ -33,10 +38,11 @@ EXPECTED_METHODS = {
     "host/didEnterBackground", "host/willEnterForeground", "host/setConditions", "host/getConditions",
     "queue/enqueue", "queue/list", "queue/complete", "queue/fail",
     "session/didChangeState", "queue/ready",
+    "settings/get", "settings/set", "settings/remove", "settings/didChange",
 }
 CLIENT_NOTIFICATIONS = {"initialized", "exit", "$/cancelRequest", "$/setTrace", "window/workDoneProgress/cancel"}
 SERVER_NOTIFICATIONS = {"$/progress", "window/logMessage", "workspace/didChangeFiles", "session/didChangeState",
-                        "queue/ready"}
+                        "queue/ready", "settings/didChange"}
 PROTOCOL_CODES = {
     "ParseError": -32700, "InvalidHeader": -32700, "UnsupportedCharset": -32700,
     "InvalidRequest": -32600, "MessageTooLarge": -32600, "DuplicateRequestId": -32600,
@@ -48,7 +54,7 @@ DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "D
                 "OutsideWorkspace", "InvalidPath", "PreconditionFailed", "NotText", "TooLarge",
                 "PermissionDenied", "NoSpace", "ReadOnly", "CloudUnavailable", "InsufficientSpace", "NotDownloaded",
                 "InvalidTransition", "BudgetExceeded", "SessionLocked", "SymlinkNotFollowed", "InvalidArgument",
-                "IOError"}
+                "IOError", "QuotaExceeded"}
 HOST_ONLY = {"getFileUri", "importFile", "exportFile"}
 
 
@@ -79,6 +85,104 @@ def walk(node, path="#"):
 
 def extension_free(keys) -> set:
     return {k for k in keys if not k.startswith("x-")}
+
+
+def meta_schema_validator() -> Draft7Validator:
+    """The OpenRPC 1.3 meta-schema, with the JSON Schema meta-schema it refers to for embedded schemas
+    (named without the trailing slash of its $id, so registered under both), formats checked."""
+    meta = json.loads((META_SCHEMA_DIR / "openrpc-1.3.json").read_text(encoding="utf-8"))
+    jst = json.loads((META_SCHEMA_DIR / "json-schema-tools.json").read_text(encoding="utf-8"))
+    jst_resource = DRAFT7.create_resource(jst)
+    registry = Registry().with_resources([
+        (meta["$id"], DRAFT7.create_resource(meta)),
+        (jst["$id"], jst_resource),
+        (jst["$id"].rstrip("/"), jst_resource),
+    ])
+    return Draft7Validator(meta, registry=registry, format_checker=Draft7Validator.FORMAT_CHECKER)
+
+
+def meta_schema_errors(document) -> list[str]:
+    def leaves(e):
+        return [x for c in e.context for x in leaves(c)] if e.context else [e]
+    return [f"{'/'.join(map(str, leaf.absolute_path))}: {leaf.message[:200]}"
+            for e in meta_schema_validator().iter_errors(document) for leaf in leaves(e)]
+
+
+def test_document_validates_against_the_openrpc_meta_schema(doc):
+    problems = meta_schema_errors(doc)
+
+    assert not problems, problems[:20]
+
+
+def _without_params(d):
+    del d["methods"][0]["params"]
+
+
+def _param_without_schema(d):
+    del d["methods"][0]["params"][0]["schema"]
+
+
+def _misspelt_type(d):
+    d["methods"][0]["params"][0]["schema"] = {"type": "strng"}
+
+
+def _unknown_method_field(d):
+    d["methods"][0]["parameters"] = []
+
+
+def _error_without_code(d):
+    del d["components"]["errors"]["ParseError"]["code"]
+
+
+def _example_without_params(d):
+    del d["methods"][0]["examples"][0]["params"]
+
+
+def _unsupported_version(d):
+    d["openrpc"] = "2.0.0"
+
+
+def _tag_without_name(d):
+    next(iter(d["components"]["tags"].values())).pop("name")
+
+
+@pytest.mark.parametrize("breakage", [_without_params, _param_without_schema, _misspelt_type, _unknown_method_field,
+                                      _error_without_code, _example_without_params, _unsupported_version,
+                                      _tag_without_name])
+def test_the_meta_schema_rejects_a_broken_document(doc, breakage):
+    broken = copy.deepcopy(doc)
+    breakage(broken)
+
+    assert meta_schema_errors(broken)
+
+
+def test_every_method_has_one_tag_of_the_components(doc):
+    tags = doc["components"]["tags"]
+    assert tags and all(t["name"] and t["description"] for t in tags.values())
+    used = set()
+    for m in doc["methods"]:
+        refs = [t.get("$ref", "") for t in m.get("tags", [])]
+        assert len(refs) == 1 and refs[0].startswith("#/components/tags/"), \
+            f"{m['name']}: {refs} (run python3 schema/patch_reference.py)"
+        used.add(refs[0].rsplit("/", 1)[-1])
+    assert used == set(tags), f"tags without methods: {set(tags) - used}"
+
+
+def test_agent_tool_declarations_name_tools_of_the_table_and_params_of_their_method(doc):
+    methods = {m["name"]: m for m in doc["methods"]}
+    table = methods["agent/listTools"]["x-tool-table"]
+    assert len(table) == len(set(table))
+    declared = [m["x-agent-tool"]["name"] for m in doc["methods"] if "x-agent-tool" in m]
+    assert len(declared) == len(set(declared)) and set(declared) <= set(table)
+    for m in doc["methods"]:
+        if "x-agent-tool" not in m:
+            continue
+        decl = m["x-agent-tool"]
+        assert set(decl) <= {"name", "rename", "omit", "extra"}, m["name"]
+        params = {cd["name"]: cd for cd in m["params"]}
+        assert set(decl.get("rename", {}).values()) | set(decl.get("omit", [])) <= set(params), m["name"]
+        assert not any(params[p].get("required") for p in decl.get("omit", [])), f"{m['name']}: omits a required param"
+        assert not m.get("x-host-only") and not m.get("x-debug") and "x-notification" not in m, m["name"]
 
 
 def test_document_has_the_required_top_level_fields(doc):
@@ -123,150 +227,12 @@ def test_methods_are_exactly_the_ones_in_the_protocol(doc):
     assert {n for n, m in methods.items() if m.get("x-notification") == "server"} == SERVER_NOTIFICATIONS
 
 
-def test_method_tables_in_protocol_md_are_in_the_schema(doc):
-    text = PROTOCOL_MD.read_text(encoding="utf-8")
-    section = text[text.index("## Methods"):]
-    if "\n## MCP face" in section:  # another protocol on the same stdin: not part of this schema
-        section = section[:section.index("\n## MCP face")]
-    table_names = set(re.findall(r"^\| `([^`]+)` \|", section, re.M))
-    assert table_names, "no method table found in docs/protocol.md"
-    assert table_names <= {m["name"] for m in doc["methods"]}, table_names - {m["name"] for m in doc["methods"]}
-    for name in CLIENT_NOTIFICATIONS | SERVER_NOTIFICATIONS:
-        assert f"`{name}" in text, f"{name} not mentioned in docs/protocol.md"
-
-
 def test_host_only_marks_exactly_the_host_methods(doc):
     marked = {m["name"] for m in doc["methods"] if m.get("x-host-only")}
     assert marked == HOST_ONLY
     for m in doc["methods"]:
         if m["name"] in HOST_ONLY:
             assert m["x-host-only"] is True
-
-
-def _top_level_keys(cell: str) -> dict[str, bool]:
-    """`{a, b?: x, c: {d}}` -> {"a": True, "b": False, "c": True} (name -> required)."""
-    text = cell.strip()
-    if not text.startswith("{"):
-        return {}
-    keys, depth, item = {}, 0, ""
-    for ch in text:
-        if ch in "{[(":
-            depth += 1
-            if depth == 1:
-                continue
-        elif ch in "}])":
-            depth -= 1
-        if depth == 1 and ch == ",":
-            m = re.match(r"\s*([A-Za-z][A-Za-z0-9]*)(\??)", item)
-            if m:
-                keys[m.group(1)] = not m.group(2)
-            item = ""
-        elif depth >= 1:
-            item += ch
-        if depth == 0:
-            m = re.match(r"\s*([A-Za-z][A-Za-z0-9]*)(\??)", item)
-            if m:
-                keys[m.group(1)] = not m.group(2)
-            break
-    return keys
-
-
-def _workspace_rows():
-    text = PROTOCOL_MD.read_text(encoding="utf-8")
-    section = text[text.index("## Workspace files"):]
-    section = section[:section.index("\nDetails:")]
-    rows = re.findall(r"^\| `([A-Za-z]+)` \| `(.*?)` \| `(.*?)`", section, re.M)
-    assert len(rows) == 15, rows
-    return rows
-
-
-def _object_schema(contract, schema):
-    """Follow $ref / allOf to the object schema with properties."""
-    while True:
-        if "$ref" in schema:
-            schema = resolve(contract.doc, schema["$ref"])
-        elif "allOf" in schema and "properties" not in schema:
-            schema = schema["allOf"][0]
-        else:
-            return schema
-
-
-def test_workspace_method_params_in_protocol_md_match_the_schema(contract):
-    for name, params, _ in _workspace_rows():
-        documented = _top_level_keys(params)
-        m = contract.methods[name]
-        in_schema = {cd["name"]: bool(cd.get("required")) for cd in m["params"] if cd["name"] != "workDoneToken"}
-        assert documented == in_schema, f"{name}: protocol.md {documented} vs schema {in_schema}"
-
-
-def test_workspace_method_results_in_protocol_md_match_the_schema(contract):
-    for name, _, result in _workspace_rows():
-        documented = _top_level_keys(result)
-        schema = _object_schema(contract, contract.methods[name]["result"]["schema"])
-        props = set(schema["properties"])
-        assert set(documented) == props, f"{name}: protocol.md {sorted(documented)} vs schema {sorted(props)}"
-        required = {k for k, req in documented.items() if req}
-        assert required == set(schema["required"]), f"{name}: required {required} vs {schema['required']}"
-        assert schema.get("additionalProperties") is False, name
-
-
-def test_file_entry_and_info_fields_match_protocol_md(contract):
-    for name, _, result in _workspace_rows():
-        if name == "listFiles":
-            inner = result[result.index("[") + 1:result.rindex("]")]
-            documented = _top_level_keys(inner)
-            schema = contract.doc["components"]["schemas"]["FileEntry"]
-            assert set(documented) == set(schema["properties"]) == set(schema["required"])
-
-
-def _agent_rows():
-    text = PROTOCOL_MD.read_text(encoding="utf-8")
-    section = text[text.index("## Agent sessions"):]
-    section = section[:section.find("\n## ", 1)] if "\n## " in section[1:] else section
-    rows = re.findall(r"^\| `([a-z]+/[A-Za-z]+)` \| `?(.*?)`? \| `?(.*?)`? \|$", section, re.M)
-    assert len(rows) == 20, rows
-    return rows
-
-
-AGENT_NAMED_RESULTS = {"a session": "Session", "an item": "QueueItem"}
-
-
-def test_agent_method_params_in_protocol_md_match_the_schema(contract):
-    for name, params, _ in _agent_rows():
-        documented = _top_level_keys(params)
-        in_schema = {cd["name"]: bool(cd.get("required")) for cd in contract.methods[name]["params"]}
-        assert documented == in_schema, f"{name}: protocol.md {documented} vs schema {in_schema}"
-
-
-def test_agent_method_results_in_protocol_md_match_the_schema(contract):
-    for name, _, result in _agent_rows():
-        schema = contract.methods[name]["result"]["schema"]
-        if result in AGENT_NAMED_RESULTS:
-            assert schema == {"$ref": f"#/components/schemas/{AGENT_NAMED_RESULTS[result]}"}, name
-            continue
-        if result.startswith("["):
-            assert schema["type"] == "array", name
-            documented = _top_level_keys(result[1:-1])
-            schema = _object_schema(contract, schema["items"])
-        else:
-            documented = _top_level_keys(result)
-            schema = _object_schema(contract, schema)
-        assert set(documented) == set(schema["properties"]), f"{name}: protocol.md {sorted(documented)} vs schema"
-        assert {k for k, req in documented.items() if req} == set(schema["required"]), name
-        assert schema.get("additionalProperties") is False, name
-
-
-@pytest.mark.parametrize("component, sentence", [
-    ("Session", "A session is `"), ("Message", "a message is `"), ("QueueItem", "a queue item is `"),
-])
-def test_agent_objects_in_protocol_md_match_the_schema(contract, component, sentence):
-    text = PROTOCOL_MD.read_text(encoding="utf-8")
-    section = " ".join(text[text.index("## Agent sessions"):].split())
-    cell = section[section.index(sentence) + len(sentence):]
-    documented = _top_level_keys(cell[:cell.index("`")])
-    schema = contract.doc["components"]["schemas"][component]
-    assert set(documented) == set(schema["properties"]), component
-    assert {k for k, req in documented.items() if req} == set(schema["required"]), component
 
 
 def test_every_ref_resolves(doc):
@@ -307,6 +273,8 @@ def test_every_method_has_an_example_that_validates(contract):
             elif m["result"]["schema"] == {"not": {}}:
                 assert "result" not in ex and "x-error" in ex, f"{name} always fails: give x-error instead of result"
                 contract.check_error(ex["x-error"])
+                declared = {doc["components"]["errors"][e["$ref"].rsplit("/", 1)[-1]]["code"] for e in m["errors"]}
+                assert ex["x-error"]["code"] in declared, f"{name} example {ex['name']}: error code not in its errors"
             else:
                 assert set(ex["result"]) >= {"name", "value"}, name
                 problems = contract.validate_result(name, ex["result"]["value"])
@@ -334,16 +302,6 @@ def test_error_data_enumerates_every_data_code_with_its_json_rpc_code(contract):
     for code in DOMAIN_CODES:
         assert mapping[code] == -32803, code
     assert "code" in schema["required"]
-
-
-def test_error_table_in_protocol_md_matches_the_schema(contract):
-    mapping = contract.doc["components"]["schemas"]["ErrorData"]["x-error-codes"]
-    text = PROTOCOL_MD.read_text(encoding="utf-8")
-    rows = re.findall(r"^\| (-32\d\d\d) \|[^|]*\|(.*)\|$", text, re.M)
-    assert len(rows) == 8, rows
-    for code, cell in rows:
-        for name in re.findall(r"`([A-Z][A-Za-z]+)`", cell):
-            assert mapping.get(name) == int(code), f"{name}: protocol.md says {code}, schema says {mapping.get(name)}"
 
 
 @pytest.mark.parametrize("data, ok", [
