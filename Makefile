@@ -1,8 +1,12 @@
-# WorkspaceBridge: the two quickstart commands are `make demo` and `make test`.
+# WorkspaceBridge: the two quickstart commands are `make run` and `make test`.
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 
-.PHONY: demo test build release unit e2e bench clean
+.PHONY: run demo test build release unit e2e clients bench clean
+
+## Sets up, builds, and starts the web front end on the embedded demo workspace (prints the URL).
+run: build
+	node clients/web/run.mjs
 
 ## Sets up, builds the release binary and runs the scripted tour on the embedded default workspace.
 demo: release
@@ -14,6 +18,7 @@ test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
 	python3 -m pytest -q Tests/e2e
+	$(MAKE) --no-print-directory clients
 
 build:
 	bash scripts/setup.sh
@@ -28,6 +33,11 @@ unit: build
 
 e2e: build
 	python3 -m pytest -q Tests/e2e
+
+## The JS client, the editor extension and the web front end (headless Chromium), on the debug binary.
+clients:
+	node clients/js/scripts/generate-types.mjs --check
+	node --test clients/js/test/*.test.js clients/vscode/test/*.test.mjs clients/web/test/*.test.mjs
 
 ## Runs every benchmark and rewrites Benchmarks/README.md.
 bench:

@@ -22,4 +22,14 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
   python3 -c "import pytest, jsonschema, mcp" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pytest jsonschema mcp
+  # The clients' tests: headless Chromium drives the web front end; tsc checks the JS types.
+  extra=()
+  command -v chromium >/dev/null 2>&1 || extra+=(chromium)
+  command -v tsc >/dev/null 2>&1 || extra+=(node-typescript)
+  if ((${#extra[@]})) && command -v apt-get >/dev/null 2>&1; then
+    sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+    echo "setup: installing ${extra[*]}" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${extra[@]}" >/dev/null
+  fi
 fi

@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+// The web front end's host process: spawns `workspace-bridge serve`, initializes it, and
+// serves one page on 127.0.0.1 that talks to the server through this process.
+//
+//   node clients/web/host.mjs [--port N] [--bin PATH] [--quiet] [-- SERVER ARGS...]
+//
+// `--port 0` picks a free port. The URL is printed on stdout as `Open http://127.0.0.1:N/`
+// once the server answered `initialize`. Arguments after `--` go to `workspace-bridge serve`
+// (e.g. `--local-root DIR --cloud-root DIR --config-dir DIR`). SIGINT/SIGTERM shut the server
+// down cleanly; if the server exits, the host exits with status 1.
+import http from 'node:http';
+import { Bridge, defaultBinary } from './bridge.mjs';
+import { makeHandler } from './routes.mjs';
+
+export const defaultPort = 8377;
+
+/**
+ * Starts the server child and the HTTP host; resolves once both are ready.
+ * @param {{port?: number, binary?: string, serverArgs?: string[], quiet?: boolean}} options
+ * @returns {Promise<{url: string, port: number, bridge: Bridge, initialize: object, close: () => Promise<void>, closing: boolean}>}
+ */
+export async function startHost({ port = defaultPort, binary = defaultBinary(), serverArgs = [], quiet = false } = {}) {
+  const bridge = new Bridge({ binary, args: serverArgs, quiet });
+  const init = await bridge.call('initialize', {
+    processId: process.pid,
+    clientInfo: { name: 'workspace-bridge-web', version: '0.1.0' },
+    capabilities: { workspace: { didChangeFiles: true } },
+  });
+  bridge.notify('initialized', {});
+
+  let hosts = new Set();
+  const handler = makeHandler({ bridge, hello: { initialize: init, binary }, allowedHosts: () => hosts });
+  const server = http.createServer(handler);
+  try {
+    await new Promise((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', resolve);
+    });
+  } catch (error) {
+    await bridge.close();
+    throw error;
+  }
+  const actualPort = server.address().port;
+  hosts = new Set([`127.0.0.1:${actualPort}`, `localhost:${actualPort}`]);
+
+  let closing = null;
+  const close = () => {
+    closing ??= (async () => {
+      handler.close();
+      server.closeAllConnections?.();
+      await new Promise((resolve) => server.close(resolve));
+      await bridge.close();
+    })();
+    return closing;
+  };
+  return {
+    url: `http://127.0.0.1:${actualPort}/`, port: actualPort, bridge, initialize: init, close,
+    get closing() { return closing !== null; },
+  };
+}
+
+/** Parses `[--port N] [--bin PATH] [--quiet] [-- server args]`. */
+export function parseHostArgs(argv) {
+  const options = { port: defaultPort, binary: defaultBinary(), serverArgs: [], quiet: false };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--') {
+      options.serverArgs.push(...argv.slice(i + 1));
+      break;
+    } else if (arg === '--port') {
+      options.port = Number(argv[++i]);
+      if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) throw new Error('--port needs 0..65535');
+    } else if (arg === '--bin') {
+      options.binary = argv[++i];
+    } else if (arg === '--quiet') {
+      options.quiet = true;
+    } else {
+      throw new Error(`unknown option ${arg} (server options go after --)`);
+    }
+  }
+  return options;
+}
+
+/** Stops the host on SIGINT/SIGTERM and exits when the server process dies. */
+export function runUntilStopped(host) {
+  const stop = async () => {
+    await host.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  host.bridge.onExit((status) => {
+    if (host.closing) return;
+    console.error(`workspace-bridge exited (${JSON.stringify(status)}); stopping the web host`);
+    process.exit(1);
+  });
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  try {
+    const host = await startHost(parseHostArgs(process.argv.slice(2)));
+    runUntilStopped(host);
+    console.log(`WorkspaceBridge web: workspace ${host.initialize.capabilities.workspace.root}`);
+    console.log(`Open ${host.url}`);
+  } catch (error) {
+    console.error(`web host: ${error.message}`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,82 @@
+// Agent sessions: each session's state, usage and estimated cost, the tool calls it still has
+// pending, and resuming a backgrounded one (which moves it to running and shows its recent
+// messages). The list follows `session/didChangeState`.
+import { rpc } from './rpc.js';
+import { describeError, formatTime, formatUSD, h, toast } from './ui.js';
+
+const $ = (id) => document.getElementById(id);
+const resumed = new Map(); // id → the last session/resume answer, to show its messages
+
+const stateLabels = {
+  idle: 'Idle', running: 'Running', waitingForUser: 'Waiting for you', backgrounded: 'Paused',
+  completed: 'Completed', failed: 'Failed',
+};
+
+function toolCalls(calls) {
+  if (!calls.length) return h('p.muted.small', {}, 'No pending tool calls.');
+  return h('ul.tool-calls', {}, calls.map((call) => h('li', {},
+    h('code', {}, call.name), h(`span.pill.${call.status === 'interrupted' ? 'warn' : ''}`, {}, call.status),
+    h('span.muted.small', {}, call.toolCallId))));
+}
+
+function messages(list) {
+  return h('div.messages', {}, list.slice(-6).map((m) => h(`div.message.${m.role}`, {},
+    h('span.role', {}, m.role), h('span.content', {}, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))));
+}
+
+function sessionCard(session) {
+  const { usage, config } = session;
+  const limit = config.maxCostUSD ? ` of ${formatUSD(config.maxCostUSD)}` : '';
+  const canResume = session.state === 'backgrounded';
+  const detail = resumed.get(session.id);
+  return h('section.card.session', { dataset: { id: session.id, state: session.state } },
+    h('div.session-head', {},
+      h('div', {}, h('h3', {}, session.title || 'Untitled session'),
+        h('div.muted.small', {}, `${session.agentType} · ${config.model ?? config.modelTier ?? 'default model'} · updated ${formatTime(session.updatedAt)}`)),
+      h(`span.state.${session.state}`, {}, stateLabels[session.state] ?? session.state)),
+    session.error ? h('div.banner.warn', {}, `${session.error.code}: ${session.error.message}`) : null,
+    h('div.stats', {},
+      h('div.stat', {}, h('div.stat-value.cost', {}, formatUSD(usage.estimatedCostUSD)), h('div.stat-label', {}, `estimated cost${limit}`)),
+      h('div.stat', {}, h('div.stat-value', {}, usage.inputTokens.toLocaleString()), h('div.stat-label', {}, 'input tokens')),
+      h('div.stat', {}, h('div.stat-value', {}, usage.outputTokens.toLocaleString()), h('div.stat-label', {}, 'output tokens')),
+      h('div.stat', {}, h('div.stat-value', {}, usage.turns), h('div.stat-label', {}, 'turns'))),
+    h('h4', {}, `Pending tool calls (${session.pendingToolCalls.length})`),
+    toolCalls(session.pendingToolCalls),
+    detail ? messages(detail.messagesTail) : null,
+    canResume ? h('div.actions.end', {}, h('button.btn.primary.resume', { onclick: () => resume(session.id) }, 'Resume')) : null);
+}
+
+async function resume(id) {
+  try {
+    const answer = await rpc('session/resume', { id });
+    resumed.set(id, answer);
+    toast(`Resumed “${answer.session.title}”`, 'success');
+  } catch (error) {
+    toast(`Could not resume: ${describeError(error)}`, 'error');
+  }
+  await refreshSessions();
+}
+
+/** Lists the sessions again (most recently updated first). */
+export async function refreshSessions() {
+  const sessions = [];
+  try {
+    let cursor;
+    do {
+      const page = await rpc('session/list', { limit: 200, ...(cursor ? { cursor } : {}) });
+      sessions.push(...page.sessions);
+      cursor = page.nextCursor;
+    } while (cursor && sessions.length < 1000);
+  } catch (error) {
+    toast(`Could not list sessions: ${describeError(error)}`, 'error');
+    return;
+  }
+  sessions.sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  const active = sessions.filter((s) => !['completed', 'failed'].includes(s.state)).length;
+  $('session-count').hidden = active === 0;
+  $('session-count').textContent = active;
+  $('session-list').replaceChildren(...sessions.map(sessionCard));
+  if (!sessions.length) {
+    $('session-list').append(h('div.empty.card', {}, h('div.empty-title', {}, 'No sessions yet'), h('div.muted', {}, 'Sessions appear here when an agent works in this workspace.')));
+  }
+}

@@ -1,0 +1,170 @@
+// The host's HTTP surface: the page's three files, JSON-RPC relay, cancel, and the event
+// stream. Built on `node:http` only.
+//
+//   GET  /               index.html; /<name>.js|.css|.svg: the other files of public/ (flat)
+//   GET  /api/hello      {initialize: <the server's initialize result>, binary}
+//   POST /rpc            {id, method, params?} -> the JSON-RPC response, with the page's id
+//   POST /cancel         {id}                  -> $/cancelRequest for that in-flight request
+//   GET  /events         Server-Sent Events: every server notification, one `data:` each;
+//                        `event: bridge-exit` when the server process ends
+//
+// Guarantees: requests whose Host header is not this loopback address are refused (403), so
+// a web page on another origin cannot reach the workspace through DNS rebinding; POSTs must be
+// `application/json` from this origin (no form posts from other sites); the lifecycle methods
+// and the host-only methods that take absolute host paths are not relayed.
+import { readdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const publicDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
+
+const contentTypes = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/** The page's files: a flat folder, names of letters, digits and dashes only (no traversal). */
+const staticFiles = Object.fromEntries(
+  readdirSync(publicDir)
+    .filter((name) => /^[a-z0-9-]+\.(html|js|css|svg)$/.test(name))
+    .map((name) => [`/${name}`, [name, contentTypes[path.extname(name)]]]),
+);
+staticFiles['/'] = ['index.html', contentTypes['.html']];
+
+/** Methods the page may not call: the host owns the lifecycle; host paths stay on the host. */
+export const refusedMethods = new Set([
+  'initialize', 'initialized', 'shutdown', 'exit', 'importFile', 'exportFile', 'getFileUri',
+]);
+
+const maxBodyBytes = 64 * 1024 * 1024;
+
+function send(res, status, body, type = 'application/json; charset=utf-8') {
+  const data = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': type,
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:",
+  });
+  res.end(data);
+}
+
+async function readJson(req) {
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += chunk.length;
+    if (size > maxBodyBytes) throw Object.assign(new Error('body too large'), { status: 413 });
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw Object.assign(new Error('body is not JSON'), { status: 400 });
+  }
+}
+
+/**
+ * Makes the request handler.
+ * @param {{bridge: import('./bridge.mjs').Bridge, hello: object, allowedHosts: () => Set<string>}} ctx
+ */
+export function makeHandler({ bridge, hello, allowedHosts }) {
+  const streams = new Set();
+  bridge.onMessage((message) => {
+    const data = `data: ${JSON.stringify(message)}\n\n`;
+    for (const res of streams) res.write(data);
+  });
+  bridge.onExit((status) => {
+    const data = `event: bridge-exit\ndata: ${JSON.stringify(status)}\n\n`;
+    for (const res of streams) res.end(data);
+    streams.clear();
+  });
+  const heartbeat = setInterval(() => {
+    for (const res of streams) res.write(': keep-alive\n\n');
+  }, 15000);
+  heartbeat.unref();
+
+  const relayId = (pageId) => `web:${typeof pageId === 'string' ? pageId : JSON.stringify(pageId)}`;
+
+  async function rpc(req, res) {
+    const body = await readJson(req);
+    const { id, method, params } = body ?? {};
+    if (typeof method !== 'string' || (typeof id !== 'string' && !Number.isInteger(id))) {
+      return send(res, 400, { error: 'expected {id: string|integer, method: string, params?: object}' });
+    }
+    if (refusedMethods.has(method) || method.startsWith('debug/')) {
+      return send(res, 200, {
+        jsonrpc: '2.0', id,
+        error: { code: -32601, message: `${method} is not available to the page`, data: { code: 'MethodNotFound', method } },
+      });
+    }
+    const sent = bridge.send(method, params, relayId(id));
+    try {
+      const response = await sent.response;
+      send(res, 200, { ...response, id });
+    } catch (error) {
+      send(res, 502, { jsonrpc: '2.0', id, error: { code: -32603, message: error.message, data: { code: 'InternalError' } } });
+    }
+  }
+
+  async function cancel(req, res) {
+    const { id } = (await readJson(req)) ?? {};
+    const serverId = relayId(id);
+    const inFlight = bridge.isPending(serverId);
+    if (inFlight) bridge.notify('$/cancelRequest', { id: serverId });
+    send(res, 200, { cancelled: inFlight });
+  }
+
+  function events(req, res) {
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-store',
+      Connection: 'keep-alive',
+    });
+    res.write(': connected\n\n');
+    if (bridge.exited) {
+      res.end(`event: bridge-exit\ndata: ${JSON.stringify(bridge.exited)}\n\n`);
+      return;
+    }
+    streams.add(res);
+    req.on('close', () => streams.delete(res));
+  }
+
+  async function serveStatic(res, [file, type]) {
+    send(res, 200, await readFile(path.join(publicDir, file)), type);
+  }
+
+  const handler = async (req, res) => {
+    try {
+      const url = new URL(req.url, 'http://host.invalid');
+      if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { error: 'unexpected Host header' });
+      if (req.method === 'GET') {
+        if (staticFiles[url.pathname]) return await serveStatic(res, staticFiles[url.pathname]);
+        if (url.pathname === '/api/hello') return send(res, 200, hello);
+        if (url.pathname === '/events') return events(req, res);
+        return send(res, 404, { error: 'not found' });
+      }
+      if (req.method === 'POST') {
+        const origin = req.headers.origin;
+        if (origin && !allowedHosts().has(origin.replace(/^http:\/\//, ''))) return send(res, 403, { error: 'cross-origin request' });
+        if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, { error: 'expected application/json' });
+        if (url.pathname === '/rpc') return await rpc(req, res);
+        if (url.pathname === '/cancel') return await cancel(req, res);
+        return send(res, 404, { error: 'not found' });
+      }
+      send(res, 405, { error: 'method not allowed' });
+    } catch (error) {
+      if (!res.headersSent) send(res, error.status ?? 500, { error: error.message });
+      else res.end();
+    }
+  };
+  handler.close = () => {
+    clearInterval(heartbeat);
+    for (const res of streams) res.end();
+    streams.clear();
+  };
+  return handler;
+}

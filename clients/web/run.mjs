@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// `make run`: starts the web front end on the embedded demo workspace and prints the URL.
+//
+//   node clients/web/run.mjs [--port N] [--dir DIR] [--fresh] [--bin PATH]
+//
+// DIR (default `$XDG_DATA_HOME/workspace-bridge/web-demo`) holds `local/`, `cloud/` (a folder
+// that looks like a Syncthing share, so the cloud choice is offered) and `config/`. It is
+// seeded once (files, a sync conflict, two agent sessions) and kept between runs, so the
+// storage choice and any migration survive restarts; `--fresh` deletes DIR first.
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { defaultDemoDir, demoRoots, seedDemo, serverArgs } from './demo.mjs';
+import { defaultPort, runUntilStopped, startHost } from './host.mjs';
+import { defaultBinary } from './bridge.mjs';
+
+const options = { port: defaultPort, dir: defaultDemoDir(), fresh: false, binary: defaultBinary() };
+const argv = process.argv.slice(2);
+for (let i = 0; i < argv.length; i++) {
+  if (argv[i] === '--port') options.port = Number(argv[++i]);
+  else if (argv[i] === '--dir') options.dir = path.resolve(argv[++i]);
+  else if (argv[i] === '--fresh') options.fresh = true;
+  else if (argv[i] === '--bin') options.binary = argv[++i];
+  else {
+    console.error(`usage: run.mjs [--port N] [--dir DIR] [--fresh] [--bin PATH] (unknown: ${argv[i]})`);
+    process.exit(2);
+  }
+}
+if (!existsSync(options.binary)) {
+  console.error(`workspace-bridge not found at ${options.binary}: build it (swift build) or set WB_BIN`);
+  process.exit(1);
+}
+
+if (options.fresh) rmSync(options.dir, { recursive: true, force: true });
+const marker = path.join(options.dir, '.seeded');
+const roots = demoRoots(options.dir);
+try {
+  const host = await startHost({ port: options.port, binary: options.binary, serverArgs: serverArgs(roots) });
+  runUntilStopped(host);
+  if (!existsSync(marker)) {
+    await seedDemo(host.bridge, roots);
+    writeFileSync(marker, `${new Date().toISOString()}\n`);
+  }
+  console.log(`WorkspaceBridge web on the demo workspace ${options.dir}`);
+  console.log(`Open ${host.url}   (Ctrl-C stops)`);
+} catch (error) {
+  console.error(`web: ${error.message}`);
+  process.exit(1);
+}
