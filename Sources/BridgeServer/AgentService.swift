@@ -7,6 +7,7 @@ import AgentSessions
 import JSON
 import JSONRPC
 import Logging
+import Storage
 import Synchronization
 import Workspace
 
@@ -83,50 +84,7 @@ final class AgentService: Sendable {
     /// A stable id for this device (kept in the config folder), so a restarted server still
     /// owns the leases it held before a crash.
     static func machineOwner(configDirectory: String) -> String {
-        let path = configDirectory + "/machine-id"
-        if let id = readOwner(path) { return id }
-        let id = "device-" + String(UInt64.random(in: .min ... .max), radix: 16)
-        var prefix = ""
-        for part in configDirectory.split(separator: "/") {
-            prefix += "/" + part
-            mkdir(prefix, 0o700)
-        }
-        let w = Glibc_open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if w >= 0 {
-            _ = id.withCString { write(w, $0, strlen($0)) }
-            _ = fsync(w)
-            close(w)
-            return id
-        }
-        // Another process created the file first: wait briefly for its content.
-        for _ in 0..<200 {
-            if let other = readOwner(path) { return other }
-            usleep(5_000)
-        }
-        return id
-    }
-
-    private static func readOwner(_ path: String) -> String? {
-        var buf = [UInt8](repeating: 0, count: 64)
-        let fd = Glibc_open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        let n = read(fd, &buf, buf.count)
-        close(fd)
-        guard n > 0 else { return nil }
-        let id = String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace
-        return id.isEmpty ? nil : id
-    }
-}
-
-@inline(__always)
-private func Glibc_open(_ p: String, _ f: Int32, _ m: mode_t = 0) -> Int32 { open(p, f, m) }
-
-extension String {
-    var trimmingWhitespace: String {
-        var s = Substring(self)
-        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
-        while let c = s.last, c.isWhitespace { s = s.dropLast() }
-        return String(s)
+        DeviceIdentity.id(configDirectory: configDirectory)
     }
 }
 

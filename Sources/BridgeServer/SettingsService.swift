@@ -58,7 +58,7 @@ final class SettingsService: Sendable {
 
     private func open(root: String, manager: StorageManager, connection: Connection, logger: Logger) -> SettingsStore {
         state.withLock { s in
-            if s.device == nil { s.device = SettingsDevice.id(configDirectory: manager.configDirectory) }
+            if s.device == nil { s.device = DeviceIdentity.id(configDirectory: manager.configDirectory) }
             s.manager = manager
             s.connection = connection
             s.logger = logger

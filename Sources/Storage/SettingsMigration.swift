@@ -6,6 +6,6 @@ public enum SettingsMigration {
     public static func carry(from source: String, to target: String, configDirectory: String) throws(SettingsError) {
         let from = try SettingsStore(rootPath: source, device: "").snapshot()
         guard !from.entries.isEmpty else { return }
-        try SettingsStore(rootPath: target, device: SettingsDevice.id(configDirectory: configDirectory)).absorb(from.entries)
+        try SettingsStore(rootPath: target, device: DeviceIdentity.id(configDirectory: configDirectory)).absorb(from.entries)
     }
 }

@@ -29,7 +29,7 @@ public final class SettingsStore: Sendable {
     }
 
     public var folderPath: String { rootPath + "/" + Workspace.privateFolder + "/settings" }
-    var ownFile: String { SettingsDevice.fileName(device) }
+    var ownFile: String { DeviceIdentity.fileName(device) }
 
     /// Creates the folder (so it can be watched before the first write).
     public func prepare() throws(SettingsError) {

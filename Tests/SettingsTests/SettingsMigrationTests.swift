@@ -18,7 +18,7 @@ struct SettingsMigrationTests {
     func moveCarriesSettings() throws {
         let dir = tempRoot()
         let m = try manager(dir)
-        let device = SettingsDevice.id(configDirectory: dir + "/config")
+        let device = DeviceIdentity.id(configDirectory: dir + "/config")
         _ = try SettingsStore(rootPath: m.localRoot, device: device).set([("darkMode", true), ("textSize", 16)])
         var options = Migration.Options(to: .cloud)
         options.mode = .move
@@ -35,7 +35,7 @@ struct SettingsMigrationTests {
         // The cloud already has settings from another device, one key older and one newer than local's.
         _ = try store(dir + "/cloud", "device-other", at: 1_000).set([("theme", "old"), ("cloudOnly", 1)])
         _ = try store(dir + "/cloud", "device-other", at: 9_000).set([("textSize", 20)])
-        let device = SettingsDevice.id(configDirectory: dir + "/config")
+        let device = DeviceIdentity.id(configDirectory: dir + "/config")
         _ = try SettingsStore(rootPath: m.localRoot, device: device, now: { 5_000 }).set([("theme", "new"), ("textSize", 12)])
         _ = try Migration(manager: m, options: Migration.Options(to: .cloud)).run(isCancelled: { false }, progress: { _ in })
         let merged = try SettingsStore(rootPath: m.cloudRoot!, device: device).snapshot().values

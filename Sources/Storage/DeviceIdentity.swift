@@ -5,10 +5,11 @@ import Darwin
 #endif
 import CWorkspaceShims
 
-/// This device's id as the synced settings name it: the `machine-id` file in the configuration
-/// folder (the same file and format the agent sessions use for lease owners), created once with
-/// `O_EXCL` so concurrent first users agree on one id.
-public enum SettingsDevice {
+/// This device's id: the `machine-id` file in the configuration folder, created once with
+/// `O_EXCL` (and flushed) so concurrent first users agree on one id. Session leases name their
+/// owner with it (a restarted server still owns what it held before a crash), and synced
+/// settings name this device's file with it.
+public enum DeviceIdentity {
     public static func id(configDirectory: String) -> String {
         let path = configDirectory + "/machine-id"
         if let id = read(path) { return id }
