@@ -11,9 +11,27 @@ import Synchronization
 /// Every message is framed and written whole, under one lock, so messages never interleave.
 /// While the reader is working through one read's worth of input it "corks" the channel:
 /// replies are gathered and written with one system call when it uncorks, which is what
-/// makes pipelined requests cheap. A write blocks while the client is not reading
-/// (back-pressure); after the client has gone (EPIPE), output is discarded.
+/// makes pipelined requests cheap.
+///
+/// Back-pressure, with bounded memory: at most `corkLimit` bytes are gathered while corked
+/// (past that, they are written at once). A write blocks while the client is not reading, and
+/// it blocks under the lock, so every other sender and the reader (which corks before it
+/// handles the next read) wait behind it: the server stops reading requests while its output
+/// is blocked. What is held meanwhile is the gathered output (at most `corkLimit` plus one
+/// message), one response per handler that was already running, and the requests read before
+/// the block.
+///
+/// When `stallTimeout` is set and one write makes no progress for that long (the client has
+/// stopped reading but keeps the pipe open), the channel writes one line to stderr naming the
+/// stall and ends the process with status 1 (`exitOnStall`): every acknowledged operation is
+/// already durable, and nothing else could ever reach that client. After the client has
+/// gone (EPIPE), output is discarded and `isBroken` is true.
 public final class OutputChannel: Sendable {
+    /// The most output gathered while corked before it is written anyway.
+    public static let corkLimit = 1 << 20
+    /// The most bytes handed to one `write`, so a stall is seen within `stallTimeout`.
+    static let writeChunk = 256 << 10
+
     private struct State {
         var framing: Framing
         var pending: [UInt8] = []
@@ -23,10 +41,17 @@ public final class OutputChannel: Sendable {
 
     private let fd: Int32
     private let state: Mutex<State>
+    /// Monotonic nanoseconds at which the write in progress started; 0 when none is.
+    private let writeStarted = Atomic<UInt64>(0)
+    /// Bytes of the flush in progress not yet written (for the stall message).
+    private let unwritten = Atomic<Int>(0)
 
-    public init(fd: Int32, framing: Framing) {
+    /// - Parameter stallTimeout: how long one write may make no progress before the process
+    ///   ends (see the type's documentation); nil waits for ever.
+    public init(fd: Int32, framing: Framing, stallTimeout: Duration? = nil) {
         self.fd = fd
         self.state = Mutex(State(framing: framing))
+        if let stallTimeout, stallTimeout > .zero { Self.startWatchdog(self, timeout: stallTimeout) }
     }
 
     /// Sets the framing once the client's first byte has decided it.
@@ -41,7 +66,7 @@ public final class OutputChannel: Sendable {
         let body = JSONCodec.encode(message)
         state.withLock { s in
             s.framing.frame(body, into: &s.pending)
-            if !s.corked { flushLocked(&s) }
+            if !s.corked || s.pending.count >= Self.corkLimit { flushLocked(&s) }
         }
     }
 
@@ -60,12 +85,15 @@ public final class OutputChannel: Sendable {
     }
 
     private func flushLocked(_ s: inout State) {
-        defer { s.pending.removeAll(keepingCapacity: s.pending.capacity <= 1 << 20) }
+        defer { s.pending.removeAll(keepingCapacity: s.pending.capacity <= Self.corkLimit) }
         guard !s.broken, !s.pending.isEmpty else { return }
         let ok = s.pending.withUnsafeBytes { raw -> Bool in
             var off = 0
             while off < raw.count {
-                let n = write(fd, raw.baseAddress! + off, raw.count - off)
+                unwritten.store(raw.count - off, ordering: .relaxed)
+                writeStarted.store(Self.now(), ordering: .releasing)
+                let n = write(fd, raw.baseAddress! + off, min(raw.count - off, Self.writeChunk))
+                writeStarted.store(0, ordering: .releasing)
                 if n < 0 {
                     if errno == EINTR || errno == EAGAIN { continue }
                     return false
@@ -75,5 +103,41 @@ public final class OutputChannel: Sendable {
             return true
         }
         if !ok { s.broken = true }
+    }
+
+    // MARK: Stall watchdog
+
+    private static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    /// A thread that checks, a few times per timeout, whether a write has been stuck longer
+    /// than `timeout`; it ends with the channel.
+    private static func startWatchdog(_ channel: OutputChannel, timeout: Duration) {
+        let (seconds, attoseconds) = timeout.components
+        let limit = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        let tick = UInt32(min(max(limit / 4_000, 10_000), 1_000_000))  // microseconds
+        OSThread.detach { [weak channel] in
+            while true {
+                usleep(tick)
+                guard let c = channel else { return }
+                let started = c.writeStarted.load(ordering: .acquiring)
+                if started != 0, now() > started, now() - started > limit {
+                    c.exitOnStall(after: limit, unwritten: c.unwritten.load(ordering: .relaxed))
+                }
+            }
+        }
+    }
+
+    /// Says why on stderr (directly: the logger may forward to this very client) and ends the
+    /// process with status 1.
+    private func exitOnStall(after limit: UInt64, unwritten: Int) -> Never {
+        let line = "workspace-bridge: the client has read none of its output for \(limit / 1_000_000) ms "
+            + "(\(unwritten) bytes waiting): disconnecting (exit status 1)\n"
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        _exit(1)
     }
 }

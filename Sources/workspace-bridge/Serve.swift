@@ -39,11 +39,15 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Also append logs to this file.")
     var logFile: String?
 
+    @Option(help: "Seconds a client may read none of the server's output while it waits, before the server disconnects (exit status 1); 0 waits for ever.")
+    var outputStallTimeout: Int = 60
+
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
     var enableDebugMethods = false
 
     func validate() throws {
         guard maxMessageBytes > 0 else { throw ValidationError("--max-message-bytes must be positive") }
+        guard outputStallTimeout >= 0 else { throw ValidationError("--output-stall-timeout must not be negative") }
     }
 
     func main(forceMCP: Bool = false, session: String? = nil) -> ServerMain {
@@ -52,6 +56,7 @@ struct ServerOptions: ParsableArguments {
                            maxMessageBytes: maxMessageBytes, logLevel: logLevel, logFile: logFile,
                            enableDebugMethods: enableDebugMethods)
         m.forceMCP = forceMCP
+        m.outputStallTimeout = outputStallTimeout
         m.mcpSession = session
         return m
     }

@@ -20,6 +20,8 @@ struct ServerMain {
     var enableDebugMethods: Bool
     var forceMCP = false
     var mcpSession: String?
+    /// Seconds one write to a client that reads nothing may block before the process ends; 0: never.
+    var outputStallTimeout = 60
 
     struct StartupError: Error, CustomStringConvertible {
         var description: String
@@ -72,7 +74,8 @@ struct ServerMain {
             logSink: sink, logger: logger)
         let connection = Connection(
             input: 0, output: protocolOut,
-            options: Connection.Options(framing: framing, maxMessageBytes: maxMessageBytes),
+            options: Connection.Options(framing: framing, maxMessageBytes: maxMessageBytes,
+                                        outputStallTimeout: outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil),
             router: server, logger: logger)
         sink.attach(connection)
         let code = connection.run()
