@@ -17,7 +17,7 @@ test:
 	bash scripts/setup.sh --test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
-	python3 -m pytest -q Tests/e2e
+	python3 -m pytest -q Tests/e2e clients/python/tests
 	$(MAKE) --no-print-directory clients
 
 build:
@@ -37,6 +37,7 @@ e2e: build
 ## The JS client, the editor extension and the web front end (headless Chromium), on the debug binary.
 clients:
 	node clients/js/scripts/generate-types.mjs --check
+	python3 clients/python/scripts/generate_types.py --check
 	node --test clients/js/test/*.test.js clients/vscode/test/*.test.mjs clients/web/test/*.test.mjs
 
 ## Runs every benchmark and rewrites Benchmarks/README.md.

@@ -21,7 +21,7 @@ if ((${#missing[@]})); then
 fi
 
 if [ "${1:-}" = "--test" ]; then
-  python3 -c "import pytest, jsonschema, mcp" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pytest jsonschema mcp
+  python3 -c "import pytest, jsonschema, mcp, mypy" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pytest jsonschema mcp mypy
   # The clients' tests: headless Chromium drives the web front end; tsc checks the JS types.
   extra=()
   command -v chromium >/dev/null 2>&1 || extra+=(chromium)

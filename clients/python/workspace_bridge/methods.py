@@ -1,0 +1,971 @@
+"""Generated from schema/openrpc.json by clients/python/scripts/generate_types.py: do not edit."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, NoReturn, Optional, overload
+
+from .call import Call
+from .connection import Connection, build_params
+from .streams import Stream
+from .types import (
+    AppendResult,
+    BackgroundResult,
+    BlobResult,
+    CheckpointResult,
+    ConditionsResult,
+    ConflictList,
+    CreateFolderResult,
+    DeleteResult,
+    EchoResult,
+    Empty,
+    Etag,
+    ExportResult,
+    FileEncoding,
+    FileInfo,
+    FileUriResult,
+    ForegroundResult,
+    HostPath,
+    ListResult,
+    LoadResult,
+    LogLevel,
+    MessageInput,
+    MessageList,
+    MigrateResult,
+    PendingToolCallInput,
+    PolicyResult,
+    ProgressParams,
+    ProgressToken,
+    QueueItem,
+    QueueList,
+    QueueReadyParams,
+    ResolveResult,
+    ResumeResult,
+    SearchResult,
+    Session,
+    SessionConfig,
+    SessionDeleted,
+    SessionDidChangeStateParams,
+    SessionId,
+    SessionList,
+    SessionState,
+    SessionTransitionError,
+    SettingsDidChangeParams,
+    SettingsGetResult,
+    SettingsResult,
+    SettingsValues,
+    SleepResult,
+    StorageInfo,
+    StorageLocation,
+    ToolList,
+    ToolResult,
+    TransferResult,
+    UsageReport,
+    WatchResult,
+    WindowLogMessageParams,
+    WorkspaceDidChangeFilesParams,
+    WorkspacePath,
+    WriteResult,
+)
+
+
+class Methods(Connection):
+    """
+    A typed method for every request of the schema (initialize and shutdown are in Client, as they
+    change its state), and typed notification streams. Each method writes its request at once and
+    returns the Call.
+    """
+
+    def ping(self) -> Call[Empty]:
+        """
+        Liveness check.
+
+        Sends ``ping``.
+        """
+        return self.request('ping')
+
+    def save_file(
+        self, *,
+        path: WorkspacePath,
+        data: str,
+        encoding: Optional[FileEncoding] = None,
+        create_parents: Optional[bool] = None,
+        if_match: Optional[Etag] = None,
+        exclusive: Optional[bool] = None,
+    ) -> Call[WriteResult]:
+        """
+        Writes a whole file crash-safely (temp file in the same folder, fsync, rename, fsync of the
+        folder) before answering.
+
+        The file's permission bits are kept. A folder at the path → IsADirectory. Errors: NotFound,
+        AlreadyExists, IsADirectory, NotADirectory, PreconditionFailed, OutsideWorkspace,
+        InvalidPath, SymlinkNotFollowed, PermissionDenied, NoSpace, ReadOnly, IOError.
+
+        Sends ``saveFile``.
+        """
+        return self.request(
+            'saveFile',
+            build_params(
+                {'path': path, 'data': data},
+                {
+                    'encoding': encoding,
+                    'createParents': create_parents,
+                    'ifMatch': if_match,
+                    'exclusive': exclusive,
+                },
+            ),
+        )
+
+    def load_file(
+        self, *,
+        path: WorkspacePath,
+        encoding: Optional[FileEncoding] = None,
+        offset: Optional[int] = None,
+        length: Optional[int] = None,
+    ) -> Call[LoadResult]:
+        """
+        Reads a byte range of a file (at most 16 MiB a call).
+
+        More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are
+        not UTF-8, or a range starting inside a character → NotText; a range ending inside a
+        character is cut back. A folder → IsADirectory.
+
+        Sends ``loadFile``.
+        """
+        return self.request(
+            'loadFile',
+            build_params({'path': path}, {'encoding': encoding, 'offset': offset, 'length': length}),
+        )
+
+    def append_file(
+        self, *,
+        path: WorkspacePath,
+        data: str,
+        encoding: Optional[FileEncoding] = None,
+        create_parents: Optional[bool] = None,
+    ) -> Call[WriteResult]:
+        """
+        Appends to a file (created when missing), atomically per call, under an advisory lock shared
+        by every server process.
+
+        Sends ``appendFile``.
+        """
+        return self.request(
+            'appendFile',
+            build_params(
+                {'path': path, 'data': data},
+                {
+                    'encoding': encoding,
+                    'createParents': create_parents,
+                },
+            ),
+        )
+
+    def list_files(
+        self, *,
+        path: Optional[WorkspacePath] = None,
+        recursive: Optional[bool] = None,
+        max_depth: Optional[int] = None,
+        glob: Optional[str] = None,
+        include_hidden: Optional[bool] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Call[ListResult]:
+        """
+        Lists a folder in stable depth-first order (siblings sorted by the bytes of their names),
+        `limit` entries at a time.
+
+        Links are listed as type symlink and never descended into. Not a folder → NotADirectory.
+
+        Sends ``listFiles``.
+        """
+        return self.request(
+            'listFiles',
+            build_params(
+                {},
+                {
+                    'path': path,
+                    'recursive': recursive,
+                    'maxDepth': max_depth,
+                    'glob': glob,
+                    'includeHidden': include_hidden,
+                    'limit': limit,
+                    'cursor': cursor,
+                },
+            ),
+        )
+
+    def delete_file(
+        self, *,
+        path: WorkspacePath,
+        recursive: Optional[bool] = None,
+    ) -> Call[DeleteResult]:
+        """
+        Deletes a file, a link (not its target) or a folder (non-empty only with recursive).
+
+        Non-empty folder without recursive → DirectoryNotEmpty; the root → PermissionDenied.
+
+        Sends ``deleteFile``.
+        """
+        return self.request('deleteFile', build_params({'path': path}, {'recursive': recursive}))
+
+    def move_file(
+        self, *,
+        from_: WorkspacePath,
+        to: WorkspacePath,
+        overwrite: Optional[bool] = None,
+    ) -> Call[TransferResult]:
+        """
+        Moves (renames) a file, link or folder; missing parents of the destination are created.
+
+        A folder into itself → InvalidArgument. Moving a link moves the link.
+
+        Sends ``moveFile``.
+        """
+        return self.request(
+            'moveFile',
+            build_params({'from': from_, 'to': to}, {'overwrite': overwrite}),
+        )
+
+    def copy_file(
+        self, *,
+        from_: WorkspacePath,
+        to: WorkspacePath,
+        overwrite: Optional[bool] = None,
+    ) -> Call[TransferResult]:
+        """
+        Copies a file, or a folder with its contents (links inside are skipped) to a destination
+        that does not exist.
+
+        A folder into itself → InvalidArgument; an existing destination without overwrite →
+        AlreadyExists.
+
+        Sends ``copyFile``.
+        """
+        return self.request(
+            'copyFile',
+            build_params({'from': from_, 'to': to}, {'overwrite': overwrite}),
+        )
+
+    def create_folder(self, *, path: WorkspacePath) -> Call[CreateFolderResult]:
+        """
+        Creates a folder and its missing parents, like mkdir -p.
+
+        An existing folder is fine. A file in the way (at the path or at a parent) → NotADirectory
+        (or AlreadyExists for the path itself).
+
+        Sends ``createFolder``.
+        """
+        return self.request('createFolder', build_params({'path': path}, {}))
+
+    def get_file_info(
+        self, *,
+        path: WorkspacePath,
+        hash: Optional[Literal['sha256']] = None,
+    ) -> Call[FileInfo]:
+        """
+        What is known of one entry, without following links; optionally the content's SHA-256.
+
+        Sends ``getFileInfo``.
+        """
+        return self.request('getFileInfo', build_params({'path': path}, {'hash': hash}))
+
+    def search_files(
+        self, *,
+        query: str,
+        path: Optional[WorkspacePath] = None,
+        glob: Optional[str] = None,
+        regex: Optional[bool] = None,
+        case_sensitive: Optional[bool] = None,
+        max_results: Optional[int] = None,
+        include_hidden: Optional[bool] = None,
+        work_done_token: Optional[ProgressToken] = None,
+        progress: bool = False,
+    ) -> Call[SearchResult]:
+        """
+        Searches file contents under a folder (or one file) in listing order, one match per matching
+        line.
+
+        Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files
+        only with includeHidden; links are never followed. An empty query or a bad regex →
+        InvalidArgument. Honours $/cancelRequest (-32800).
+
+        Sends ``searchFiles``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
+        """
+        return self.request(
+            'searchFiles',
+            build_params(
+                {'query': query},
+                {
+                    'path': path,
+                    'glob': glob,
+                    'regex': regex,
+                    'caseSensitive': case_sensitive,
+                    'maxResults': max_results,
+                    'includeHidden': include_hidden,
+                    'workDoneToken': work_done_token,
+                },
+            ),
+            progress=progress,
+        )
+
+    def watch_files(self, *, glob: Optional[str] = None) -> Call[WatchResult]:
+        """
+        Starts workspace/didChangeFiles notifications for this client, filtered by glob when given.
+
+        Sends ``watchFiles``.
+        """
+        return self.request('watchFiles', build_params({}, {'glob': glob}))
+
+    def unwatch_files(self) -> Call[WatchResult]:
+        """
+        Stops workspace/didChangeFiles notifications for this client.
+
+        Sends ``unwatchFiles``.
+        """
+        return self.request('unwatchFiles')
+
+    def get_file_uri(self, *, path: WorkspacePath) -> Call[FileUriResult]:
+        """
+        The file: URI of a workspace entry, for a host process on the same machine (not an agent
+        tool).
+
+        For a host process on the same machine.
+
+        Sends ``getFileUri``.
+        """
+        return self.request('getFileUri', build_params({'path': path}, {}))
+
+    def import_file(
+        self, *,
+        source: HostPath,
+        path: WorkspacePath,
+        overwrite: Optional[bool] = None,
+    ) -> Call[WriteResult]:
+        """
+        Copies a host file into the workspace at disk speed, atomically and durably like saveFile
+        (host only).
+
+        An existing destination without overwrite → AlreadyExists; a missing source → NotFound.
+
+        For a host process on the same machine.
+
+        Sends ``importFile``.
+        """
+        return self.request(
+            'importFile',
+            build_params({'source': source, 'path': path}, {'overwrite': overwrite}),
+        )
+
+    def export_file(
+        self, *,
+        path: WorkspacePath,
+        destination: HostPath,
+        overwrite: Optional[bool] = None,
+    ) -> Call[ExportResult]:
+        """
+        Copies a workspace file to a host path at disk speed (host only).
+
+        An existing destination without overwrite → AlreadyExists.
+
+        For a host process on the same machine.
+
+        Sends ``exportFile``.
+        """
+        return self.request(
+            'exportFile',
+            build_params({'path': path, 'destination': destination}, {'overwrite': overwrite}),
+        )
+
+    def get_storage_info(self) -> Call[StorageInfo]:
+        """
+        Where the workspace is (local or cloud), whether the cloud root is there, the first-run
+        state, the detected sync engine, usage and free space, and any unfinished migration.
+
+        usage is kept current by a watcher on the active root (the first call walks it once).
+        freeBytes is the active root's file system's free space.
+
+        Sends ``getStorageInfo``.
+        """
+        return self.request('getStorageInfo')
+
+    def choose_storage(
+        self, *,
+        location: Literal['local', 'cloud', 'decideLater'],
+    ) -> Call[StorageInfo]:
+        """
+        Makes the per-machine storage choice (persisted in the configuration folder, never inside a
+        synced root); answers like getStorageInfo.
+
+        cloud needs an available cloud root (CloudUnavailable otherwise). decideLater uses local and
+        keeps needsChoice true. Waits for every earlier request and holds later ones back. Moves no
+        files (see migrate).
+
+        Sends ``chooseStorage``.
+        """
+        return self.request('chooseStorage', build_params({'location': location}, {}))
+
+    def migrate(
+        self, *,
+        to: StorageLocation,
+        mode: Optional[Literal['copy', 'move']] = None,
+        on_conflict: Optional[Literal['keepBoth', 'skip', 'overwrite', 'fail']] = None,
+        dry_run: Optional[bool] = None,
+        work_done_token: Optional[ProgressToken] = None,
+        progress: bool = False,
+    ) -> Call[MigrateResult]:
+        """
+        Copies or moves every file of the active root to the other one, verified (SHA-256) and
+        resumable; switches the storage choice once, at the end.
+
+        A manifest of the source, a free-space check (InsufficientSpace with data.needed and
+        data.free), then per file: staging inside the target (.wb-staging.nosync), fsync, re-hash,
+        rename into place, a journal record, and in move mode deleting the source file. Folders
+        (also empty ones) are recreated. Identical files are skipped; different content is a
+        conflict handled per onConflict (fail: AlreadyExists with data.conflicts before anything is
+        written). Placeholders are listed in notDownloaded. $/cancelRequest: -32800, no partial file
+        visible, choice unchanged, getStorageInfo shows pendingMigration; the next migrate with the
+        same to and mode resumes. Migrating to the active root with nothing pending:
+        InvalidArgument. Waits for every earlier request and holds later ones back.
+
+        Sends ``migrate``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
+        """
+        return self.request(
+            'migrate',
+            build_params(
+                {'to': to},
+                {
+                    'mode': mode,
+                    'onConflict': on_conflict,
+                    'dryRun': dry_run,
+                    'workDoneToken': work_done_token,
+                },
+            ),
+            progress=progress,
+        )
+
+    def list_conflicts(self, *, path: Optional[WorkspacePath] = None) -> Call[ConflictList]:
+        """
+        Every file under `path` that has sync-engine conflict copies, with its copies.
+
+        Recognised: Syncthing `x.sync-conflict-YYYYMMDD-HHMMSS-DEVICE.txt`, Nextcloud `x (conflicted
+        copy [USER ]YYYY-MM-DD HHMMSS).txt`, Dropbox `x (NAME's conflicted copy YYYY-MM-DD).txt`,
+        Unison `x (conflict_on_YYYY-MM-DD).txt`, rclone bisync `x.txt..path1` and `x.txt.conflict1`.
+
+        Sends ``listConflicts``.
+        """
+        return self.request('listConflicts', build_params({}, {'path': path}))
+
+    def resolve_conflict(
+        self, *,
+        path: WorkspacePath,
+        keep: Optional[Literal['current', 'copy', 'both']] = None,
+        copy_path: Optional[WorkspacePath] = None,
+        merged_data: Optional[str] = None,
+        encoding: Optional[FileEncoding] = None,
+    ) -> Call[ResolveResult]:
+        """
+        Settles a conflict: keep the current file (the copies are deleted), a copy (it replaces the
+        file atomically), both (the copies become ordinary files `x (conflict).txt`), or save
+        mergedData crash-safely and delete the copies.
+
+        A file without conflict copies → NotFound. keep copy with several copies needs copyPath
+        (InvalidArgument otherwise); a copyPath that is not a copy of the file → NotFound.
+
+        Sends ``resolveConflict``.
+        """
+        return self.request(
+            'resolveConflict',
+            build_params(
+                {'path': path},
+                {
+                    'keep': keep,
+                    'copyPath': copy_path,
+                    'mergedData': merged_data,
+                    'encoding': encoding,
+                },
+            ),
+        )
+
+    def download_file(
+        self, *,
+        path: WorkspacePath,
+        timeout_ms: Optional[int] = None,
+        work_done_token: Optional[ProgressToken] = None,
+        progress: bool = False,
+    ) -> Call[WriteResult]:
+        """
+        Waits until a placeholder's content is on this machine (on macOS it starts the download).
+
+        Answers at once for a file that is already here. Still not downloaded after timeoutMs →
+        NotDownloaded (data.retryAfterMs). Honours $/cancelRequest.
+
+        Sends ``downloadFile``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
+        """
+        return self.request(
+            'downloadFile',
+            build_params(
+                {'path': path},
+                {
+                    'timeoutMs': timeout_ms,
+                    'workDoneToken': work_done_token,
+                },
+            ),
+            progress=progress,
+        )
+
+    def session_create(
+        self, *,
+        title: Optional[str] = None,
+        agent_type: Optional[str] = None,
+        config: Optional[SessionConfig] = None,
+        metadata: Optional[Any] = None,
+    ) -> Call[Session]:
+        """
+        Creates a session (state idle), durable before the answer, owned by this device (lease).
+
+        A bad config (wrong types, negative limits) → -32602 on config.
+
+        Sends ``session/create``.
+        """
+        return self.request(
+            'session/create',
+            build_params(
+                {},
+                {
+                    'title': title,
+                    'agentType': agent_type,
+                    'config': config,
+                    'metadata': metadata,
+                },
+            ),
+        )
+
+    def session_get(self, *, id: SessionId) -> Call[Session]:
+        """
+        One session.
+
+        Unknown id → NotFound (data.id).
+
+        Sends ``session/get``.
+        """
+        return self.request('session/get', build_params({'id': id}, {}))
+
+    def session_list(
+        self, *,
+        state: Optional[SessionState] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+    ) -> Call[SessionList]:
+        """
+        Sessions in creation order, a page at a time, optionally of one state.
+
+        A cursor that cannot be read → InvalidArgument.
+
+        Sends ``session/list``.
+        """
+        return self.request(
+            'session/list',
+            build_params({}, {'state': state, 'limit': limit, 'cursor': cursor}),
+        )
+
+    def session_messages(
+        self, *,
+        id: SessionId,
+        after: Optional[str] = None,
+        limit: Optional[int] = None,
+    ) -> Call[MessageList]:
+        """
+        Stored messages in append order: those after message `after`, at most `limit`.
+
+        An `after` the session does not have → InvalidArgument.
+
+        Sends ``session/messages``.
+        """
+        return self.request(
+            'session/messages',
+            build_params({'id': id}, {'after': after, 'limit': limit}),
+        )
+
+    def session_delete(self, *, id: SessionId) -> Call[SessionDeleted]:
+        """
+        Removes a session and its folder (needs the lease).
+
+        Sends ``session/delete``.
+        """
+        return self.request('session/delete', build_params({'id': id}, {}))
+
+    def session_transition(
+        self, *,
+        id: SessionId,
+        to: SessionState,
+        error: Optional[SessionTransitionError] = None,
+    ) -> Call[Session]:
+        """
+        Moves a session along the state table; sends session/didChangeState.
+
+        A move not in the table → InvalidTransition with data.from, data.to and data.allowed (the
+        states `from` may move to). Another device holding the lease → SessionLocked.
+
+        Sends ``session/transition``.
+        """
+        return self.request(
+            'session/transition',
+            build_params({'id': id, 'to': to}, {'error': error}),
+        )
+
+    def session_append_messages(
+        self, *,
+        id: SessionId,
+        messages: List[MessageInput],
+    ) -> Call[AppendResult]:
+        """
+        Appends messages durably (one record: all or, after a crash, none); a message id seen before
+        is not stored twice.
+
+        Sends ``session/appendMessages``.
+        """
+        return self.request(
+            'session/appendMessages',
+            build_params({'id': id, 'messages': messages}, {}),
+        )
+
+    def session_record_usage(
+        self, *,
+        id: SessionId,
+        input_tokens: int,
+        output_tokens: int,
+        model: Optional[str] = None,
+    ) -> Call[UsageReport]:
+        """
+        Counts one turn and prices it; going over a limit fails the session (BudgetExceeded) in the
+        same durable step.
+
+        Prices per million tokens: fast $0.25 in / $1.25 out, balanced $3 / $15, powerful $15 / $75
+        (unless <config dir>/pricing.json overrides them). On a completed session → InvalidArgument;
+        on one that failed over its budget → BudgetExceeded.
+
+        Sends ``session/recordUsage``.
+        """
+        return self.request(
+            'session/recordUsage',
+            build_params(
+                {'id': id, 'inputTokens': input_tokens, 'outputTokens': output_tokens},
+                {
+                    'model': model,
+                },
+            ),
+        )
+
+    def session_checkpoint(
+        self, *,
+        id: SessionId,
+        pending_tool_calls: Optional[List[PendingToolCallInput]] = None,
+        partial_results: Optional[Any] = None,
+    ) -> Call[CheckpointResult]:
+        """
+        Records the front end's pending tool calls and partial results, durably.
+
+        Sends ``session/checkpoint``.
+        """
+        return self.request(
+            'session/checkpoint',
+            build_params(
+                {'id': id},
+                {
+                    'pendingToolCalls': pending_tool_calls,
+                    'partialResults': partial_results,
+                },
+            ),
+        )
+
+    def session_resume(self, *, id: SessionId) -> Call[ResumeResult]:
+        """
+        What the front end needs to continue (the last 50 messages, pending tool calls, partial
+        results); moves a backgrounded session to running.
+
+        Sends ``session/resume``.
+        """
+        return self.request('session/resume', build_params({'id': id}, {}))
+
+    def session_call_tool(
+        self, *,
+        id: SessionId,
+        tool_call_id: str,
+        name: str,
+        arguments: Dict[str, Any],
+    ) -> Call[ToolResult]:
+        """
+        Runs one tool of agent/listTools for a session: intent journaled before, result after; the
+        same toolCallId again returns the recorded result without running it.
+
+        An unknown tool name → -32602 (data.field name). Bad arguments (against the tool's
+        inputSchema) and domain failures are results with isError true and a message the model can
+        act on. A call cut off by a crash shows in session/get pendingToolCalls with status
+        interrupted.
+
+        Sends ``session/callTool``.
+        """
+        return self.request(
+            'session/callTool',
+            build_params(
+                {'id': id, 'toolCallId': tool_call_id, 'name': name, 'arguments': arguments},
+                {},
+            ),
+        )
+
+    def agent_list_tools(self) -> Call[ToolList]:
+        """
+        The one agent tool table, in a stable order: the user's file methods (not the host-only
+        ones), read_context/update_context and append_journal.
+
+        Sends ``agent/listTools``.
+        """
+        return self.request('agent/listTools')
+
+    def host_did_enter_background(self) -> Call[BackgroundResult]:
+        """
+        Checkpoints every running or waitingForUser session and moves it to backgrounded; answers
+        when all of it is durable.
+
+        Sends ``host/didEnterBackground``.
+        """
+        return self.request('host/didEnterBackground')
+
+    def host_will_enter_foreground(self) -> Call[ForegroundResult]:
+        """
+        The backgrounded sessions with their last checkpoints, for the front end to resume.
+
+        Sends ``host/willEnterForeground``.
+        """
+        return self.request('host/willEnterForeground')
+
+    def host_set_conditions(
+        self, *,
+        network: Literal['offline', 'wifi', 'cellular', 'wired'],
+        is_expensive: Optional[bool] = None,
+        is_constrained: Optional[bool] = None,
+        battery_level: Optional[float] = None,
+        is_charging: Optional[bool] = None,
+        is_low_power_mode: Optional[bool] = None,
+        thermal_state: Optional[Literal['nominal', 'fair', 'serious', 'critical']] = None,
+    ) -> Call[PolicyResult]:
+        """
+        Reports the device's conditions; answers the policy that follows. From offline to online
+        sends queue/ready with the due items.
+
+        Battery under 20% and not charging, or a serious or critical thermal state: deferHeavyWork.
+        Low Power Mode: maxModelTier fast. An expensive network: at most balanced. Offline:
+        allowNetworkTools false, with a message listing what still works.
+
+        Sends ``host/setConditions``.
+        """
+        return self.request(
+            'host/setConditions',
+            build_params(
+                {'network': network},
+                {
+                    'isExpensive': is_expensive,
+                    'isConstrained': is_constrained,
+                    'batteryLevel': battery_level,
+                    'isCharging': is_charging,
+                    'isLowPowerMode': is_low_power_mode,
+                    'thermalState': thermal_state,
+                },
+            ),
+        )
+
+    def host_get_conditions(self) -> Call[ConditionsResult]:
+        """
+        The conditions last reported (online, unmetered before any) and their policy.
+
+        Sends ``host/getConditions``.
+        """
+        return self.request('host/getConditions')
+
+    def queue_enqueue(
+        self, *,
+        kind: str,
+        payload: Any,
+        idempotency_key: str,
+        requires_network: Optional[bool] = None,
+    ) -> Call[QueueItem]:
+        """
+        Adds work for when the network returns, durably; the same idempotencyKey returns the first
+        item and never makes a second.
+
+        Sends ``queue/enqueue``.
+        """
+        return self.request(
+            'queue/enqueue',
+            build_params(
+                {'kind': kind, 'payload': payload, 'idempotencyKey': idempotency_key},
+                {
+                    'requiresNetwork': requires_network,
+                },
+            ),
+        )
+
+    def queue_list(self) -> Call[QueueList]:
+        """
+        Every item, in enqueue order.
+
+        Sends ``queue/list``.
+        """
+        return self.request('queue/list')
+
+    def queue_complete(self, *, id: str, result: Optional[Any] = None) -> Call[QueueItem]:
+        """
+        Marks an item completed.
+
+        Sends ``queue/complete``.
+        """
+        return self.request('queue/complete', build_params({'id': id}, {'result': result}))
+
+    def queue_fail(self, *, id: str, error: Any, retry: Optional[bool] = None) -> Call[QueueItem]:
+        """
+        Records a failed attempt: with retry the item is pending again, else failed (final).
+
+        Sends ``queue/fail``.
+        """
+        return self.request(
+            'queue/fail',
+            build_params({'id': id, 'error': error}, {'retry': retry}),
+        )
+
+    def settings_get(self, *, keys: Optional[List[str]] = None) -> Call[SettingsGetResult]:
+        """
+        Synced settings: the values of `keys` (default: every key) merged from every device, and
+        when the store last changed.
+
+        Settings live in the active root's .workspace/settings/, one file per device, merged per key
+        (the latest write by hybrid logical clock wins). The first settings/* request of a
+        connection starts settings/didChange notifications.
+
+        Sends ``settings/get``.
+        """
+        return self.request('settings/get', build_params({}, {'keys': keys}))
+
+    def settings_set(self, *, values: SettingsValues) -> Call[SettingsResult]:
+        """
+        Sets keys to values (any JSON but null), durably and for every device; answers every value
+        after the change.
+
+        All or nothing: the change is checked against the limits on the merged result first
+        (QuotaExceeded with data.quota keys or bytes, data.limit, data.size; a change that does not
+        grow an exceeded measure is allowed), keys against 1 to 64 bytes (InvalidArgument). A null
+        value is InvalidParams (settings/remove removes keys). Not echoed as settings/didChange to
+        this connection.
+
+        Sends ``settings/set``.
+        """
+        return self.request('settings/set', build_params({'values': values}, {}))
+
+    def settings_remove(self, *, keys: List[str]) -> Call[SettingsResult]:
+        """
+        Removes keys (for every device: a removal later than another device's write of the key
+        wins); answers every value after the change.
+
+        Keys without a value are ignored. Not echoed as settings/didChange to this connection.
+
+        Sends ``settings/remove``.
+        """
+        return self.request('settings/remove', build_params({'keys': keys}, {}))
+
+    def debug_echo(self, *, value: Any) -> Call[EchoResult]:
+        """
+        Returns the value sent.
+
+        Only with --enable-debug-methods.
+
+        Sends ``debug/echo``.
+        """
+        return self.request('debug/echo', build_params({'value': value}, {}))
+
+    def debug_sleep(
+        self, *,
+        ms: int,
+        key: Optional[str] = None,
+        access: Optional[Literal['read', 'write']] = None,
+        label: Optional[str] = None,
+        work_done_token: Optional[ProgressToken] = None,
+        progress: bool = False,
+    ) -> Call[SleepResult]:
+        """
+        Sleeps, checking for cancellation about every millisecond; reports progress when
+        workDoneToken is given.
+
+        Only with --enable-debug-methods.
+
+        Sends ``debug/sleep``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
+        """
+        return self.request(
+            'debug/sleep',
+            build_params(
+                {'ms': ms},
+                {
+                    'key': key,
+                    'access': access,
+                    'label': label,
+                    'workDoneToken': work_done_token,
+                },
+            ),
+            progress=progress,
+        )
+
+    def debug_fail(self, *, kind: Literal['internal', 'domain']) -> Call[NoReturn]:
+        """
+        Always fails: kind internal → -32603 InternalError, domain → -32803 with a domain data.code.
+
+        Only with --enable-debug-methods.
+
+        Sends ``debug/fail``.
+        """
+        return self.request('debug/fail', build_params({'kind': kind}, {}))
+
+    def debug_log(self, *, level: LogLevel, message: str) -> Call[Empty]:
+        """
+        Logs a record through the server's logger.
+
+        Only with --enable-debug-methods.
+
+        Sends ``debug/log``.
+        """
+        return self.request('debug/log', build_params({'level': level, 'message': message}, {}))
+
+    def debug_blob(self, *, bytes: int) -> Call[BlobResult]:
+        """
+        Returns text of exactly the requested number of bytes.
+
+        Only with --enable-debug-methods.
+
+        Sends ``debug/blob``.
+        """
+        return self.request('debug/blob', build_params({'bytes': bytes}, {}))
+
+    @overload
+    def notifications(self, method: Literal['$/progress']) -> Stream[ProgressParams]: ...
+
+    @overload
+    def notifications(self, method: Literal['window/logMessage']) -> Stream[WindowLogMessageParams]: ...
+
+    @overload
+    def notifications(self, method: Literal['workspace/didChangeFiles']) -> Stream[WorkspaceDidChangeFilesParams]: ...
+
+    @overload
+    def notifications(self, method: Literal['session/didChangeState']) -> Stream[SessionDidChangeStateParams]: ...
+
+    @overload
+    def notifications(self, method: Literal['queue/ready']) -> Stream[QueueReadyParams]: ...
+
+    @overload
+    def notifications(self, method: Literal['settings/didChange']) -> Stream[SettingsDidChangeParams]: ...
+
+    @overload
+    def notifications(self, method: str) -> Stream[Any]: ...
+
+    def notifications(self, method: str) -> Stream[Any]:
+        """
+        The params of every notification ``method`` the server sends from now on, as an async
+        iterator (see Stream). Subscribing is immediate, so nothing sent after this call is missed;
+        close the stream (or use it as an async context manager) to unsubscribe.
+        """
+        return self._subscribe(method)

@@ -1,0 +1,1016 @@
+"""Generated from schema/openrpc.json by clients/python/scripts/generate_types.py: do not edit."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Literal, TypedDict, Union
+
+
+#: A JSON-RPC request id: an integer (any 64-bit value, echoed exactly) or a string.
+RequestId = Union[int, str]
+
+
+#: A work-done progress token chosen by the client.
+ProgressToken = Union[int, str]
+
+
+#: How much of the server's log is forwarded as window/logMessage. `off` forwards nothing.
+TraceValue = Literal['off', 'messages', 'verbose']
+
+
+LogLevel = Literal['trace', 'debug', 'info', 'notice', 'warning', 'error', 'critical']
+
+
+#: 1 error, 2 warning, 3 info, 4 log/debug.
+MessageType = Literal[1, 2, 3, 4]
+
+
+class _ClientInfoRequired(TypedDict):
+    name: str
+
+
+class ClientInfo(_ClientInfoRequired, total=False):
+    version: str
+
+
+class ClientCapabilitiesWorkspace(TypedDict, total=False):
+    didChangeFiles: bool
+
+
+class ClientCapabilities(TypedDict, total=False):
+    """
+    Client capabilities. `workspace.didChangeFiles: true` asks for workspace/didChangeFiles
+    notifications; anything else is accepted as given.
+    """
+    workspace: ClientCapabilitiesWorkspace
+
+
+class ServerInfo(TypedDict):
+    name: Literal['workspace-bridge']
+    #: The same text `workspace-bridge --version` prints.
+    version: str
+
+
+MethodNameList = List[str]
+
+
+class ServerCapabilitiesNotifications(TypedDict):
+    #: Notifications the server accepts from the client.
+    client: MethodNameList
+    #: Notifications the server sends.
+    server: MethodNameList
+
+
+#: An absolute path on the host (not workspace-relative).
+HostPath = str
+
+
+class ServerCapabilitiesWorkspace(TypedDict):
+    """The workspace this server serves."""
+    #: The workspace root's absolute path.
+    root: HostPath
+    #: Whether the server sends workspace/didChangeFiles.
+    didChangeFiles: bool
+
+
+class _ServerCapabilitiesRequired(TypedDict):
+    #: Every request method the server offers (the debug/* ones only with --enable-debug-methods).
+    methods: MethodNameList
+    notifications: ServerCapabilitiesNotifications
+
+
+class ServerCapabilities(_ServerCapabilitiesRequired, total=False):
+    #: The framings the server reads: lsp and ndjson.
+    framings: List[Literal['lsp', 'ndjson']]
+    #: Whether JSON-RPC batches are accepted.
+    batches: bool
+    #: Whether $/cancelRequest is honoured.
+    cancellation: bool
+    #: Whether requests carrying workDoneToken report $/progress.
+    workDoneProgress: bool
+    #: The --max-message-bytes in force.
+    maxMessageBytes: int
+    #: The workspace this server serves.
+    workspace: ServerCapabilitiesWorkspace
+
+
+class InitializeResult(TypedDict):
+    serverInfo: ServerInfo
+    protocolVersion: str
+    capabilities: ServerCapabilities
+
+
+class Empty(TypedDict):
+    pass
+
+
+Percentage = int
+
+
+class _WorkDoneProgressBeginRequired(TypedDict):
+    kind: Literal['begin']
+    title: str
+    cancellable: bool
+
+
+class WorkDoneProgressBegin(_WorkDoneProgressBeginRequired, total=False):
+    message: str
+    percentage: Percentage
+
+
+class _WorkDoneProgressReportRequired(TypedDict):
+    kind: Literal['report']
+
+
+class WorkDoneProgressReport(_WorkDoneProgressReportRequired, total=False):
+    message: str
+    percentage: Percentage
+
+
+class _WorkDoneProgressEndRequired(TypedDict):
+    kind: Literal['end']
+
+
+class WorkDoneProgressEnd(_WorkDoneProgressEndRequired, total=False):
+    message: str
+
+
+ProgressValue = Union[WorkDoneProgressBegin, WorkDoneProgressReport, WorkDoneProgressEnd]
+
+
+class EchoResult(TypedDict):
+    #: The value sent, unchanged.
+    value: Any
+
+
+class SleepResult(TypedDict):
+    #: The label sent (empty or null when none was sent).
+    label: Union[str, None]
+    #: Monotonic clock, nanoseconds, when the sleep began.
+    startedAt: int
+    #: Monotonic clock, nanoseconds, when the sleep ended.
+    finishedAt: int
+
+
+class BlobResult(TypedDict):
+    #: Text of exactly the requested number of UTF-8 bytes.
+    data: str
+
+
+ErrorCode = Literal[
+    'ParseError',
+    'InvalidHeader',
+    'UnsupportedCharset',
+    'InvalidRequest',
+    'MessageTooLarge',
+    'DuplicateRequestId',
+    'AlreadyInitialized',
+    'ShutdownRequested',
+    'MethodNotFound',
+    'InvalidParams',
+    'InternalError',
+    'ServerNotInitialized',
+    'RequestCancelled',
+    'NotFound',
+    'AlreadyExists',
+    'NotADirectory',
+    'IsADirectory',
+    'DirectoryNotEmpty',
+    'OutsideWorkspace',
+    'InvalidPath',
+    'PreconditionFailed',
+    'NotText',
+    'TooLarge',
+    'PermissionDenied',
+    'NoSpace',
+    'ReadOnly',
+    'CloudUnavailable',
+    'InsufficientSpace',
+    'NotDownloaded',
+    'InvalidTransition',
+    'BudgetExceeded',
+    'SessionLocked',
+    'SymlinkNotFollowed',
+    'InvalidArgument',
+    'QuotaExceeded',
+    'IOError',
+]
+
+
+_ErrorDataRequired = TypedDict("_ErrorDataRequired", {
+    'code': ErrorCode,
+})
+
+
+_ErrorDataOptional = TypedDict("_ErrorDataOptional", {
+    # ParseError: what the JSON parser reported.
+    'reason': str,
+    # ParseError: line of the error in the message.
+    'line': int,
+    # ParseError: column of the error in the message.
+    'column': int,
+    # ParseError: byte offset of the error in the message.
+    'position': int,
+    # ParseError: a machine-readable class of the parse failure (e.g. prematureEnd).
+    'kind': str,
+    # MessageTooLarge: the --max-message-bytes in force. TooLarge: the most bytes one call may
+    # return or take. QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from
+    # settings/*: 64 (bytes of a key).
+    'limit': int,
+    # MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or
+    # of the range asked for). QuotaExceeded: the keys or bytes the settings would hold after the
+    # change; InvalidArgument from settings/*: the key's bytes.
+    'size': int,
+    # MethodNotFound: the method asked for.
+    'method': str,
+    # InvalidParams: dotted path of the offending field.
+    'field': str,
+    # InvalidParams: what was expected there.
+    'expected': str,
+    # InvalidParams: the JSON type that was found instead.
+    'got': str,
+    # UnsupportedCharset: the charset the header named.
+    'charset': str,
+    # Domain errors: the workspace-relative path concerned (as sent, or normalized), when there is
+    # one.
+    'path': str,
+    # PreconditionFailed: the file's etag now, or null when it does not exist.
+    'currentEtag': Union[str, None],
+    # IOError: the errno the system call failed with.
+    'errno': int,
+    # NotDownloaded: when to ask again, in milliseconds.
+    'retryAfterMs': int,
+    # InsufficientSpace: bytes the migration needs.
+    'needed': int,
+    # InsufficientSpace: bytes free on the target.
+    'free': int,
+    # AlreadyExists from migrate with onConflict fail: how many files conflict.
+    'conflicts': int,
+    # InvalidTransition: the session's state.
+    'from': str,
+    # InvalidTransition: the state asked for.
+    'to': str,
+    # InvalidTransition: the states `from` may move to (empty when final).
+    'allowed': List[str],
+    # SessionLocked: the device holding the session's lease.
+    'owner': str,
+    # SessionLocked: when that lease expires unless renewed.
+    'expiresAt': str,
+    # Session and queue errors: the session or item concerned.
+    'id': str,
+    # The tool call concerned.
+    'toolCallId': str,
+    # BudgetExceeded: the session's error ({code, message, exceeded, usage, limits}).
+    'error': Any,
+    # QuotaExceeded: which synced-settings limit the change would break.
+    'quota': Literal['keys', 'bytes'],
+    # InvalidArgument from settings/*: the key refused.
+    'key': str,
+}, total=False)
+
+
+class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
+    """
+    error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes
+    maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803).
+    """
+
+
+#: A workspace-relative, '/'-separated path; "" is the root. Empty and '.' segments are ignored.
+#: Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~'
+#: (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-
+#: encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under
+#: .workspace/ (PermissionDenied); anything that is or passes through a symbolic link
+#: (SymlinkNotFollowed). Results carry the normalized path.
+WorkspacePath = str
+
+
+#: 16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new
+#: inode, so it changes on every write.
+Etag = str
+
+
+#: ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.
+Timestamp = str
+
+
+#: How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.
+FileEncoding = Literal['utf8', 'base64']
+
+
+#: What an entry is, without following links: a symbolic link is `symlink` with the link's own facts
+#: only.
+EntryType = Literal['file', 'directory', 'symlink', 'other']
+
+
+#: `current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud
+#: `.name.icloud`, Nextcloud `name.nextcloud`, a dataless file), listed under the real name with the
+#: real size when the engine records it; loadFile answers NotDownloaded. `conflicted`: the file has
+#: conflict copies (see listConflicts).
+FileState = Literal['current', 'notDownloaded', 'conflicted']
+
+
+ByteCount = int
+
+
+class WriteResult(TypedDict):
+    """The file as it is after the write."""
+    path: WorkspacePath
+    #: The file's size in bytes after the write.
+    size: ByteCount
+    etag: Etag
+    modified: Timestamp
+
+
+class LoadResult(TypedDict):
+    path: WorkspacePath
+    #: The bytes read, in `encoding`.
+    data: str
+    encoding: FileEncoding
+    #: The whole file's size in bytes.
+    size: ByteCount
+    etag: Etag
+    modified: Timestamp
+    #: The offset the range starts at.
+    offset: ByteCount
+    #: The number of bytes returned (utf8: may be less than asked, cut back to a whole character).
+    length: ByteCount
+    #: Whether the range reached the end of the file.
+    eof: bool
+
+
+class FileEntry(TypedDict):
+    #: Workspace-relative path of the entry.
+    path: WorkspacePath
+    name: str
+    type: EntryType
+    #: Bytes (0 for folders; for a link, the link's own size).
+    size: ByteCount
+    modified: Timestamp
+    etag: Etag
+    state: FileState
+
+
+class _ListResultRequired(TypedDict):
+    entries: List[FileEntry]
+
+
+class ListResult(_ListResultRequired, total=False):
+    #: Present when more entries follow; pass it back as `cursor`.
+    nextCursor: str
+
+
+class DeleteResult(TypedDict):
+    path: WorkspacePath
+    deleted: Literal[True]
+
+
+_TransferResultRequired = TypedDict("_TransferResultRequired", {
+    'from': WorkspacePath,
+    'to': WorkspacePath,
+    'type': EntryType,
+    'size': ByteCount,
+    'etag': Etag,
+    'modified': Timestamp,
+})
+
+
+class TransferResult(_TransferResultRequired):
+    """The destination after a move or copy."""
+
+
+class CreateFolderResult(TypedDict):
+    path: WorkspacePath
+    type: Literal['directory']
+    modified: Timestamp
+
+
+class _FileInfoRequired(TypedDict):
+    path: WorkspacePath
+    #: The last component ("" for the root).
+    name: str
+    type: EntryType
+    size: ByteCount
+    modified: Timestamp
+    etag: Etag
+    #: Permission bits as four octal digits, like `stat -c %04a`.
+    mode: str
+    state: FileState
+
+
+class FileInfo(_FileInfoRequired, total=False):
+    #: Birth time, when the file system records it.
+    created: Timestamp
+    #: With hash: "sha256": the content's SHA-256, lowercase hex.
+    sha256: str
+
+
+class SearchMatch(TypedDict):
+    path: WorkspacePath
+    #: 1-based line number.
+    line: int
+    #: 1-based position in characters of the first match on the line.
+    column: int
+    #: The line (at most 1,000 characters).
+    text: str
+
+
+class SearchResult(TypedDict):
+    matches: List[SearchMatch]
+    #: Whether maxResults cut the search short.
+    truncated: bool
+    filesSearched: ByteCount
+
+
+class WatchResult(TypedDict):
+    watching: bool
+
+
+class FileUriResult(TypedDict):
+    #: A file: URI of the entry on the host.
+    uri: str
+
+
+class ExportResult(TypedDict):
+    path: WorkspacePath
+    destination: HostPath
+    size: ByteCount
+
+
+class FileChange(TypedDict):
+    path: WorkspacePath
+    type: Literal['created', 'changed', 'deleted']
+
+
+#: Which root file methods act on.
+StorageLocation = Literal['local', 'cloud']
+
+
+#: The sync engine detected from the cloud root's markers: icloud (the iCloud Drive container),
+#: syncthing (.stfolder), nextcloud (.sync_*.db), dropbox (.dropbox), unison (.unison), rclone
+#: (.rclone-bisync or RCLONE_TEST), else folder.
+CloudProvider = Literal['icloud', 'syncthing', 'nextcloud', 'dropbox', 'unison', 'rclone', 'folder']
+
+
+class PendingMigration(TypedDict):
+    """
+    A migration that started and has not finished (cancelled, failed or killed); the next migrate
+    with the same `to` and `mode` resumes it.
+    """
+    to: StorageLocation
+    mode: Literal['copy', 'move']
+    startedAt: Timestamp
+    filesTotal: int
+    filesDone: int
+
+
+class StorageInfoRoots(TypedDict):
+    #: Absolute path of the local root.
+    local: str
+    #: Absolute path of the cloud root, or null.
+    cloud: Union[str, None]
+
+
+class StorageInfoUsage(TypedDict):
+    """Files and bytes in the active root (kept current by a watcher)."""
+    files: int
+    bytes: ByteCount
+
+
+class StorageInfo(TypedDict):
+    """Where the workspace is and how full it is (getStorageInfo, chooseStorage)."""
+    #: The active root.
+    storageType: StorageLocation
+    #: A cloud root is configured (--cloud-root, initializationOptions.cloudRoot, or the iCloud
+    #: container).
+    isCloudEnabled: bool
+    #: The cloud root is configured and there now (false when missing or unmounted).
+    isCloudAvailable: bool
+    #: A choice was made (decideLater does not count).
+    isInitialized: bool
+    #: The first-run choice is still to be made.
+    needsChoice: bool
+    #: null without a cloud root.
+    cloudProvider: Union[CloudProvider, None]
+    roots: StorageInfoRoots
+    #: Files and bytes in the active root (kept current by a watcher).
+    usage: StorageInfoUsage
+    #: Free space of the active root's file system.
+    freeBytes: ByteCount
+    pendingMigration: Union[PendingMigration, None]
+
+
+_MigrateResultRenamedItemRequired = TypedDict("_MigrateResultRenamedItemRequired", {
+    'from': WorkspacePath,
+    'to': WorkspacePath,
+})
+
+
+class MigrateResultRenamedItem(_MigrateResultRenamedItemRequired):
+    pass
+
+
+class MigrateResult(TypedDict):
+    #: Files copied (dryRun: that would be).
+    copied: int
+    #: Files not copied: identical on both sides, or onConflict skip.
+    skipped: int
+    #: Files that exist on both sides with different content.
+    conflicts: int
+    #: Bytes copied (dryRun: that would be).
+    bytes: ByteCount
+    #: Files whose copy was re-hashed against the source.
+    verified: int
+    durationMs: int
+    #: The storage choice switched to `to` (false for dryRun).
+    switched: bool
+    #: An interrupted migration was continued.
+    resumed: bool
+    #: Placeholders (content not on this machine): not migrated.
+    notDownloaded: List[WorkspacePath]
+    #: keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`).
+    renamed: List[MigrateResultRenamedItem]
+
+
+class _ConflictCopyRequired(TypedDict):
+    #: The copy's path (a name no listing shows).
+    path: WorkspacePath
+    size: ByteCount
+    modified: Timestamp
+
+
+class ConflictCopy(_ConflictCopyRequired, total=False):
+    #: The device (or user) the engine records in the name, when it does.
+    device: str
+
+
+class Conflict(TypedDict):
+    #: The original (listed with state conflicted).
+    path: WorkspacePath
+    copies: List[ConflictCopy]
+
+
+class ConflictList(TypedDict):
+    conflicts: List[Conflict]
+
+
+class ResolveResult(TypedDict):
+    """The file after the conflict was settled."""
+    path: WorkspacePath
+    state: FileState
+    size: ByteCount
+    etag: Etag
+    modified: Timestamp
+
+
+#: A session's id, given by the server (e.g. sess_0123456789abcdef).
+SessionId = str
+
+
+#: idle→running; running→waitingForUser|backgrounded|completed|failed;
+#: waitingForUser→running|backgrounded; backgrounded→running|completed; completed and failed are
+#: final. (Going over a budget moves any non-final state to failed.)
+SessionState = Literal['idle', 'running', 'waitingForUser', 'backgrounded', 'completed', 'failed']
+
+
+#: Model size class, smallest (cheapest) first.
+ModelTier = Literal['fast', 'balanced', 'powerful']
+
+
+class SessionConfig(TypedDict, total=False):
+    """
+    The model choice and the budget; only the members that are set. A limit is exceeded when usage
+    goes over it (reaching it is allowed).
+    """
+    modelTier: ModelTier
+    #: A model name; a price for it in pricing.json wins over the tier's.
+    model: str
+    maxInputTokens: int
+    maxOutputTokens: int
+    maxTurns: int
+    maxCostUSD: float
+
+
+class Usage(TypedDict):
+    """The sums of every acknowledged recordUsage call."""
+    inputTokens: int
+    outputTokens: int
+    #: recordUsage calls counted.
+    turns: int
+    #: An estimate from the pricing table (per million tokens).
+    estimatedCostUSD: float
+
+
+class BudgetRemaining(TypedDict, total=False):
+    """What is left of each limit the session has (only those), never negative."""
+    inputTokens: int
+    outputTokens: int
+    turns: int
+    costUSD: float
+
+
+class SessionError(TypedDict, total=False):
+    """
+    Why a failed session failed: the error given with session/transition to failed, or {code:
+    BudgetExceeded, message, exceeded, usage, limits} when a budget stopped it.
+    """
+    code: str
+    message: str
+    exceeded: List[Literal['maxInputTokens', 'maxOutputTokens', 'maxTurns', 'maxCostUSD']]
+    usage: Usage
+    limits: SessionConfig
+
+
+class _ToolCallRecordRequired(TypedDict):
+    toolCallId: str
+    name: str
+    #: The call's arguments as given (an object, or whatever the front end declared).
+    arguments: Any
+    #: pending: declared by the front end in a checkpoint; running: running in this server (or in
+    #: the lease owner's); interrupted: begun before a crash and never finished (call it again with
+    #: the same toolCallId).
+    status: Literal['pending', 'running', 'interrupted']
+
+
+class ToolCallRecord(_ToolCallRecordRequired, total=False):
+    """A tool call that has no result yet."""
+    startedAt: Timestamp
+
+
+#: A pending tool call as a front end declares it in a checkpoint: {toolCallId | id, name,
+#: arguments}, or the OpenAI shape {id, function: {name, arguments}}.
+PendingToolCallInput = Any
+
+
+class _SessionRequired(TypedDict):
+    id: SessionId
+    title: str
+    agentType: str
+    state: SessionState
+    config: SessionConfig
+    usage: Usage
+    pendingToolCalls: List[ToolCallRecord]
+    createdAt: Timestamp
+    updatedAt: Timestamp
+
+
+class Session(_SessionRequired, total=False):
+    """An agent session."""
+    #: Only when state is failed.
+    error: SessionError
+    #: As given to session/create.
+    metadata: Any
+
+
+class _SessionListRequired(TypedDict):
+    sessions: List[Session]
+
+
+class SessionList(_SessionListRequired, total=False):
+    #: Present when more follow: pass it back as cursor.
+    nextCursor: str
+
+
+MessageRole = Literal['user', 'assistant', 'system', 'tool']
+
+
+class _MessageInputRequired(TypedDict):
+    role: MessageRole
+    #: The message content (a string or content parts): any JSON.
+    content: Any
+
+
+class MessageInput(_MessageInputRequired, total=False):
+    #: A message with an id already stored is not stored again; without one the server gives it one.
+    id: str
+    #: The assistant's tool calls, in the front end's shape.
+    toolCalls: Any
+    #: For role tool: the call this answers.
+    toolCallId: str
+
+
+class _MessageRequired(TypedDict):
+    id: str
+    role: MessageRole
+    #: As appended.
+    content: Any
+    #: When it was stored.
+    at: Timestamp
+
+
+class Message(_MessageRequired, total=False):
+    """A stored message."""
+    #: As appended.
+    toolCalls: Any
+    toolCallId: str
+
+
+class MessageList(TypedDict):
+    messages: List[Message]
+
+
+class SessionDeleted(TypedDict):
+    id: SessionId
+    deleted: Literal[True]
+
+
+class AppendResult(TypedDict):
+    #: How many messages were new (stored now).
+    count: int
+
+
+class UsageReport(TypedDict):
+    usage: Usage
+    remaining: BudgetRemaining
+    #: The limits now exceeded; when not empty the session was moved to failed (error.code
+    #: BudgetExceeded) in the same durable step.
+    exceeded: List[Literal['maxInputTokens', 'maxOutputTokens', 'maxTurns', 'maxCostUSD']]
+
+
+class CheckpointResult(TypedDict):
+    checkpointId: str
+    at: Timestamp
+
+
+class Checkpoint(TypedDict):
+    """A session's last checkpoint."""
+    checkpointId: str
+    at: Timestamp
+    pendingToolCalls: List[ToolCallRecord]
+    #: The partial results of the last checkpoint that carried any, or null.
+    partialResults: Any
+
+
+class ResumeResult(TypedDict):
+    session: Session
+    #: The last messages (up to 50), oldest first.
+    messagesTail: List[Message]
+    pendingToolCalls: List[ToolCallRecord]
+    #: The partial results of the last checkpoint that carried any, or null.
+    partialResults: Any
+
+
+class _ToolAnnotationsRequired(TypedDict):
+    readOnlyHint: bool
+    destructiveHint: bool
+    idempotentHint: bool
+    openWorldHint: bool
+
+
+class ToolAnnotations(_ToolAnnotationsRequired, total=False):
+    """Hints as in MCP."""
+    title: str
+
+
+class ToolDefinition(TypedDict):
+    """One tool of the agent tool table."""
+    name: str
+    title: str
+    description: str
+    #: A JSON Schema of the arguments.
+    inputSchema: Dict[str, Any]
+    #: A JSON Schema of structuredContent.
+    outputSchema: Dict[str, Any]
+    annotations: ToolAnnotations
+    requiresNetwork: bool
+
+
+class ToolContent(TypedDict):
+    type: Literal['text']
+    text: str
+
+
+class ToolResult(TypedDict):
+    """The result of one tool call (the shape of MCP tools/call)."""
+    #: Text for the model.
+    content: List[ToolContent]
+    #: The same facts as structured data (the tool's outputSchema); for isError: {error, code?} with
+    #: code a data.code of the schema (e.g. OutsideWorkspace) or InvalidParams for bad arguments.
+    structuredContent: Dict[str, Any]
+    isError: bool
+
+
+class ToolReadContextInput(TypedDict):
+    """read_context's arguments: none."""
+
+
+class _ToolReadContextOutputRequired(TypedDict):
+    #: The whole of context.md, as UTF-8 text.
+    content: str
+
+
+class ToolReadContextOutput(_ToolReadContextOutputRequired, total=False):
+    """read_context's result: context.md's text ("" while it does not exist)."""
+    #: context.md's etag, for update_context's ifMatch; absent while it does not exist.
+    etag: Etag
+
+
+class _ToolUpdateContextInputRequired(TypedDict):
+    #: Text to add (mode append) or the new whole content (mode replace).
+    content: str
+
+
+class ToolUpdateContextInput(_ToolUpdateContextInputRequired, total=False):
+    """update_context's arguments."""
+    #: append adds content (with a final newline) to the end; replace writes it whole.
+    mode: Literal['append', 'replace']
+    #: For replace: the etag read_context returned (PreconditionFailed when context.md changed
+    #: meanwhile).
+    ifMatch: Etag
+
+
+#: context.md after the write.
+ToolUpdateContextOutput = WriteResult
+
+
+class _ToolAppendJournalInputRequired(TypedDict):
+    #: The observation, in Markdown; written as a list item.
+    entry: str
+
+
+class ToolAppendJournalInput(_ToolAppendJournalInputRequired, total=False):
+    """append_journal's arguments."""
+    #: The journal's day, YYYY-MM-DD; default today (UTC).
+    date: str
+
+
+#: The journal file (Journal/agent/YYYY-MM-DD.md) after the write.
+ToolAppendJournalOutput = WriteResult
+
+
+class _DeviceConditionsRequired(TypedDict):
+    network: Literal['offline', 'wifi', 'cellular', 'wired']
+    isExpensive: bool
+    #: Low Data Mode.
+    isConstrained: bool
+    isCharging: bool
+    isLowPowerMode: bool
+
+
+class DeviceConditions(_DeviceConditionsRequired, total=False):
+    """What the host reported."""
+    batteryLevel: float
+    thermalState: Literal['nominal', 'fair', 'serious', 'critical']
+
+
+class _PolicyRequired(TypedDict):
+    deferHeavyWork: bool
+    maxModelTier: ModelTier
+    allowNetworkTools: bool
+    #: The rules that applied, in table order.
+    reasons: List[Literal['lowBattery', 'lowPowerMode', 'thermal', 'offline', 'expensiveNetwork', 'constrainedNetwork']]
+
+
+class Policy(_PolicyRequired, total=False):
+    """What the device conditions allow."""
+    #: When something is limited (offline: what still works).
+    message: str
+
+
+class _QueueItemRequired(TypedDict):
+    id: str
+    kind: str
+    #: Any JSON value.
+    payload: Any
+    idempotencyKey: str
+    requiresNetwork: bool
+    status: Literal['pending', 'completed', 'failed']
+    #: How many times it failed.
+    attempts: int
+    createdAt: Timestamp
+    updatedAt: Timestamp
+
+
+class QueueItem(_QueueItemRequired, total=False):
+    """One piece of work in the offline queue."""
+    #: As given to queue/complete.
+    result: Any
+    #: As given to the last queue/fail.
+    error: Any
+
+
+class QueueList(TypedDict):
+    items: List[QueueItem]
+
+
+#: A settings key: 1 to 64 bytes of UTF-8 (so at most 64 characters); longer or empty keys fail with
+#: InvalidArgument (data.key, data.limit 64, data.size).
+SettingsKey = str
+
+
+#: Settings as an object of key to value; a value is any JSON value but null. The store holds at
+#: most 1,024 keys and 1 MB (1,048,576 bytes: each key's UTF-8 bytes plus its value's compact JSON),
+#: counted over the values merged from every device.
+SettingsValues = Dict[str, Any]
+
+
+class SettingsGetResult(TypedDict):
+    #: The values of the keys asked for that have one (all keys when `keys` is left out); keys
+    #: without a value are absent.
+    values: SettingsValues
+    #: When the store last changed on any device (the latest write, removals included), or null when
+    #: it never has.
+    updatedAt: Union[Timestamp, None]
+
+
+class SettingsResult(TypedDict):
+    """Every value after the change (as settings/get without keys answers)."""
+    values: SettingsValues
+
+
+class SessionTransitionError(TypedDict, total=False):
+    """With to: failed: why (kept as the session's error)."""
+    code: str
+    message: str
+
+
+ToolList = List[ToolDefinition]
+
+
+class BackgroundResult(TypedDict):
+    #: The sessions it moved.
+    sessions: List[Session]
+
+
+class ForegroundResultSessionsItem(TypedDict):
+    session: Session
+    checkpoint: Union[Checkpoint, None]
+
+
+class ForegroundResult(TypedDict):
+    sessions: List[ForegroundResultSessionsItem]
+
+
+class PolicyResult(TypedDict):
+    policy: Policy
+
+
+class ConditionsResult(TypedDict):
+    conditions: DeviceConditions
+    policy: Policy
+
+
+class ProgressParams(TypedDict):
+    """
+    Work-done progress of a request that carried workDoneToken: begin, reports (at most 10 a
+    second), end, always before the response.
+    """
+    token: ProgressToken
+    value: ProgressValue
+
+
+class WindowLogMessageParams(TypedDict):
+    """A server log record forwarded while trace is messages or verbose."""
+    type: MessageType
+    message: str
+
+
+class _WorkspaceDidChangeFilesParamsRequired(TypedDict):
+    changes: List[FileChange]
+
+
+class WorkspaceDidChangeFilesParams(_WorkspaceDidChangeFilesParamsRequired, total=False):
+    """
+    Changes in the workspace (by anyone), within 500 ms, coalesced; sent after initialize with
+    capabilities.workspace.didChangeFiles or after watchFiles.
+    """
+    #: The server lost track of changes: list again.
+    rescan: bool
+
+
+_SessionDidChangeStateParamsRequired = TypedDict("_SessionDidChangeStateParamsRequired", {
+    'id': SessionId,
+    'from': SessionState,
+    'to': SessionState,
+})
+
+
+_SessionDidChangeStateParamsOptional = TypedDict("_SessionDidChangeStateParamsOptional", {
+    # BudgetExceeded, background, resume, or the message of the error given with failed.
+    'reason': str,
+}, total=False)
+
+
+class SessionDidChangeStateParams(_SessionDidChangeStateParamsRequired, _SessionDidChangeStateParamsOptional):
+    """
+    A session's state changed (by a transition, backgrounding, resume, or a budget), once durable.
+    """
+
+
+class QueueReadyParams(TypedDict):
+    """
+    The network came back (host/setConditions from offline to online): the due items, in enqueue
+    order.
+    """
+    items: List[QueueItem]
+
+
+class SettingsDidChangeParams(TypedDict):
+    """
+    Synced settings changed other than through this connection: values written by another process on
+    this device (source local) or arriving from another device through the sync engine (source
+    remote).
+    """
+    #: Key to its new value, or null when it was removed.
+    changed: Dict[str, Any]
+    #: local: the winning write was made on this device (another process); remote: on another
+    #: device.
+    source: Literal['local', 'remote']
