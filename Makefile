@@ -17,7 +17,8 @@ test:
 	bash scripts/setup.sh --test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
-	python3 -m pytest -q Tests/e2e clients/python/tests
+	python3 -m pytest -q Tests/e2e
+	python3 -m pytest -q clients/python/tests
 	$(MAKE) --no-print-directory clients
 
 build:
@@ -38,6 +39,7 @@ e2e: build
 clients:
 	node clients/js/scripts/generate-types.mjs --check
 	python3 clients/python/scripts/generate_types.py --check
+	python3 scripts/gen_tool_schemas.py --check
 	node --test clients/js/test/*.test.js clients/vscode/test/*.test.mjs clients/web/test/*.test.mjs
 
 ## Runs every benchmark and rewrites Benchmarks/README.md.
