@@ -6,9 +6,11 @@
   reference block with a `<!-- reference: <id> -->` marker; scripts/gen_protocol_docs.py renders it.
 - `x-agent-tool` on each file method that an agent tool mirrors: the tool's name, the tool arguments
   renamed from the method's params (`rename`: tool argument -> param), the params the tool leaves out
-  (`omit`), and tool-only arguments with what they mean (`extra`); and `x-tool-table` on
-  `agent/listTools`: every tool's name in the table's stable order. Tests/e2e/test_method_table.py
-  checks the served tool table against these declarations.
+  (`omit`), and tool-only arguments as "<JSON type>; <description>" (`extra`); and `x-tool-table` on
+  `agent/listTools`: every tool's name in the table's stable order. scripts/gen_tool_schemas.py
+  generates the tools' inputSchema/outputSchema from these declarations (the tools without a method
+  from components.schemas, see schema/patch_tools.py); Tests/e2e/test_method_table.py checks the
+  served tool table against them.
 
 Idempotent: running it twice gives the same file; run it again after another patch script adds
 methods (a method whose name matches no rule fails loudly). Written back with
@@ -54,16 +56,15 @@ TAG_RULES = [
 # tool name -> (mirrored method, rename tool argument -> param, params left out, tool-only arguments).
 MIRRORED_TOOLS = {
     "read_file": ("loadFile", {}, [], {}),
-    "write_file": ("saveFile", {"content": "data"}, ["exclusive"], {}),
-    "append_file": ("appendFile", {"content": "data"}, ["createParents"], {}),
-    "list_files": ("listFiles", {}, ["maxDepth"], {}),
+    "write_file": ("saveFile", {"content": "data"}, [], {}),
+    "append_file": ("appendFile", {"content": "data"}, [], {}),
+    "list_files": ("listFiles", {}, [], {}),
     "delete_file": ("deleteFile", {}, [], {}),
     "move_file": ("moveFile", {}, [], {}),
     "copy_file": ("copyFile", {}, [], {}),
     "create_folder": ("createFolder", {}, [], {}),
-    "get_file_info": ("getFileInfo", {}, ["hash"],
-                      {"sha256": "boolean; true asks for the SHA-256 (the method's hash: \"sha256\")"}),
-    "search_files": ("searchFiles", {}, ["includeHidden", "workDoneToken"], {}),
+    "get_file_info": ("getFileInfo", {}, [], {}),
+    "search_files": ("searchFiles", {}, ["workDoneToken"], {}),
     "get_storage_info": ("getStorageInfo", {}, [], {}),
 }
 TOOL_TABLE = ["read_file", "write_file", "append_file", "list_files", "delete_file", "move_file", "copy_file",

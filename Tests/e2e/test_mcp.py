@@ -165,7 +165,7 @@ async def test_write_read_list_search_move_files(binary, place):
 
         cp = tool_ok(await s.call_tool("copy_file", {"from": "archive/2025/today.md", "to": "copy.md"}))
         assert cp["size"] == 22 and (root / "copy.md").read_text() == "alpha\nbeta zeta\ngamma\n"
-        info = tool_ok(await s.call_tool("get_file_info", {"path": "copy.md", "sha256": True}))
+        info = tool_ok(await s.call_tool("get_file_info", {"path": "copy.md", "hash": "sha256"}))
         assert info["type"] == "file" and info["size"] == 22 and len(info["sha256"]) == 64
         tool_ok(await s.call_tool("create_folder", {"path": "empty/inner"}))
         assert (root / "empty/inner").is_dir()

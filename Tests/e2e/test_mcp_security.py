@@ -21,33 +21,18 @@ from wsfiles import SECRET_MARKER, SECRET_MARKER_B64, Untouched  # noqa: E402
 HOST_ONLY = {"getFileUri", "importFile", "exportFile"}
 
 
+TOOL_OF = {"loadFile": "read_file", "saveFile": "write_file", "appendFile": "append_file", "listFiles": "list_files",
+           "getFileInfo": "get_file_info", "searchFiles": "search_files", "moveFile": "move_file",
+           "copyFile": "copy_file", "deleteFile": "delete_file", "createFolder": "create_folder"}
+
+
 def as_tool(method: str, params: dict) -> tuple[str, dict] | None:
-    """The tool call that does what a file API request does (None for host-only methods)."""
-    p = dict(params)
-    if method == "loadFile":
-        return "read_file", {k: p[k] for k in ("path", "encoding", "offset", "length") if k in p}
-    if method in ("saveFile", "appendFile"):
-        args = {"path": p["path"], "content": p["data"]}
-        if method == "saveFile" and "createParents" in p:
-            args["createParents"] = p["createParents"]
-        return ("write_file" if method == "saveFile" else "append_file"), args
-    if method == "listFiles":
-        return "list_files", {k: p[k] for k in ("path", "recursive") if k in p}
-    if method == "getFileInfo":
-        args = {"path": p["path"]}
-        if p.get("hash") == "sha256":
-            args["sha256"] = True
-        return "get_file_info", args
-    if method == "searchFiles":
-        return "search_files", {k: p[k] for k in ("query", "path") if k in p}
-    if method in ("moveFile", "copyFile"):
-        return ("move_file" if method == "moveFile" else "copy_file"), {"from": p["from"], "to": p["to"]}
-    if method == "deleteFile":
-        return "delete_file", {k: p[k] for k in ("path", "recursive") if k in p}
-    if method == "createFolder":
-        return "create_folder", {"path": p["path"]}
-    assert method in HOST_ONLY, method
-    return None
+    """The tool call that does what a file API request does (None for host-only methods): the same
+    params, `data` named `content` (schema/openrpc.json, x-agent-tool)."""
+    if method in HOST_ONLY:
+        return None
+    assert method in TOOL_OF, method
+    return TOOL_OF[method], {("content" if k == "data" else k): v for k, v in params.items() if k != "workDoneToken"}
 
 
 def fmt(value, t):

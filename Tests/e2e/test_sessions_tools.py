@@ -120,6 +120,14 @@ def test_write_file_does_what_saveFile_does(tb, place):
     failed(tb, "write_file", {"path": "q/r.txt", "content": "x", "createParents": False}, "NotFound")
 
 
+def test_write_file_with_exclusive_refuses_an_existing_file_as_saveFile_does(tb, place):
+    ok(tb, "write_file", {"path": "x/new.txt", "content": "first", "exclusive": True})
+
+    failed(tb, "write_file", {"path": "x/new.txt", "content": "second", "exclusive": True}, "AlreadyExists")
+    file_error(tb, "saveFile", {"path": "x/new.txt", "data": "second", "exclusive": True}, "AlreadyExists")
+    assert (place.root / "x/new.txt").read_text() == "first"
+
+
 def test_read_file_answers_what_loadFile_answers(tb):
     tb.result("saveFile", {"path": "r.txt", "data": "héllo wörld"})
 
@@ -137,12 +145,20 @@ def test_append_file_does_what_appendFile_does(tb, place):
     assert (place.root / "a/tool.log").read_text() == (place.root / "a/api.log").read_text() == "line\nline\n"
 
 
+def test_append_file_without_createParents_refuses_a_missing_folder_as_appendFile_does(tb, place):
+    failed(tb, "append_file", {"path": "nofolder/t.log", "content": "x", "createParents": False}, "NotFound")
+    file_error(tb, "appendFile", {"path": "nofolder/t.log", "data": "x", "createParents": False}, "NotFound")
+
+    assert not (place.root / "nofolder").exists()
+
+
 def test_list_files_answers_what_listFiles_answers(tb):
     for p in ("l/a.txt", "l/b/c.txt", "l/.hidden"):
         tb.result("saveFile", {"path": p, "data": "x"})
 
     for args in ({"path": "l"}, {"path": "l", "recursive": True}, {"path": "l", "includeHidden": True},
-                 {"path": "l", "glob": "*.txt", "recursive": True}, {"path": "l", "limit": 1}):
+                 {"path": "l", "glob": "*.txt", "recursive": True}, {"path": "l", "limit": 1},
+                 {"path": "l", "recursive": True, "maxDepth": 1}):
         assert ok(tb, "list_files", args) == tb.result("listFiles", args), args
     assert ok(tb, "list_files", {}) == tb.result("listFiles", {})
 
@@ -199,11 +215,12 @@ def test_create_folder_does_what_createFolder_does(tb, place):
 def test_get_file_info_answers_what_getFileInfo_answers(tb):
     tb.result("saveFile", {"path": "i.txt", "data": "info"})
 
-    by_tool = ok(tb, "get_file_info", {"path": "i.txt", "sha256": True})
+    by_tool = ok(tb, "get_file_info", {"path": "i.txt", "hash": "sha256"})
     by_api = tb.result("getFileInfo", {"path": "i.txt", "hash": "sha256"})
+    plain = ok(tb, "get_file_info", {"path": "i.txt"})
 
-    for k in ("path", "type", "size", "modified", "etag", "state", "sha256"):
-        assert by_tool[k] == by_api[k], k
+    assert by_tool == by_api
+    assert plain == {k: v for k, v in by_api.items() if k != "sha256"}
     failed(tb, "get_file_info", {"path": "nope.txt"}, "NotFound")
 
 
@@ -214,6 +231,17 @@ def test_search_files_answers_what_searchFiles_answers(tb):
     for args in ({"query": "alpha"}, {"query": "alpha", "path": "s", "caseSensitive": True},
                  {"query": "^al.*t$", "regex": True}, {"query": "alpha", "glob": "*.md", "maxResults": 1}):
         assert ok(tb, "search_files", args) == tb.result("searchFiles", args), args
+
+
+def test_search_files_with_includeHidden_searches_dot_files_as_searchFiles_does(tb):
+    tb.result("saveFile", {"path": "h/.notes", "data": "secret plan\n"})
+
+    hidden = ok(tb, "search_files", {"query": "plan", "path": "h", "includeHidden": True})
+    default = ok(tb, "search_files", {"query": "plan", "path": "h"})
+
+    assert [m["path"] for m in hidden["matches"]] == ["h/.notes"]
+    assert default["matches"] == []
+    assert hidden == tb.result("searchFiles", {"query": "plan", "path": "h", "includeHidden": True})
 
 
 def test_get_storage_info_answers_what_getStorageInfo_answers(tb):
@@ -273,10 +301,17 @@ def test_append_journal_writes_to_todays_agent_journal(tb, place):
     ("write_file", {"path": "w.txt", "content": "x", "colour": "red"}, "colour"),
     ("move_file", {"from": "a"}, "to"),
     ("search_files", {"query": "x", "maxResults": 0}, "maxResults"),
+    ("search_files", {"query": "x", "maxResults": 100001}, "maxResults"),
+    ("search_files", {"query": ""}, "query"),
+    ("list_files", {"limit": 10001}, "limit"),
+    ("list_files", {"recursive": True, "maxDepth": 0}, "maxDepth"),
+    ("get_file_info", {"path": "a", "hash": "md5"}, "hash"),
+    ("get_file_info", {"path": "a", "sha256": True}, "sha256"),
     ("update_context", {"content": "x", "mode": "overwrite"}, "mode"),
     ("append_journal", {"entry": ["x"]}, "entry"),
 ], ids=["missing", "wrong-type", "below-minimum", "not-in-enum", "missing-content", "unknown-property",
-        "missing-to", "zero-max", "bad-mode", "array-entry"])
+        "missing-to", "zero-max", "over-max", "empty-query", "over-limit", "zero-depth", "unknown-hash",
+        "sha256-is-hash-now", "bad-mode", "array-entry"])
 def test_bad_arguments_are_an_error_result_that_names_the_field_and_nothing_runs(b, place, name, arguments, mentions):
     before = sorted(os.listdir(place.root))
 

@@ -607,6 +607,41 @@ export interface ToolResult {
   isError: boolean;
 }
 
+/** read_context's arguments: none. */
+export type ToolReadContextInput = Record<string, never>;
+
+/** read_context's result: context.md's text ("" while it does not exist). */
+export interface ToolReadContextOutput {
+  /** The whole of context.md, as UTF-8 text. */
+  content: string;
+  /** context.md's etag, for update_context's ifMatch; absent while it does not exist. */
+  etag?: Etag;
+}
+
+/** update_context's arguments. */
+export interface ToolUpdateContextInput {
+  /** Text to add (mode append) or the new whole content (mode replace). */
+  content: string;
+  /** append adds content (with a final newline) to the end; replace writes it whole. */
+  mode?: "append" | "replace";
+  /** For replace: the etag read_context returned (PreconditionFailed when context.md changed meanwhile). */
+  ifMatch?: Etag;
+}
+
+/** context.md after the write. */
+export type ToolUpdateContextOutput = WriteResult;
+
+/** append_journal's arguments. */
+export interface ToolAppendJournalInput {
+  /** The observation, in Markdown; written as a list item. */
+  entry: string;
+  /** The journal's day, YYYY-MM-DD; default today (UTC). */
+  date?: string;
+}
+
+/** The journal file (Journal/agent/YYYY-MM-DD.md) after the write. */
+export type ToolAppendJournalOutput = WriteResult;
+
 /** What the host reported. */
 export interface DeviceConditions {
   network: "offline" | "wifi" | "cellular" | "wired";

@@ -66,11 +66,11 @@ final class MCPRootScope: Sendable {
                              path: path.string)
     }
 
-    /// Checks every path argument of a tool call (the properties its input schema declares as
-    /// workspace paths; an absent one means the workspace root).
+    /// Checks every path argument of a tool call (`Tool.pathArguments`: the arguments that are
+    /// WorkspacePaths in schema/openrpc.json; an absent one means the workspace root).
     func check(tool: Tool, arguments: Params) throws {
-        guard current != nil, case .object(let properties)? = tool.inputSchema["properties"] else { return }
-        for (name, schema) in properties.members where schema == Schema.path {
+        guard current != nil else { return }
+        for name in tool.pathArguments {
             let raw = try arguments.string(name) ?? ""
             guard let path = try? WorkspacePath(raw) else { continue }  // the tool itself reports a bad path
             try check(path)

@@ -14,8 +14,6 @@ enum ContextTools {
     static let all: [Tool] = [
         Tool(name: "read_context", title: "Read the accumulated context",
              description: "Reads context.md: what the agent has learned about this workspace and its user.",
-             inputSchema: Schema.object([]),
-             outputSchema: Schema.object([("content", Schema.string("")), ("etag", Schema.string(""))], required: ["content"]),
              readOnly: true, destructive: false, idempotent: true) { c in
             do {
                 let r = try c.workspace.read(contextPath, maxBytes: FileMethods.maxReadBytes)
@@ -27,11 +25,7 @@ enum ContextTools {
         },
         Tool(name: "update_context", title: "Update the accumulated context",
              description: "Appends to context.md (mode append, the default) or replaces it (mode replace; pass ifMatch from read_context to avoid losing a concurrent edit).",
-             inputSchema: Schema.object([("content", Schema.string("Text to add or the new whole content.")),
-                                         ("mode", Schema.choice(["append", "replace"], "append (default) or replace.")),
-                                         ("ifMatch", Schema.string("For replace: the etag read_context returned."))],
-                                        required: ["content"]),
-             outputSchema: Schema.write, readOnly: false, destructive: false, idempotent: false) { c in
+             readOnly: false, destructive: false, idempotent: false) { c in
             var text = try c.arguments.requiredString("content")
             let s: FileStatus
             if try c.arguments.choice("mode", ["append", "replace"]) == "replace" {
@@ -44,9 +38,7 @@ enum ContextTools {
         },
         Tool(name: "append_journal", title: "Write in the agent's journal",
              description: "Appends an observation to today's agent journal, Journal/agent/<YYYY-MM-DD>.md (or the given date's).",
-             inputSchema: Schema.object([("entry", Schema.string("The observation, in Markdown.")),
-                                         ("date", Schema.string("YYYY-MM-DD; default today (UTC)."))], required: ["entry"]),
-             outputSchema: Schema.write, readOnly: false, destructive: false, idempotent: false) { c in
+             readOnly: false, destructive: false, idempotent: false) { c in
             let date = try c.arguments.string("date") ?? today()
             guard date.utf8.count == 10, date.allSatisfy({ $0.isNumber || $0 == "-" }) else {
                 throw WorkspaceError(.invalidArgument, "date must look like 2026-01-15")

@@ -11,13 +11,35 @@ struct Tool: Sendable {
     var name: String
     var title: String
     var description: String
+    /// From schema/openrpc.json through the generated `ToolSchemas`.
     var inputSchema: JSON
     var outputSchema: JSON
+    /// The arguments that are workspace paths (an absent one means the workspace root).
+    var pathArguments: [String]
     var readOnly: Bool
     var destructive: Bool
     var idempotent: Bool
     var requiresNetwork = false
     var run: Run
+
+    /// A tool whose schemas are the generated ones for `name`; a name the schema does not list is
+    /// a programming error (stops at startup, where every test sees it).
+    init(name: String, title: String, description: String, readOnly: Bool, destructive: Bool, idempotent: Bool,
+         run: @escaping Run) {
+        guard let input = ToolSchemas.input[name], let output = ToolSchemas.output[name] else {
+            fatalError("tool \(name) is not in x-tool-table of schema/openrpc.json (run scripts/gen_tool_schemas.py)")
+        }
+        self.name = name
+        self.title = title
+        self.description = description
+        self.inputSchema = input
+        self.outputSchema = output
+        self.pathArguments = ToolSchemas.pathArguments[name] ?? []
+        self.readOnly = readOnly
+        self.destructive = destructive
+        self.idempotent = idempotent
+        self.run = run
+    }
 
     var json: JSON {
         ["name": .string(name), "title": .string(title), "description": .string(description),

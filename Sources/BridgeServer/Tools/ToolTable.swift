@@ -4,10 +4,16 @@ import Workspace
 
 /// The one table of agent tools and the code that runs them.
 enum ToolTable {
-    /// Every tool, in a stable order (the order of this list).
-    static let all: [Tool] = FileTools.all + ContextTools.all
+    static let byName: [String: Tool] = Dictionary(uniqueKeysWithValues: (FileTools.all + ContextTools.all).map { ($0.name, $0) })
 
-    static let byName: [String: Tool] = Dictionary(uniqueKeysWithValues: all.map { ($0.name, $0) })
+    /// Every tool, in the schema's stable order (`x-tool-table`); a tool implemented but not in
+    /// the schema, or the reverse, stops the server at startup.
+    static let all: [Tool] = {
+        guard Set(byName.keys) == Set(ToolSchemas.names) else {
+            fatalError("the tools implemented (\(byName.keys.sorted())) are not the schema's x-tool-table (\(ToolSchemas.names))")
+        }
+        return ToolSchemas.names.map { byName[$0]! }
+    }()
 
     /// Runs a tool: unknown names are a protocol error (`-32602`); bad arguments and domain
     /// failures come back as `isError: true` with a message the model can act on.
@@ -38,25 +44,4 @@ enum ToolTable {
             return .failure("\(name) failed: \(e.message)", code: e.dataCode)
         }
     }
-}
-
-/// Helpers to write schemas compactly.
-enum Schema {
-    static func object(_ properties: [(String, JSON)], required: [String] = []) -> JSON {
-        ["type": "object", "properties": .object(JSONObject(properties)), "required": .array(required.map(JSON.string)),
-         "additionalProperties": false]
-    }
-    static func string(_ description: String) -> JSON { ["type": "string", "description": .string(description)] }
-    static func integer(_ description: String, minimum: Int64 = 0) -> JSON {
-        ["type": "integer", "minimum": .int(minimum), "description": .string(description)]
-    }
-    static func boolean(_ description: String) -> JSON { ["type": "boolean", "description": .string(description)] }
-    static func choice(_ values: [String], _ description: String) -> JSON {
-        ["type": "string", "enum": .array(values.map(JSON.string)), "description": .string(description)]
-    }
-    static let path = string("A workspace-relative path, '/'-separated; \"\" is the workspace root.")
-    static let write: JSON = object([("path", string("")), ("size", integer("")), ("etag", string("")), ("modified", string(""))],
-                                    required: ["path", "size", "etag", "modified"])
-    static let moved: JSON = object([("from", string("")), ("to", string("")), ("type", string("")), ("size", integer("")),
-                                     ("etag", string("")), ("modified", string(""))], required: ["from", "to", "type"])
 }
