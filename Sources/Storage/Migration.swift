@@ -188,13 +188,23 @@ public struct Migration: Sendable {
         } catch {
             throw WorkspaceError(.ioError, "cannot carry the synced settings: \(error.message)", path: target.rootPath)
         }
+        // Agent sessions and the offline queue too: whole folders, the fuller journal kept.
+        let agentData: AgentDataMigration.Outcome
+        do throws(MigrationCopyError) {
+            agentData = try AgentDataMigration.carry(from: source.rootPath, to: target.rootPath)
+        } catch {
+            throw WorkspaceError.errno(error.errno, "carry the agent sessions into", path: "")
+        }
         try manager.update { s in
             s.location = options.to
             s.needsChoice = false
             s.pendingMigration = nil
         }
         report.switched = true
-        if options.mode == .move { SettingsStore(rootPath: source.rootPath, device: "").removeAll() }
+        if options.mode == .move {
+            SettingsStore(rootPath: source.rootPath, device: "").removeAll()
+            AgentDataMigration.removeCarried(agentData, from: source.rootPath)
+        }
         report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
         return report
     }

@@ -56,7 +56,7 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
     public var description: String { "\(code.rawValue): \(message)" }
 
     /// Maps an errno from a system call on `path` to a typed error.
-    static func errno(_ e: Int32, _ operation: String, path: String) -> WorkspaceError {
+    public static func errno(_ e: Int32, _ operation: String, path: String) -> WorkspaceError {
         let shown = path.isEmpty ? "the workspace root" : "'\(path)'"
         switch e {
         case ENOENT: return WorkspaceError(.notFound, "\(shown) does not exist", path: path)
