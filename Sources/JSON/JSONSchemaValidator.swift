@@ -1,7 +1,10 @@
 /// Validates values against the subset of JSON Schema the tool table uses: `type` (one or a
-/// list), `properties`, `required`, `additionalProperties: false`, `enum`, `minimum`, `maximum`,
-/// `minLength`, `maxLength`, `items`, `minItems`. Reports the first problem with the dotted path
-/// of the offending field and what was expected, so a model can correct its call.
+/// list), `properties`, `required`, `additionalProperties: false`, `enum`, `const`, `minimum`,
+/// `maximum`, `minLength`, `maxLength` (in Unicode code points, as JSON Schema counts),
+/// `pattern` (searched, not anchored, as JSON Schema says; the tool schemas' patterns use the
+/// syntax ECMA-262 and Swift's `Regex` share), `items`, `minItems`, `maxItems`, `oneOf` and
+/// `anyOf`. Reports the first problem with the dotted path of the offending field and what was
+/// expected, so a model can correct its call.
 public enum JSONSchemaValidator {
     public struct Problem: Error, Sendable, Equatable, CustomStringConvertible {
         public var field: String
@@ -19,16 +22,32 @@ public enum JSONSchemaValidator {
         if let options = schema["enum"]?.arrayValue, !options.contains(value) {
             return Problem(field: path, expected: "one of " + options.map(JSONCodec.encodeString).joined(separator: ", "))
         }
+        if let constant = schema["const"], value != constant {
+            return Problem(field: path, expected: JSONCodec.encodeString(constant))
+        }
+        if let alternatives = schema["oneOf"]?.arrayValue ?? schema["anyOf"]?.arrayValue {
+            let matching = alternatives.filter { validate(value, against: $0, at: path) == nil }.count
+            let exactlyOne = schema["oneOf"] != nil
+            if matching == 0 || (exactlyOne && matching > 1) {
+                let first = alternatives.lazy.compactMap { validate(value, against: $0, at: path) }.first
+                return first ?? Problem(field: path, expected: "exactly one of the allowed forms")
+            }
+        }
         if let n = value.doubleValue {
             if let min = schema["minimum"]?.doubleValue, n < min { return Problem(field: path, expected: "at least \(format(min))") }
             if let max = schema["maximum"]?.doubleValue, n > max { return Problem(field: path, expected: "at most \(format(max))") }
         }
         if case .string(let s) = value {
-            if let min = schema["minLength"]?.intValue, s.count < min { return Problem(field: path, expected: "at least \(min) characters long") }
-            if let max = schema["maxLength"]?.intValue, s.count > max { return Problem(field: path, expected: "at most \(max) characters long") }
+            let length = s.unicodeScalars.count
+            if let min = schema["minLength"]?.intValue, length < min { return Problem(field: path, expected: "at least \(min) characters long") }
+            if let max = schema["maxLength"]?.intValue, length > max { return Problem(field: path, expected: "at most \(max) characters long") }
+            if let pattern = schema["pattern"]?.stringValue, !matches(s, pattern: pattern) {
+                return Problem(field: path, expected: "text matching \(pattern)")
+            }
         }
         if case .array(let items) = value {
             if let min = schema["minItems"]?.intValue, items.count < min { return Problem(field: path, expected: "a list of at least \(min) items") }
+            if let max = schema["maxItems"]?.intValue, items.count > max { return Problem(field: path, expected: "a list of at most \(max) items") }
             if let itemSchema = schema["items"] {
                 for (i, item) in items.enumerated() {
                     if let p = validate(item, against: itemSchema, at: "\(path)[\(i)]") { return p }
@@ -59,6 +78,13 @@ public enum JSONSchemaValidator {
         case ("number", .int), ("number", .double): true
         default: false
         }
+    }
+
+    /// A pattern the schema's author wrote; one that does not compile rejects nothing (the
+    /// schema's tests validate the patterns themselves).
+    private static func matches(_ s: String, pattern: String) -> Bool {
+        guard let regex = try? Regex(pattern) else { return true }
+        return (try? regex.firstMatch(in: s)) != nil
     }
 
     private static func join(_ a: String, _ b: String) -> String { a.isEmpty ? b : "\(a).\(b)" }

@@ -287,7 +287,8 @@ def test_append_journal_writes_to_todays_agent_journal(tb, place):
     assert r["path"] == f"Journal/agent/{today}.md"
     assert (place.root / f"Journal/agent/{today}.md").read_text() == "- Booked the train.\n- Second note\n"
     assert (place.root / "Journal/agent/2025-01-15.md").read_text() == "- Back-dated.\n"
-    failed(tb, "append_journal", {"entry": "x", "date": "../../etc"}, "InvalidArgument")
+    # The schema's date pattern refuses it before the tool runs: bad arguments are InvalidParams.
+    failed(tb, "append_journal", {"entry": "x", "date": "../../etc"}, "InvalidParams")
 
 
 # -- arguments, unknown tools, containment -------------------------------------------
