@@ -46,15 +46,7 @@ enum FileMethods {
         methods.append(method("getFileInfo", claims: read("path")) { ws, p, ctx in
             let hash = try p.choice("hash", ["sha256"])
             let (s, sha) = try ws.info(try p.path("path"), sha256: hash != nil, isCancelled: { ctx.isCancelled })
-            var o: JSONObject = ["path": .string(s.path.string), "name": .string(s.path.name), "type": .string(s.type.rawValue),
-                                 "size": .int(s.size)]
-            if let c = s.created { o["created"] = .string(c) }
-            o["modified"] = .string(s.modified)
-            o["etag"] = .string(s.etag)
-            o["mode"] = .string(s.modeString)
-            o["state"] = .string(s.state)
-            if let sha { o["sha256"] = .string(sha) }
-            return .object(o)
+            return info(s, sha256: sha)
         })
         methods.append(method("listFiles", claims: read("path", default: "")) { ws, p, ctx in try list(ws, p, ctx) })
         methods.append(method("deleteFile", claims: write("path")) { ws, p, ctx in
@@ -104,6 +96,19 @@ enum FileMethods {
                                          isCancelled: { ctx.isCancelled })
             return ["path": .string(path.string), "destination": .string(destination), "size": .int(size)]
         })
+    }
+
+    /// `getFileInfo`'s result (and the `get_file_info` tool's).
+    static func info(_ s: FileStatus, sha256: String?) -> JSON {
+        var o: JSONObject = ["path": .string(s.path.string), "name": .string(s.path.name), "type": .string(s.type.rawValue),
+                             "size": .int(s.size)]
+        if let c = s.created { o["created"] = .string(c) }
+        o["modified"] = .string(s.modified)
+        o["etag"] = .string(s.etag)
+        o["mode"] = .string(s.modeString)
+        o["state"] = .string(s.state)
+        if let sha256 { o["sha256"] = .string(sha256) }
+        return .object(o)
     }
 
     static func moved(_ from: WorkspacePath, _ s: FileStatus) -> JSON {

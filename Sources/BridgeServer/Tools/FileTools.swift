@@ -12,19 +12,6 @@ enum FileTools {
     /// Whether the request running the tool was cancelled (never, outside a request).
     static func cancelled(_ c: ToolContext) -> () -> Bool { { c.request?.isCancelled ?? false } }
 
-    /// getFileInfo's result for an entry (and its SHA-256 when asked for).
-    static func info(_ s: FileStatus, sha256: String?) -> JSON {
-        var o: JSONObject = ["path": .string(s.path.string), "name": .string(s.path.name), "type": .string(s.type.rawValue),
-                             "size": .int(s.size)]
-        if let c = s.created { o["created"] = .string(c) }
-        o["modified"] = .string(s.modified)
-        o["etag"] = .string(s.etag)
-        o["mode"] = .string(s.modeString)
-        o["state"] = .string(s.state)
-        if let sha256 { o["sha256"] = .string(sha256) }
-        return .object(o)
-    }
-
     static let all: [Tool] = [
         Tool(name: "read_file", title: "Read a file",
              description: "Reads a text file of the workspace (or a byte range of it: offset, length). Binary files need encoding \"base64\".",
@@ -91,7 +78,7 @@ enum FileTools {
              readOnly: true, destructive: false, idempotent: true) { c in
             let hash = try c.arguments.choice("hash", ["sha256"])
             let (s, sha) = try c.workspace.info(try c.arguments.path("path"), sha256: hash != nil, isCancelled: cancelled(c))
-            let o = info(s, sha256: sha)
+            let o = FileMethods.info(s, sha256: sha)
             return ToolOutput(text: encoded(o), structured: o)
         },
         Tool(name: "search_files", title: "Search file contents",

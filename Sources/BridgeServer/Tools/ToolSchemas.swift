@@ -289,6 +289,7 @@ enum ToolSchemas {
         "maxDepth": {
           "type": "integer",
           "minimum": 1,
+          "maximum": 256,
           "description": "With recursive: 1 is the folder's own entries."
         },
         "glob": {
