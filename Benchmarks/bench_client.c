@@ -16,8 +16,10 @@
  *   --pipe-total N         pipelined requests (default 200000)
  *   --pipe-window N        requests kept in flight (default 1000)
  *   --spawn-runs N         spawn -> initialize runs (default 50, after 3 unmeasured)
- *   --blob-bytes N         debug/blob size (default 1048576)
- *   --blob-runs N          measured debug/blob requests (default 50, after 5 unmeasured)
+ *   --blob-bytes N[,N...]  debug/blob sizes, one "blob" line each (default 1048576)
+ *   --blob-runs N          measured debug/blob requests per size (default 50, after 5
+ *                          unmeasured); sizes under 1 MiB get more, up to 16 MiB of string
+ *                          per size and at most 2,000 (so small sizes are not a handful)
  *   --timeout S            seconds without progress before giving up (default 15)
  *   --child-stderr PATH    send the child's stderr there (default: inherited)
  *   --ws-file PATH         workspace path of the 4 KiB file (default bench/file4k.txt)
@@ -1321,7 +1323,8 @@ static int has_test(const char *list, const char *t) {
 int main(int argc, char **argv) {
     const char *tests = "rtt,pipe,spawn,rss";
     long rtt = 20000, warm = 2000, pipe_total = 200000, pipe_window = 1000, spawn_runs = 50;
-    long blob_bytes = 1048576, blob_runs = 50;
+    const char *blob_sizes = "1048576";
+    long blob_runs = 50;
     int i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -1339,7 +1342,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--pipe-total")) pipe_total = atol(v);
         else if (!strcmp(a, "--pipe-window")) pipe_window = atol(v);
         else if (!strcmp(a, "--spawn-runs")) spawn_runs = atol(v);
-        else if (!strcmp(a, "--blob-bytes")) blob_bytes = atol(v);
+        else if (!strcmp(a, "--blob-bytes")) blob_sizes = v;
         else if (!strcmp(a, "--blob-runs")) blob_runs = atol(v);
         else if (!strcmp(a, "--timeout")) g_timeout = atoi(v);
         else if (!strcmp(a, "--child-stderr")) g_child_stderr = v;
@@ -1400,7 +1403,16 @@ int main(int argc, char **argv) {
         g_init_ms = (double)(now_ns() - t_spawn) / 1e6;
         if (has_test(tests, "rtt")) phase_rtt(&c, &r, warm, rtt);
         if (has_test(tests, "pipe")) phase_pipe(&c, &r, pipe_total, pipe_window);
-        if (has_test(tests, "blob")) phase_blob(&c, &r, blob_bytes, blob_runs);
+        if (has_test(tests, "blob")) {
+            for (const char *p = blob_sizes; *p;) {
+                char *e;
+                long n = strtol(p, &e, 10);
+                if (n < 1 || e == p) { fprintf(stderr, "bad --blob-bytes %s\n", blob_sizes); return 2; }
+                long more = (16L << 20) / n;
+                phase_blob(&c, &r, n, more > blob_runs ? (more < 2000 ? more : 2000) : blob_runs);
+                p = *e == ',' ? e + 1 : e;
+            }
+        }
         if (has_test(tests, "echo4k")) phase_save_or_echo4k("echo4k", warm, rtt);
         if (has_test(tests, "load4k")) phase_load4k(warm, rtt);
         if (has_test(tests, "save4k")) phase_save_or_echo4k("save4k", 20, g_save_runs);

@@ -6,6 +6,15 @@
  *
  *   echo_peer [--framing auto|lsp|ndjson]     (default auto: first non-blank byte '{' or
  *                                              '[' means ndjson, anything else lsp)
+ *             [--blob]                         answer `debug/blob {bytes: N}` as the server
+ *                                              does, without echoing it: see below
+ *
+ * --blob: the floor of the large-payload test. A frame holding "method":"debug/blob" is
+ * answered with {"jsonrpc":"2.0","id":ID,"result":{"data":"..."}} where the string is N bytes
+ * of the same text the server returns (quotes and newlines, escaped), so the answer has the
+ * server's size; the escaped text is built once per N, and each answer is one writev() of its
+ * frame header, its id prefix and that text. The id and N are found by a plain byte search
+ * (`"id":` and `"bytes":`), not by parsing JSON.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 enum { AUTO = -1, LSP = 0, NDJSON = 1 };
@@ -82,12 +92,66 @@ static size_t frame_len(int framing) {
     return hl + n;
 }
 
+/* --blob: the escaped text of the last size asked for. */
+static char *blob_text;
+static size_t blob_text_len, blob_size = (size_t)-1;
+
+static void build_blob(size_t n) {
+    static const char line[] = "The quick brown fox \"jumps\" over the lazy dog.\n";
+    size_t ll = sizeof line - 1;
+    free(blob_text);
+    blob_text = malloc(n * 2 + 1);
+    if (!blob_text) exit(1);
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = line[i % ll];
+        if (c == '"') { blob_text[o++] = '\\'; blob_text[o++] = '"'; }
+        else if (c == '\n') { blob_text[o++] = '\\'; blob_text[o++] = 'n'; }
+        else blob_text[o++] = c;
+    }
+    blob_text_len = o;
+    blob_size = n;
+}
+
+/* Answers the debug/blob frame f[0..l) (see the top of the file); 0 when it is not one. */
+static int answer_blob(int framing, const char *f, size_t l) {
+    static const char m[] = "\"method\":\"debug/blob\"";
+    if (!memmem(f, l, m, sizeof m - 1)) return 0;
+    const char *b = memmem(f, l, "\"bytes\":", 8), *id = memmem(f, l, "\"id\":", 5);
+    if (!b || !id) return 0;
+    size_t n = strtoull(b + 8, NULL, 10);
+    long long idv = strtoll(id + 5, NULL, 10);
+    if (n != blob_size) build_blob(n);
+    char pre[128], tail[] = "\"}}\n";
+    int pl = snprintf(pre, sizeof pre, "{\"jsonrpc\":\"2.0\",\"id\":%lld,\"result\":{\"data\":\"", idv);
+    size_t body = (size_t)pl + blob_text_len + 3;
+    char head[64];
+    int hl = 0;
+    if (framing == LSP) hl = snprintf(head, sizeof head, "Content-Length: %zu\r\n\r\n", body);
+    struct iovec v[4] = {{head, (size_t)hl}, {pre, (size_t)pl}, {blob_text, blob_text_len},
+                         {tail, framing == LSP ? 3 : 4}};
+    size_t want = (size_t)hl + body + (framing == LSP ? 0 : 1);
+    ssize_t w = writev(1, v, 4);
+    if (w < 0 && errno != EINTR) exit(0);
+    if (w < (ssize_t)want) {  /* the rest, in order */
+        size_t done = w < 0 ? 0 : (size_t)w;
+        for (int i = 0; i < 4; i++) {
+            if (done >= v[i].iov_len) { done -= v[i].iov_len; continue; }
+            write_all((const char *)v[i].iov_base + done, v[i].iov_len - done);
+            done = 0;
+        }
+    }
+    return 1;
+}
+
 int main(int argc, char **argv) {
-    int framing = AUTO;
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--framing")) {
-            if (!strcmp(argv[i + 1], "lsp")) framing = LSP;
-            else if (!strcmp(argv[i + 1], "ndjson")) framing = NDJSON;
+    int framing = AUTO, blob = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--blob")) blob = 1;
+        else if (!strcmp(argv[i], "--framing") && i + 1 < argc) {
+            i++;
+            if (!strcmp(argv[i], "lsp")) framing = LSP;
+            else if (!strcmp(argv[i], "ndjson")) framing = NDJSON;
         }
     }
     signal(SIGPIPE, SIG_IGN);
@@ -109,7 +173,7 @@ int main(int argc, char **argv) {
         }
         size_t l;
         while ((l = frame_len(framing)) > 0) {
-            write_all(buf + start, l);
+            if (!blob || !answer_blob(framing, buf + start, l)) write_all(buf + start, l);
             start += l;
         }
     }

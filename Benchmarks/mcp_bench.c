@@ -11,7 +11,8 @@
  *       initialize + notifications/initialized (not timed), then sequential
  *       `tools/call` requests with the params given by --params JSON (the same bytes each
  *       time but the id): --warmup N (default 200) unmeasured, then --calls N (default 2000)
- *       measured, one in flight; round trips per second and per-call latency percentiles.
+ *       measured, one in flight; round trips per second and per-call latency percentiles
+ *       (p50, p90, p99, p99.9, max).
  *       --expect TEXT: the first answer must contain it (e.g. a snippet of the file read).
  *       An initialize answered with an error is retried in a new process (5 at most) and
  *       counted in "init_failures".
@@ -322,10 +323,10 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
     qsort(lat, (size_t)calls, sizeof *lat, cmp_u64);
     print_head("mcp_call");
     printf(",\"calls\":%ld,\"warmup\":%ld,\"seconds\":%.4f,\"rate_per_s\":%.1f,\"p50_us\":%.1f,\"p90_us\":%.1f,"
-           "\"p99_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,\"answer_bytes\":%.0f,\"request_bytes\":%zu,\"init_ms\":%.3f,"
+           "\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,\"answer_bytes\":%.0f,\"request_bytes\":%zu,\"init_ms\":%.3f,"
            "\"init_failures\":%ld,\"params\":",
            calls, warmup, secs, (double)calls / secs, pct(lat, calls, 0.5) / 1e3, pct(lat, calls, 0.9) / 1e3,
-           pct(lat, calls, 0.99) / 1e3, (double)lat[calls - 1] / 1e3, bad, (double)answer_bytes / (double)calls,
+           pct(lat, calls, 0.99) / 1e3, pct(lat, calls, 0.999) / 1e3, (double)lat[calls - 1] / 1e3, bad, (double)answer_bytes / (double)calls,
            off[warmup + 1] - off[warmup], init_ms, init_failures);
     json_str(stdout, params, 1000);
     printf("}\n");

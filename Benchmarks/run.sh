@@ -14,12 +14,15 @@
 #                                          session benchmarks
 #   WB_ONLY_STORAGE=1 ...                  run only them (no ping/pipe/spawn/codec/file phases)
 #   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
-#   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call (3)
+#   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call in
+#                                          the default placement (3), half as many pinned
 #
 # The server binary is copied to Benchmarks/out/workspace-bridge first and that copy is what
 # runs, so a rebuild during the run changes nothing.
 # Writes Benchmarks/out/results.jsonl (raw figures, one JSON object per line), the server's
-# stderr in Benchmarks/out/server-*.log, and a fresh Benchmarks/README.md.
+# stderr in Benchmarks/out/server-*.log, a fresh Benchmarks/README.md, and its plots
+# Benchmarks/latency-percentiles.png and Benchmarks/throughput-vs-payload.png (report_plots.py,
+# with matplotlib from a virtual environment in Benchmarks/out/plot-venv).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -109,13 +112,15 @@ SERVER=("$WB_BIN" --enable-debug-methods)
 # pipelined throughput swing with where the scheduler puts the two processes, so they run in
 # ROUNDS rounds and the report takes the median of each figure over the rounds.
 ROUNDS=${WB_ROUNDS:-3}
+# debug/blob sizes (bytes of string) for the payload sweep; 1 MiB is the headline figure.
+BLOB_SIZES=1024,16384,65536,262144,1048576,4194304
 if [[ -n "${WB_ONLY_FILES:-}" || -n "${WB_ONLY_STORAGE:-}" || -n "${WB_ONLY_MCP:-}" ]]; then
     log "WB_ONLY_FILES / WB_ONLY_STORAGE / WB_ONLY_MCP: skipping the ping, pipelined, payload, spawn and memory phases"
 else
 for framing in lsp ndjson; do
     : > "$OUT/server-$framing.log"
-    client floor "$framing" rtt,pipe,rss,spawn -- "$OUT/echo_peer"
-    client server "$framing" rtt,pipe,blob,rss,spawn --child-stderr "$OUT/server-$framing.log" -- "${SERVER[@]}"
+    client floor "$framing" rtt,pipe,blob,rss,spawn --blob-bytes "$BLOB_SIZES" -- "$OUT/echo_peer" --blob
+    client server "$framing" rtt,pipe,blob,rss,spawn --blob-bytes "$BLOB_SIZES" --child-stderr "$OUT/server-$framing.log" -- "${SERVER[@]}"
 done
 for (( round = 2; round <= ROUNDS; round++ )); do
     for framing in lsp ndjson; do
@@ -475,14 +480,39 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
         "$OUT/mcp_bench" "$@" >> "$RESULTS" || rc=$?
         if (( rc != 0 )); then log "  mcp_bench $1 ($3) exited $rc"; FAILED=1; fi
     }
+    # tools/call read_file in three placements, like the ping round trips: default (the
+    # scheduler decides), both on CPU 0, client on CPU 0 and server on CPU 1. In each, the floor
+    # (echo_peer answering every request line with itself: the same request bytes through the
+    # same pipes, no server), WorkspaceBridge and the peer take turns.
     MCP_ROUNDS=${WB_MCP_ROUNDS:-3}
-    for (( round = 1; round <= MCP_ROUNDS; round++ )); do
-        log "MCP: tools/call read_file 4 KiB, round $round (server, then peer)"
-        mcpb call --label server --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${MSRV[@]}"
+    mcp_placement() {  # mcp_placement SUFFIX CLIENT-CPU SERVER-CPU (CPUs empty: default placement)
+        local sfx=$1 pre=() spre=()
+        if [[ -n "$2" ]]; then pre=(taskset -c "$2"); spre=(taskset -c "$3"); fi
+        MCP_BENCH_CMD=("${pre[@]}" "$OUT/mcp_bench")
+        mcpb_pinned call --label "floor$sfx" --calls 1000 --warmup 100 --params "$MPARAMS" -- "${spre[@]}" "$OUT/echo_peer"
+        mcpb_pinned call --label "server$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${MSRV[@]}"
         if (( peer_ok )); then
-            mcpb call --label peer --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$PPARAMS" --child-stderr "$PLOG" -- "${PSRV[@]}"
+            mcpb_pinned call --label "peer$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$PPARAMS" --child-stderr "$PLOG" -- "${spre[@]}" "${PSRV[@]}"
         fi
+    }
+    mcpb_pinned() {  # like mcpb, through MCP_BENCH_CMD (mcp_bench, maybe under taskset)
+        local rc=0
+        "${MCP_BENCH_CMD[@]}" "$@" >> "$RESULTS" || rc=$?
+        if (( rc != 0 )); then log "  mcp_bench $1 ($3) exited $rc"; FAILED=1; fi
+    }
+    for (( round = 1; round <= MCP_ROUNDS; round++ )); do
+        log "MCP: tools/call read_file 4 KiB, round $round, default placement (floor, server, peer)"
+        mcp_placement "" "" ""
     done
+    if command -v taskset > /dev/null && (( $(nproc) >= 2 )); then
+        for (( round = 1; round <= (MCP_ROUNDS + 1) / 2; round++ )); do
+            log "MCP: tools/call read_file 4 KiB, round $round, both on CPU 0, then client CPU 0 / server CPU 1"
+            mcp_placement -samecpu 0 0
+            mcp_placement -crosscpu 0 1
+        done
+    else
+        mcp_note "pinned MCP placements" "taskset is missing or the machine has one CPU"
+    fi
     log "MCP: spawn -> initialize answered, 20 runs each"
     mcpb spawn --label server --runs 20 --warmup 2 --child-stderr "$MLOG" -- "${MSRV[@]}"
     if (( peer_ok )); then
@@ -502,6 +532,19 @@ export WB_BIN WB_LOAD_AFTER WB_BUSY_AFTER
 WB_LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 WB_BUSY_AFTER=$(busy_now)
 stop_sampler
+# The plots need matplotlib: a virtual environment in Benchmarks/out (kept between runs), filled
+# from PyPI on first use. Without it the README is still written, without plots.
+PLOT_VENV="$OUT/plot-venv"
+if ! "$PLOT_VENV/bin/python" -c 'import matplotlib' 2> /dev/null; then
+    log "installing matplotlib from PyPI into $PLOT_VENV"
+    rm -rf "$PLOT_VENV"
+    { python3 -m venv "$PLOT_VENV" && "$PLOT_VENV/bin/python" -m pip install -q --disable-pip-version-check matplotlib; } \
+        > "$OUT/plot-venv-install.log" 2>&1 || log "matplotlib could not be installed (Benchmarks/out/plot-venv-install.log): no plots"
+fi
+if "$PLOT_VENV/bin/python" -c 'import matplotlib' 2> /dev/null; then
+    log "drawing the plots"
+    "$PLOT_VENV/bin/python" "$HERE/report_plots.py" "$RESULTS" "$HERE" || log "report_plots.py failed: no new plots"
+fi
 python3 "$HERE/report.py" "$RESULTS" "$HERE/README.md"
 log "done in $(( $(date +%s) - START )) s"
 exit $FAILED

@@ -1,8 +1,11 @@
 // codec_bench: parse and serialise the same JSON-RPC messages in-process with
 //   - the product's codec (`JSONCodec.decode([UInt8])` / `JSONCodec.encode(JSON)`),
 //   - raw jansson (`json_loadb` / `json_dumpb`, the same flags the codec uses),
-//   - Foundation's `JSONSerialization`,
-// and print one JSON object per figure on stdout. MB/s is 10^6 bytes of the message per
+//   - Foundation's `JSONSerialization` (untyped, impl "Foundation") and `JSONDecoder` /
+//     `JSONEncoder` into Codable structs of the same shape (typed, impl "FoundationCodable"),
+// and print one JSON object per figure on stdout. A sweep of `debug/blob`-shaped results from
+// 1 KiB to 4 MiB (message "blobN") gives serialisation rate against payload size for every
+// implementation (Benchmarks/throughput-vs-payload.png). MB/s is 10^6 bytes of the message per
 // second. Each figure is the median of 5 batches of about 40 ms, the cases taking turns.
 import CJansson
 import Foundation
@@ -143,6 +146,9 @@ for (name, bytes) in messages {
         wb_json_decref(t)
     }
 
+    // --- Foundation, typed (Codable) ---
+    addCodable(name, bytes)
+
     // --- Foundation ---
     let data = Data(bytes)
     nonisolated(unsafe) let object = try! JSONSerialization.jsonObject(with: data)
@@ -191,6 +197,39 @@ do {
     let flags = dumpFlags | Int(JSON_ENCODE_ANY)
     let size = json_dumpb(str, dst, cap, flags)
     add("base64_1m", size, "jansson", "dumpb_string_value") { sink &+= json_dumpb(str, dst, cap, flags) }
+}
+
+// Serialisation rate against payload size: a `debug/blob`-shaped result whose string is
+// `size` bytes of the blob text (quotes and newlines to escape), dumped by every implementation
+// from a tree built once; "parse" too for jansson and JSONCodec.
+for size in [1 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20] {
+    let text = String(decoding: (0..<size).map { blobLine[$0 % blobLine.count] }, as: UTF8.self)
+    let value: JSON = ["jsonrpc": "2.0", "id": 7, "result": ["data": JSON(text)]]
+    let bytes = JSONCodec.encode(value)
+    let n = bytes.count, name = "blob\(size)"
+    add(name, n, "JSONCodec", "dump") { sink &+= JSONCodec.encode(value).count }
+    add(name, n, "JSONCodec", "parse") { sink &+= (try! JSONCodec.decode(bytes)).typeName.count }
+    let src = UnsafeMutablePointer<CChar>.allocate(capacity: n)
+    bytes.withUnsafeBytes { raw in UnsafeMutableRawPointer(src).copyMemory(from: raw.baseAddress!, byteCount: n) }
+    let cap = n * 2 + 64
+    let dst = UnsafeMutablePointer<CChar>.allocate(capacity: cap)
+    var err = json_error_t()
+    let tree = json_loadb(src, n, loadFlags, &err)!
+    add(name, n, "jansson", "dump") { sink &+= json_dumpb(tree, dst, cap, dumpFlags) }
+    add(name, n, "jansson", "parse") {
+        var e = json_error_t()
+        let t = json_loadb(src, n, loadFlags, &e)!
+        sink &+= Int(wb_json_typeof(t).rawValue)
+        wb_json_decref(t)
+    }
+    nonisolated(unsafe) let object = try! JSONSerialization.jsonObject(with: Data(bytes))
+    add(name, n, "Foundation", "dump") {
+        sink &+= (try! JSONSerialization.data(withJSONObject: object, options: [.withoutEscapingSlashes])).count
+    }
+    let typed = BlobResponse(jsonrpc: "2.0", id: 7, result: .init(data: text))
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.withoutEscapingSlashes]
+    add(name, n, "FoundationCodable", "dump") { sink &+= (try! encoder.encode(typed)).count }
 }
 
 runAll()

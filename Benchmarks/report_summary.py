@@ -1,0 +1,184 @@
+"""The summary table at the top of Benchmarks/README.md (called by report.py).
+
+One row per headline claim: the figure, the baseline measured in the same run beside it (the
+pipe floor, jansson, `cat`, `dd conv=fsync`, `find`, `rg`, `rsync`, C `write` + `fsync`) or the
+peer (Foundation's JSON, the Python MCP filesystem server), their ratio, the target, and whether
+it is met. Every figure is recomputed here from the results with the helpers the sections use, so
+the summary and the sections agree. A claim whose phase did not run shows "not measured".
+"""
+
+FRAMINGS = ["lsp", "ndjson"]
+PLACE = [("", "default"), ("-samecpu", "one CPU"), ("-crosscpu", "two CPUs")]
+MIB = 1048576
+
+
+def _get(r, k):
+    return None if r is None else r.get(k)
+
+
+def _sec(x):
+    return None if _get(x, "p50_ms") is None else x["p50_ms"] / 1e3
+
+
+class Summary:
+    def __init__(self, rows, find, fmed, codec, fmt):
+        self.rows, self.find, self.fmed, self.codec, self.fmt = rows, find, fmed, codec, fmt
+        self.out = []  # (claim, figure, baseline, ratio, target, met)
+
+    def add(self, claim, figure, baseline, ratio, target, met):
+        self.out.append((claim, figure, baseline, ratio, target, met))
+
+    def one(self, claim, a, b, unit, target, ok, nd=1, lower_is_better=True):
+        """A claim with one figure `a` against one baseline `b`; ok(ratio) -> met."""
+        f = self.fmt
+        r = None if a is None or not b else a / b
+        self.add(claim, "—" if a is None else f"{f(a, nd)} {unit}", "—" if b is None else f"{f(b, nd)} {unit}",
+                 "—" if r is None else f"{r:.2f}x", target, None if r is None else ok(r))
+
+    def per_placement(self, claim, test, key, unit, target, ok_ratio=None, ok_value=None, fig_target="server",
+                      base_target="floor", fmedian=None):
+        """Figure and baseline in each placement (the worse framing of each), ratio per placement."""
+        figs, bases, ratios, met = [], [], [], []
+        for sfx, pname in PLACE:
+            worst = None
+            for fr in FRAMINGS:
+                s_, b_ = _get(self.find(fig_target + sfx, fr, test), key), _get(self.find(base_target + sfx, fr, test), key)
+                if s_ is None or not b_:
+                    continue
+                if worst is None or s_ / b_ > worst[0]:
+                    worst = (s_ / b_, s_, b_)
+            if worst is None:
+                continue
+            r, s_, b_ = worst
+            figs.append(f"{self.fmt(s_, 1)} {unit} ({pname})")
+            bases.append(f"{self.fmt(b_, 1)} {unit}")
+            ratios.append(f"{r:.2f}x")
+            met.append(ok_ratio(r) if ok_ratio else ok_value(s_))
+        self.add(claim, ", ".join(figs) or "—", ", ".join(bases) or "—",
+                 ", ".join(ratios) or "—", target, all(met) if met else None)
+
+    def codec_row(self, claim, base_impl, target):
+        """JSONCodec parse+dump against `base_impl` on the three messages."""
+        figs, bases, ratios = [], [], []
+        for m, name in [("small", "111 B"), ("file4k", "4 KiB"), ("string1m", "1 MiB")]:
+            c, b = _get(self.codec(m, "JSONCodec", "parse+dump"), "mb_per_s"), _get(self.codec(m, base_impl, "parse+dump"), "mb_per_s")
+            if c is None or not b:
+                continue
+            figs.append(f"{self.fmt(c)}")
+            bases.append(f"{self.fmt(b)}")
+            ratios.append(f"{c / b:.2f}x")
+        self.add(claim, (" / ".join(figs) + " MB/s") if figs else "—", (" / ".join(bases) + " MB/s") if bases else "—",
+                 " / ".join(ratios) or "—", target, None)
+
+    def build(self, mcp_rates, mcp_spawn, other_targets):
+        find, fmed, fmt = self.find, self.fmed, self.fmt
+        self.per_placement("`ping` round trip p50 vs the pipe floor (`echo_peer`)", "rtt", "p50_us", "µs",
+                           "≤ 3x in each placement", ok_ratio=lambda r: r <= 3)
+        self.per_placement("`ping` round trip p99 (floor's p99 beside it)", "rtt", "p99_us", "µs",
+                           "< 100 µs in each placement", ok_value=lambda v: v < 100)
+        pipes = [(_get(find("server", fr, "pipe"), "req_per_s"), _get(find("floor", fr, "pipe"), "req_per_s")) for fr in FRAMINGS]
+        pipes = [p for p in pipes if p[0] is not None]
+        s_, b_ = min(pipes) if pipes else (None, None)
+        self.one("pipelined throughput, 1,000 in flight (worse framing)", s_, b_, "req/s", "≥ 100,000 req/s",
+                 lambda r: s_ >= 100000, nd=0)
+        ceiling = _get(self.codec("string1m", "jansson", "dumpb_string_value"), "mb_per_s")
+        blobs = [_get(find("server", fr, "blob", bytes=MIB), "mb_per_s") for fr in FRAMINGS]
+        blobs = [b for b in blobs if b is not None]
+        self.one("1 MiB result end to end vs jansson's `json_dumpb` of it (worse framing)", min(blobs) if blobs else None,
+                 ceiling, "MB/s", "≥ 0.9x", lambda r: r >= 0.9)
+        self.codec_row("JSON codec parse+dump vs jansson (111 B / 4 KiB / 1 MiB messages)", "jansson", "none set")
+        self.codec_row("JSON codec parse+dump vs Foundation `JSONSerialization` (peer)", "Foundation", "none set")
+        self.codec_row("JSON codec parse+dump vs Foundation `JSONDecoder`/`JSONEncoder` (peer)", "FoundationCodable", "none set")
+
+        load = [(_get(fmed("server-files" + sfx, "load4k"), "p50_us"), _get(fmed("floor-files" + sfx, "echo4k"), "p50_us"), n)
+                for sfx, n in PLACE]
+        load = [x for x in load if x[0] is not None]
+        self.add("`loadFile` 4 KiB p50 (pipe floor: 4 KiB echoed)",
+                 ", ".join(f"{fmt(a, 1)} µs ({n})" for a, _, n in load) or "—",
+                 ", ".join(f"{fmt(b, 1)} µs" for _, b, _ in load) or "—",
+                 ", ".join(f"{a / b:.2f}x" if b else "—" for a, b, _ in load) or "—",
+                 "< 40 µs in each placement", all(a < 40 for a, _, _ in load) if load else None)
+        rng = _get(fmed("server-files", "range", encoding="utf8"), "mb_per_s")
+        cat = fmed("cat-text", "exec", framing=None)
+        catm = None if cat is None else 64 * MIB / (cat["p50_ms"] / 1e3) / 1e6
+        self.one("`loadFile` 64 MiB of text in 1 MiB ranges vs `cat`", rng, catm, "MB/s", "none set", lambda r: None)
+        save, dd = fmed("server-files", "save4k"), fmed("dd", "exec", framing=None)
+        self.one("durable 4 KiB `saveFile` vs `dd conv=fsync`, p50", None if save is None else save["p50_us"] / 1e3,
+                 _get(dd, "p50_ms"), "ms", "≤ 1.3x", lambda r: r <= 1.3, nd=3)
+        lst, fnd = fmed("server-files", "list"), fmed("find", "exec", framing=None)
+        self.one("recursive `listFiles` of 101,000 entries vs `find -printf`", _get(lst, "seconds"), _sec(fnd), "s",
+                 "≤ 2x", lambda r: r <= 2, nd=3)
+        for case, tgt, rg, label in [("sensitive", "server-files", "rg", "`rg -n`"), ("insensitive", "server-files-i", "rg-i", "`rg -n -i`")]:
+            self.one(f"literal `searchFiles` of 200 MB ({case}) vs {label}", _get(fmed(tgt, "search"), "seconds"),
+                     _sec(fmed(rg, "exec", framing=None)), "s", "≤ 2x", lambda r: r <= 2, nd=3)
+        self.one("`importFile` 1 GiB vs `cp && sync`", _get(fmed("server-files", "import"), "seconds"),
+                 _sec(fmed("cp-sync", "exec", framing=None)), "s", "≤ 1.2x", lambda r: r <= 1.2, nd=2)
+        mig, rsy, cps = fmed("server-migrate", "migrate"), fmed("rsync", "exec", framing=None), fmed("cp-sha256", "exec", framing=None)
+        m = _get(mig, "seconds")
+        self.add("`migrate` 2,000 files / 1 GiB vs `rsync -a` (and `cp -a` + `sha256sum`)",
+                 "—" if m is None else f"{fmt(m, 2)} s", "—" if rsy is None else
+                 f"{fmt(_sec(rsy), 2)} s" + ("" if cps is None else f" ({fmt(_sec(cps), 2)} s)"),
+                 "—" if m is None or rsy is None else f"{m / _sec(rsy):.2f}x" + ("" if cps is None else f" ({m / _sec(cps):.2f}x)"),
+                 "≤ 1.0x vs `rsync`", None if m is None or rsy is None else m / _sec(rsy) <= 1.0)
+        app, wfs = fmed("server-sessions", "append1"), fmed("write-fsync", "append_fsync", framing=None)
+        self.one("durable one-message `session/appendMessages` p50 vs C `write` + `fsync`", _get(app, "p50_us"),
+                 None if wfs is None else wfs["p50_ms"] * 1e3, "µs", "≤ 1.5x", lambda r: r <= 1.5)
+
+        figs, bases, ratios, met = [], [], [], []
+        for sfx, pname in PLACE:
+            s_, p_, f_ = mcp_rates.get(("server", sfx)), mcp_rates.get(("peer", sfx)), mcp_rates.get(("floor", sfx))
+            if s_ is None or not p_:
+                continue
+            figs.append(f"{fmt(s_, 0)}/s ({pname})")
+            bases.append(f"{fmt(p_, 0)}/s" + (f" (floor {fmt(f_, 0)}/s)" if f_ else ""))
+            ratios.append(f"{s_ / p_:.1f}x" + (f" (floor {s_ / f_:.2f}x)" if f_ else ""))
+            met.append(s_ / p_ >= 20)
+        self.add("MCP `tools/call read_file` 4 KiB, round trips/s vs the Python peer (and vs the floor)",
+                 ", ".join(figs) or "—", ", ".join(bases) or "—",
+                 ", ".join(ratios) or "—", "≥ 20x the peer in each placement (the floor bounds it: see MCP face)",
+                 None if not met else (True if all(met) else f"**met in {sum(met)} of {len(met)} placements**"
+                                       if any(met) else False))
+        s_, p_ = mcp_spawn.get("server"), mcp_spawn.get("peer")
+        self.add("MCP spawn → `initialize` answered, median, vs the Python peer",
+                 "—" if s_ is None else f"{fmt(s_, 1)} ms", "—" if p_ is None else f"{fmt(p_, 1)} ms",
+                 "—" if s_ is None or p_ is None else f"{p_ / s_:.0f}x faster", "≥ 50x faster",
+                 None if s_ is None or p_ is None else p_ / s_ >= 50)
+        sp = [(_get(find("server", fr, "spawn"), "median_ms"), _get(find("floor", fr, "spawn"), "median_ms")) for fr in FRAMINGS]
+        sp = [x for x in sp if x[0] is not None]
+        a, b = max(sp) if sp else (None, None)
+        self.one("JSON-RPC spawn → `initialize` answered, median (worse framing) vs `echo_peer`", a, b, "ms", "< 5 ms",
+                 lambda r: a < 5, nd=2)
+        rss = [(_get(find("server", fr, "rss"), "vmrss_kib"), _get(find("floor", fr, "rss"), "vmrss_kib")) for fr in FRAMINGS]
+        rss = [x for x in rss if x[0] is not None]
+        a, b = max(rss) if rss else (None, None)
+        self.one("idle RSS after `initialize` (worse framing) vs `echo_peer`", a and a / 1024, b and b / 1024, "MiB",
+                 "< 8 MiB", lambda r: a < 8 * 1024, nd=2)
+        return self._lines(other_targets)
+
+    def _lines(self, other_targets):
+        out = ["## Summary", "",
+               "Each figure beside its baseline measured in the same run, or beside the peer; the ratio is "
+               "figure / baseline (for times lower is better, for rates higher is better). Where the "
+               "placement of the two processes matters, the three placements are listed (default, both "
+               "on one CPU, on two CPUs), each judged. \"none set\" marks a comparison without a stated "
+               "target. Details, rounds and per-round figures are in the sections below; the machine and "
+               "its load during the run are described under [Machine](#machine).", "",
+               "| claim | figure | baseline / peer | ratio | target | status |",
+               "| --- | --- | --- | --- | --- | --- |"]
+        for claim, fig, base, r, tgt, met in self.out:
+            if tgt == "none set":
+                status = "—" if fig != "—" else "not measured"
+            elif isinstance(met, str):
+                status = met
+            else:
+                status = "**met**" if met else ("not measured" if met is None else "**not met**")
+            out.append(f"| {claim} | {fig} | {base} | {r} | {tgt} | {status} |")
+        out.append("")
+        if other_targets:
+            met = sum(1 for t in other_targets if t[3])
+            measured = sum(1 for t in other_targets if t[3] is not None)
+            each = "; ".join(f"{t[0]}: {'met' if t[3] else ('not measured' if t[3] is None else '**not met**')}"
+                             for t in other_targets)
+            out.append(f"The other targets of the sections below: {met} of {measured} measured are met ({each}).")
+            out.append("")
+        return out
