@@ -14,7 +14,8 @@ import Synchronization
 /// over budget and fails the session; a checkpoint that backgrounds it) is one record, so it
 /// is all there after a crash or not at all. Recovery truncates a torn tail, opens a journal
 /// damaged in the middle up to the damage (keeping the damaged file as `journal.damaged-<n>`),
-/// and never refuses to open. Snapshots every `snapshotInterval` records keep recovery short.
+/// and never refuses to open. Snapshots (every `snapshotInterval` records, or every quarter of
+/// the journal once that is more) keep recovery short.
 ///
 /// Ownership: a store changes a session only while it holds the session's lease
 /// (`lease.json`, `leaseSeconds` long, renewed on use); another owner sees it read-only and
@@ -232,7 +233,10 @@ public final class SessionStore: Sendable {
         h.data = next
         h.validEnd = next.end
         h.identity = h.writer.flatMap { Disk.identity(fd: $0.fd) }
-        if next.sinceSnapshot >= snapshotInterval {
+        // A snapshot costs the session's size, so they come at least every `snapshotInterval`
+        // records and at most every quarter of the journal: amortized constant work per record,
+        // and a recovery replays at most a quarter of the journal after the snapshot.
+        if next.sinceSnapshot >= max(snapshotInterval, next.records / 4) {
             do {
                 try next.snapshot.write(to: h.folder + "/" + Journal.snapshot)
                 h.data!.sinceSnapshot = 0
