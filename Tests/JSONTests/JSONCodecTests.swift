@@ -114,6 +114,47 @@ struct BulkStringTests {
         #expect(escaped == JSONCodec.encode(.string(small)))
     }
 
+    @Test("the eight-bytes-at-a-time test finds every byte that needs escaping, in every position")
+    func wordTest() {
+        var rng = SystemRandomNumberGenerator()
+        func bytewise(_ w: UInt64) -> Bool {
+            (0..<8).contains { k in
+                let b = UInt8(truncatingIfNeeded: w >> (8 * UInt64(k)))
+                return b < 0x20 || b == 0x22 || b == 0x5C
+            }
+        }
+        for b in 0...255 {
+            for k in 0..<8 {
+                for _ in 0..<16 {
+                    // Filler that needs no escaping (printable ASCII or UTF-8 continuation/lead bytes).
+                    var w: UInt64 = 0
+                    for j in 0..<8 {
+                        var f = UInt8.random(in: 0x23...0xFF, using: &rng)
+                        if f == 0x5C { f = 0x5D }
+                        w |= UInt64(j == k ? UInt8(b) : f) << (8 * UInt64(j))
+                    }
+                    #expect(BulkStrings.mayNeedEscape(w) == bytewise(w), "byte \(b) at \(k): \(String(w, radix: 16))")
+                }
+            }
+        }
+        for _ in 0..<100_000 {
+            let w = UInt64.random(in: .min ... .max, using: &rng)
+            #expect(BulkStrings.mayNeedEscape(w) == bytewise(w))
+        }
+    }
+
+    @Test("escaping agrees with jansson for every byte value at every offset")
+    func everyByteEverywhere() throws {
+        for c in (0..<128).map({ Unicode.Scalar(UInt8($0)) }) + ["é", "✓", "😀"] {
+            for offset in 0..<17 {
+                let s = String(repeating: "a", count: offset) + String(c) + String(repeating: "b", count: 20)
+                var escaped = [UInt8]()
+                BulkStrings.escape(s, into: &escaped)
+                #expect(escaped == JSONCodec.encode(.string(s)), "U+\(String(c.value, radix: 16)) at \(offset)")
+            }
+        }
+    }
+
     @Test("a user string that looks like a placeholder is not confused with one")
     func placeholderLookalike() throws {
         let big = String(repeating: "y", count: 40_000)
