@@ -169,6 +169,10 @@ struct SessionData: Sendable, Equatable {
             t.isError = r["isError"]?.boolValue ?? false
             t.arguments = nil
             toolCalls[call] = t
+        case "read":
+            // A read-only tool call, finished as it was recorded: journaled for the record, not
+            // kept in memory (see `SessionStore.recordReadOnlyToolCall`).
+            break
         default:
             // A record type from a newer version: it changes nothing we know of.
             break

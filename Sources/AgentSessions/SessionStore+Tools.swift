@@ -54,21 +54,21 @@ extension SessionStore {
         h.live.remove(toolCallId)
     }
 
-    /// Records a read-only tool call that has already run (intent and result in one go), without
-    /// waiting for the disk: reading changes nothing, so losing this record in a crash loses no
-    /// work, and an agent's reads cost no `fsync`. The next durable write of the session flushes it.
+    /// Records a read-only tool call that has already run: one `read` record (intent, arguments
+    /// and result together), without waiting for the disk. Reading changes nothing, so losing this
+    /// record in a crash loses no work, and an agent's reads cost no `fsync`; the next durable
+    /// write of the session flushes it. A read is finished as it is recorded, so it is not kept in
+    /// the session's table of tool calls (nor in its snapshots): an agent that reads all day does
+    /// not grow the session's memory. Its id is therefore not remembered for replays.
     public func recordReadOnlyToolCall(id: String, toolCallId: String, name: String, arguments: JSON, result: JSON,
                                        isError: Bool) throws(SessionError) {
         let h = try handle(id)
         h.lock.lock()
         defer { h.lock.unlock() }
         try current(h)
-        if try recorded(h, toolCallId) != nil { return }
         try prepareWrite(h)
-        let at = JSON.int(now())
-        try commit(h, [["t": "begin", "call": .string(toolCallId), "name": .string(name), "args": arguments, "at": at],
-                       ["t": "end", "call": .string(toolCallId), "name": .string(name), "result": result,
-                        "isError": .bool(isError), "at": at]], durable: false)
+        try commit(h, [["t": "read", "call": .string(toolCallId), "name": .string(name), "args": arguments, "result": result,
+                        "isError": .bool(isError), "at": .int(now())]], durable: false)
     }
 
     /// The recorded result of a finished tool call, or `nil` if it has none yet.

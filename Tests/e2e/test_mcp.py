@@ -300,12 +300,17 @@ async def test_tool_calls_are_journaled_in_a_session(binary, place, raw):
     assert got["pendingToolCalls"] == [], got
     plain.close()
 
-    calls = [(r["t"], r.get("name"), r.get("isError")) for r in _journal(root, sid) if r["t"] in ("begin", "end")]
+    # A change is journaled as intent then result; a read as one record with both.
+    journal = _journal(root, sid)
+    calls = [(r["t"], r.get("name"), r.get("isError")) for r in journal if r["t"] in ("begin", "end", "read")]
     assert calls == [("begin", "write_file", None), ("end", "write_file", False),
-                     ("begin", "read_file", None), ("end", "read_file", False),
-                     ("begin", "read_file", None), ("end", "read_file", True)], calls
-    begins = [r for r in _journal(root, sid) if r["t"] == "begin"]
+                     ("read", "read_file", False), ("read", "read_file", True)], calls
+    begins = [r for r in journal if r["t"] == "begin"]
     assert begins[0]["args"] == {"path": "j/a.txt", "content": "one"}
+    reads = [r for r in journal if r["t"] == "read"]
+    assert reads[0]["args"] == {"path": "j/a.txt"}
+    assert reads[0]["result"]["structuredContent"]["size"] == 3
+    assert reads[1]["result"]["structuredContent"]["code"] == "OutsideWorkspace"
 
 
 @aio
