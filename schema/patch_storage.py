@@ -18,13 +18,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_patching import dict_insert_after, example, insert_after, param, ref  # noqa: E402
+from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, ref  # noqa: E402
 
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
-
-STANDARD_ERRORS = [{"$ref": f"#/components/errors/{n}"} for n in
-                   ("InvalidRequest", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled",
-                    "RequestFailed")]
 
 
 # -- component schemas -----------------------------------------------------------

@@ -39,3 +39,9 @@ def dict_insert_after(d: dict, key: str, value, after: str) -> dict:
     if key not in out:
         out[key] = value
     return out
+
+
+# The protocol errors every method can answer with (components/errors).
+STANDARD_ERRORS = [{"$ref": f"#/components/errors/{n}"} for n in
+                   ("InvalidRequest", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled",
+                    "RequestFailed")]
