@@ -76,6 +76,18 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "SettingsTests", dependencies: ["Storage", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
+        // Fuzzing (Tests/Fuzz/README.md): the targets, one libFuzzer driver per target (a replayer
+        // when built without Tests/Fuzz/run.sh), and the test that replays corpus and regressions.
+        .target(
+            name: "FuzzTargets",
+            dependencies: ["JSON", "JSONRPC", "Workspace", "AgentSessions"],
+            path: "Tests/Fuzz/Targets",
+            swiftSettings: strict
+        ),
+    ] + ["FuzzFraming", "FuzzJSON", "FuzzPaths", "FuzzJournal", "FuzzArtefactNames"].map { name in
+        .executableTarget(name: name, dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Entry/\(name)", swiftSettings: strict)
+    } + [
+        .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
     ],
     swiftLanguageModes: [.v6]
 )

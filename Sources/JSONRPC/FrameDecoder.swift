@@ -106,7 +106,8 @@ public struct FrameDecoder {
         }
         guard let nl = find(10, from: max(scan, head)) else {
             let pending = buf.count - head
-            if pending > maxMessageBytes {
+            // One byte of slack: the line may still end in CR LF, and the CR is not in the body.
+            if pending > maxMessageBytes + 1 {
                 head = buf.count
                 scan = head
                 discardingLine = true
@@ -120,12 +121,14 @@ public struct FrameDecoder {
         let start = head
         head = nl + 1
         scan = head
-        var s = start
-        while s < end, isSpace(buf[s]) { s += 1 }
-        if s == end { return (nil, true) }  // blank line
+        // The size check comes first: a partial line over the cap faults before it is known to
+        // be blank, so a whole one must too, whatever the chunking.
         if end - start > maxMessageBytes {
             return (.fault(.tooLarge(size: end - start, limit: maxMessageBytes)), true)
         }
+        var s = start
+        while s < end, isSpace(buf[s]) { s += 1 }
+        if s == end { return (nil, true) }  // blank line
         return (.message(start..<end), true)
     }
 

@@ -32,7 +32,7 @@ public enum FramingFault: Error, Sendable, Equatable {
 
 extension Framing {
     /// Wraps one encoded message body for the wire.
-    func frame(_ body: [UInt8], into out: inout [UInt8]) {
+    package func frame(_ body: [UInt8], into out: inout [UInt8]) {
         switch self {
         case .lsp:
             out.append(contentsOf: "Content-Length: ".utf8)

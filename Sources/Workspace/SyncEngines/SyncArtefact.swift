@@ -16,6 +16,17 @@ public enum SyncArtefact: Sendable, Equatable {
     case conflictCopy(SyncEngine, originalName: String, device: String?)
 }
 
+extension SyncArtefact {
+    /// Whether the name it stands for is `.` or `..` (`...icloud`, `.. (conflict_on_…)`): no
+    /// file can have that name, so such an entry is an ordinary one.
+    var standsForDotEntry: Bool {
+        switch self {
+        case .placeholder(_, let name), .conflictCopy(_, let name, _): name == "." || name == ".."
+        case .none, .hidden: false
+        }
+    }
+}
+
 /// Recognises the files that sync engines leave in the folders they manage (DESIGN.md,
 /// "Sync-engine artefacts"). Everything here is pure except `detectEngine`, which only reads
 /// the names at the top of a folder.
@@ -24,15 +35,16 @@ public enum SyncArtefacts {
     /// engines). Order: hidden, then placeholder, then conflict copy; a name that merely
     /// resembles a pattern (no date, wrong digits, wrong suffix) is `.none`, and so is anything
     /// that cannot be a base name: empty, containing "/" or NUL, or over 1024 bytes (file systems
-    /// allow 255 bytes, or 255 UTF-16 units on Apple's).
+    /// allow 255 bytes, or 255 UTF-16 units on Apple's). A placeholder or conflict copy that
+    /// would stand for `.` or `..` is `.none` too.
     public static func classify(_ name: String) -> SyncArtefact {
         let bytes = Array(name.utf8)
         if bytes.isEmpty || bytes.count > 1024 || bytes.contains(Ascii.slash) || bytes.contains(0) {
             return .none
         }
         if let engine = HiddenNames.engine(of: bytes) { return .hidden(engine) }
-        if let placeholder = HiddenNames.placeholder(bytes) { return placeholder }
-        if let conflict = ConflictNames.classify(bytes) { return conflict }
+        if let placeholder = HiddenNames.placeholder(bytes), !placeholder.standsForDotEntry { return placeholder }
+        if let conflict = ConflictNames.classify(bytes), !conflict.standsForDotEntry { return conflict }
         return .none
     }
 
