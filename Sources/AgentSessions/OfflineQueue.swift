@@ -33,13 +33,13 @@ public final class OfflineQueue: Sendable {
 
     private var journalPath: String { directory + "/" + Journal.file }
 
-    /// Opens (creating the folder if needed) and recovers the queue in `directory`.
+    /// Opens and recovers the queue in `directory`. The folder is created by the first change,
+    /// not here, so a read-only workspace can still be read (an absent queue is empty).
     public init(directory: String, snapshotInterval: Int = 512,
                 now: @escaping @Sendable () -> Int64 = Timestamp.wallClockNanos) throws(SessionError) {
         self.directory = directory
         self.now = now
         self.snapshotInterval = max(1, snapshotInterval)
-        try Disk.makeDirectories(directory)
         var i = Inner()
         try Self.load(directory, into: &i)
         inner = Mutex(i)
@@ -101,6 +101,7 @@ public final class OfflineQueue: Sendable {
         throws(SessionError) -> T? {
         for _ in 0..<3 {
             if i.fd < 0 {
+                try Disk.makeDirectories(directory)
                 i.fd = open(journalPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
                 guard i.fd >= 0 else { throw .io("cannot open the queue journal", errno: errno, path: journalPath) }
             }

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSON
 
 /// A typed failure of a session-store or queue operation.
@@ -13,6 +18,12 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// Another owner holds the session's lease: the session is read-only here.
         case sessionLocked = "SessionLocked"
         case invalidArgument = "InvalidArgument"
+        /// The disk is full (ENOSPC, EDQUOT): nothing of the operation was kept.
+        case noSpace = "NoSpace"
+        /// The file system is mounted read-only (EROFS).
+        case readOnly = "ReadOnly"
+        /// The files' permissions refuse the operation (EACCES, EPERM).
+        case permissionDenied = "PermissionDenied"
         case ioError = "IOError"
     }
 
@@ -48,10 +59,18 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         SessionError(.invalidArgument, message)
     }
 
+    /// A failed system call: `NoSpace`, `ReadOnly` and `PermissionDenied` for the failures a
+    /// client can act on (free space, remount, fix permissions), else `IOError`; `data.errno` always.
     static func io(_ message: String, errno code: Int32, path: String? = nil) -> SessionError {
         var data: JSONObject = ["errno": .int(Int64(code))]
         if let path { data["path"] = .string(path) }
-        return SessionError(.ioError, "\(message): \(describeErrno(code))", data: data)
+        let kind: Code = switch code {
+        case ENOSPC, EDQUOT: .noSpace
+        case EROFS: .readOnly
+        case EACCES, EPERM: .permissionDenied
+        default: .ioError
+        }
+        return SessionError(kind, "\(message): \(describeErrno(code))", data: data)
     }
 }
 

@@ -103,8 +103,9 @@ public final class SessionStore: Sendable {
     func current(_ h: SessionHandle) throws(SessionError) {
         if h.deleted { throw .notFound("session", h.id) }
         if h.loaded {
-            // While this store holds the lease, nobody else writes.
-            if h.writer != nil, let lease = h.leaseView.lease, lease.owner == owner, lease.expiresAt > now() { return }
+            // While this store holds the lease, no other server writes; but the journal can
+            // still be deleted or replaced under us (a user, a sync engine), and appending to
+            // an unlinked file would acknowledge what no restart could find: check the name.
             let now = Disk.identity(path: h.journalPath)
             if now == h.identity { return }
             if now == nil { h.deleted = true; throw .notFound("session", h.id) }

@@ -85,6 +85,7 @@ public final class Connection: Sendable {
         defer { chunk.deallocate() }
 
         reading: while !stopping.load(ordering: .acquiring) && !output.isBroken {
+            guard output.waitForInput(on: input) else { break }  // the client closed its end of the output
             let n = read(input, chunk.baseAddress, chunk.count)
             if n < 0 {
                 if errno == EINTR { continue }

@@ -25,7 +25,7 @@ import Synchronization
 /// stopped reading but keeps the pipe open), the channel writes one line to stderr naming the
 /// stall and ends the process with status 1 (`exitOnStall`): every acknowledged operation is
 /// already durable, and nothing else could ever reach that client. After the client has
-/// gone (EPIPE), output is discarded and `isBroken` is true.
+/// gone (EPIPE, or its end of a pipe or socket closed), output is discarded and `isBroken` is true.
 public final class OutputChannel: Sendable {
     /// The most output gathered while corked before it is written anyway.
     public static let corkLimit = 1 << 20
@@ -103,6 +103,26 @@ public final class OutputChannel: Sendable {
             return true
         }
         if !ok { s.broken = true }
+    }
+
+    /// Waits until `input` can be read (or has ended). Returns false, marking the channel
+    /// broken, when the client closes its end of the output first: a pipe or socket reports
+    /// that on the output descriptor without a write, so a client that stops reading and
+    /// goes away is noticed even while it keeps the input open.
+    func waitForInput(on input: Int32) -> Bool {
+        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: 0, revents: 0)]
+        while true {
+            let n = poll(&fds, 2, -1)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return true  // let read() report the problem
+            }
+            if fds[0].revents != 0 { return true }
+            if fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+                state.withLock { $0.broken = true }
+                return false
+            }
+        }
     }
 
     // MARK: Stall watchdog

@@ -32,12 +32,18 @@ enum Template {
 
     /// Lays out the template the first time a root is used (when `.workspace/` is missing);
     /// never overwrites anything that exists. Also removes temp files left by interrupted saves.
+    /// Several servers may start on a fresh root at once: a file another one created first is
+    /// kept as it is.
     static func layOut(in ws: Workspace) throws(WorkspaceError) {
         let rootDir = try ws.root.openDirectory(.root)
         if Sys.lstat(rootDir.raw, Workspace.privateFolder) == nil {
             for f in folders { _ = try ws.root.makeDirectories(try WorkspacePath(f)) }
             for (name, text) in files where Sys.lstat(rootDir.raw, name) == nil {
-                _ = try ws.save(try WorkspacePath(name), contents: Array(text.utf8), options: .init(exclusive: true))
+                do {
+                    _ = try ws.save(try WorkspacePath(name), contents: Array(text.utf8), options: .init(exclusive: true))
+                } catch where error.code == .alreadyExists {
+                    continue  // another server laid it out a moment ago
+                }
             }
             _ = try ws.root.makeDirectories(WorkspacePath(components: [Workspace.privateFolder]))
         }
