@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 
-.PHONY: run demo test build release unit e2e clients bench clean
+.PHONY: run demo test build release unit e2e clients fuzz bench clean
 
 ## Sets up, builds, and starts the web front end on the embedded demo workspace (prints the URL).
 run: build
@@ -20,6 +20,7 @@ test:
 	python3 -m pytest -q Tests/e2e
 	python3 -m pytest -q clients/python/tests
 	$(MAKE) --no-print-directory clients
+	$(MAKE) --no-print-directory fuzz
 
 build:
 	bash scripts/setup.sh
@@ -41,6 +42,10 @@ clients:
 	python3 clients/python/scripts/generate_types.py --check
 	python3 scripts/gen_tool_schemas.py --check
 	node --test clients/js/test/*.test.js clients/vscode/test/*.test.mjs clients/web/test/*.test.mjs
+
+## Each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer (Tests/Fuzz/README.md).
+fuzz:
+	bash Tests/Fuzz/run.sh
 
 ## Runs every benchmark and rewrites Benchmarks/README.md.
 bench:

@@ -39,6 +39,12 @@ public enum SettingsLimits {
             throw SettingsError("InvalidArgument", why, data: ["key": .string(key), "limit": .int(Int64(maxKeyBytes)),
                                                               "size": .int(Int64(n))])
         }
+        // A key becomes a JSON object key in the device's file, and jansson cannot read a NUL
+        // there back: such a key would make the file unreadable (found by fuzzing the codec).
+        guard !key.utf8.contains(0) else {
+            throw SettingsError("InvalidArgument", "a key may not contain a NUL character",
+                                data: ["key": .string(key), "limit": .int(Int64(maxKeyBytes)), "size": .int(Int64(n))])
+        }
     }
 
     /// The bytes one key-value pair counts for.

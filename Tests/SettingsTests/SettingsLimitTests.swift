@@ -18,6 +18,17 @@ struct SettingsLimitTests {
         #expect(try s.snapshot().values.count == 1)
     }
 
+    @Test("a key with a NUL character is refused: the device's file could not be read back")
+    func nulInKey() throws {
+        let root = tempRoot()
+        let s = store(root, "device-a")
+        _ = try s.set([("theme", "dark")])
+        #expect { _ = try s.set([("a\u{0}b", 1)]) } throws: { code($0) == "InvalidArgument" }
+        // What was there before is still readable, by this store and a fresh one.
+        #expect(try s.snapshot().values == ["theme": "dark"])
+        #expect(try store(root, "device-b").snapshot().values == ["theme": "dark"])
+    }
+
     @Test("the 1,025th key is refused with QuotaExceeded and nothing is written")
     func keyCount() throws {
         let s = store(tempRoot(), "device-a")
