@@ -17,7 +17,10 @@ struct RecordRef: Sendable, Equatable {
 ///
 /// jansson escapes control characters, so a record never holds a raw newline: a line is a record.
 enum JournalLine {
-    static func encode(_ record: JSON) -> [UInt8] {
+    static func encode(_ record: JSON) -> [UInt8] { encodeWithChecksum(record).line }
+
+    /// The line of `record` (`<crc32c hex> <json>\n`) and its checksum, computed once.
+    static func encodeWithChecksum(_ record: JSON) -> (line: [UInt8], crc: UInt32) {
         let json = JSONCodec.encode(record)
         let crc = CRC32C.checksum(json)
         var line = [UInt8]()
@@ -26,7 +29,7 @@ enum JournalLine {
         line.append(UInt8(ascii: " "))
         line.append(contentsOf: json)
         line.append(UInt8(ascii: "\n"))
-        return line
+        return (line, crc)
     }
 
     private static let digits = Array("0123456789abcdef".utf8)

@@ -60,15 +60,28 @@ extension SessionStore {
     /// write of the session flushes it. A read is finished as it is recorded, so it is not kept in
     /// the session's table of tool calls (nor in its snapshots): an agent that reads all day does
     /// not grow the session's memory. Its id is therefore not remembered for replays.
+    ///
+    /// While this store holds the lease with at least half its term left and the journal open,
+    /// the lease file is not looked at again (`prepareWrite` would find it unchanged and do
+    /// nothing): the same trust `current` places in a held lease. A durable change still checks
+    /// it, and renews it once half the term is gone.
     public func recordReadOnlyToolCall(id: String, toolCallId: String, name: String, arguments: JSON, result: JSON,
                                        isError: Bool) throws(SessionError) {
         let h = try handle(id)
         h.lock.lock()
         defer { h.lock.unlock() }
         try current(h)
-        try prepareWrite(h)
+        if !holdsFreshLease(h) { try prepareWrite(h) }
         try commit(h, [["t": "read", "call": .string(toolCallId), "name": .string(name), "args": arguments, "result": result,
                         "isError": .bool(isError), "at": .int(now())]], durable: false)
+    }
+
+    /// Whether the journal is open for appending, intact, under this store's lease with at least
+    /// half of its term left. Lock held.
+    private func holdsFreshLease(_ h: SessionHandle) -> Bool {
+        guard h.writer != nil, h.fault == nil, let d = h.data, d.records > 0,
+              let lease = h.leaseView.lease, lease.owner == owner else { return false }
+        return lease.expiresAt - now() >= leaseTerm / 2
     }
 
     /// The recorded result of a finished tool call, or `nil` if it has none yet.

@@ -202,9 +202,8 @@ public final class SessionStore: Sendable {
         var staged: [(record: JSON, ref: RecordRef, crc: UInt32)] = []
         staged.reserveCapacity(records.count)
         for r in records {
-            let line = JournalLine.encode(r)
+            let (line, crc) = JournalLine.encodeWithChecksum(r)
             let ref = RecordRef(offset: before + Int64(bytes.count), length: Int32(line.count))
-            let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
             staged.append((r, ref, crc))
             bytes += line
         }

@@ -131,23 +131,24 @@ enum FileMethods {
             ICloudContainer.startDownloading(ws.rootPath + "/" + path.string)
             throw e
         }
-        var bytes = r.bytes
         let data: String
+        let length: Int
         switch encoding {
-        case .base64: data = Base64.encode(bytes)
+        case .base64:
+            data = Base64.encode(r.bytes)
+            length = r.bytes.count
         case .utf8:
-            let valid = bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: !r.eof) }
-            guard let valid else {
+            // A range may end inside a character (not at the end of the file): that character is left out.
+            guard let text = r.bytes.withUnsafeBytes({ UTF8Text.text($0, allowTruncatedEnd: !r.eof) }) else {
                 throw WorkspaceError(.notText, "'\(r.status.path)' is not UTF-8 text in this range: load it with encoding \"base64\"",
                                      path: r.status.path.string)
             }
-            bytes.removeLast(bytes.count - valid)
-            data = String(decoding: bytes, as: UTF8.self)
+            (data, length) = text
         }
         return ["path": .string(r.status.path.string), "data": .string(data), "encoding": .string(encoding.rawValue),
                 "size": .int(r.status.size), "etag": .string(r.status.etag), "modified": .string(r.status.modified),
-                "offset": .int(r.offset), "length": .int(Int64(bytes.count)),
-                "eof": .bool(r.offset + Int64(bytes.count) >= r.status.size)]
+                "offset": .int(r.offset), "length": .int(Int64(length)),
+                "eof": .bool(r.offset + Int64(length) >= r.status.size)]
     }
 
     static func list(_ ws: Workspace, _ p: Params, _ ctx: RequestContext?) throws -> JSON {

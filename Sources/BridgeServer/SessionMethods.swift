@@ -109,17 +109,58 @@ enum SessionMethods {
     /// A tool call holds its session, and the paths it names (read or write per the tool).
     static let callToolSchedule: Method.Scheduler = { params in
         let p = try Params(params)
-        var claims = [Claim("session", path: try p.requiredString("id"), access: .write)]
-        let name = try p.requiredString("name")
-        let args = try? Params(p["arguments"])
+        let id = try p.requiredString("id")
+        return .claims(toolClaims(session: id, name: try p.requiredString("name"), arguments: p["arguments"]))
+    }
+
+    private static let claimedArguments = ["path", "from", "to"]
+
+    /// The claims of a call of tool `name` in session `session`: the session (write), and each
+    /// valid path among the `path`, `from` and `to` arguments, read for a read-only tool (and for
+    /// `copy_file`'s `from`), write otherwise; the whole workspace when it names none.
+    static func toolClaims(session: String, name: String, arguments: JSON?) -> [Claim] {
+        var claims = [Claim("session", path: session, access: .write)]
         let access: Claim.Access = ToolTable.byName[name]?.readOnly == true ? .read : .write
-        for key in ["path", "from", "to"] {
-            if let raw = try? args?.string(key), let path = try? WorkspacePath(raw) {
-                claims.append(Claim("file", path: path.string, access: key == "from" && name == "copy_file" ? .read : access))
+        if case .object(let args)? = arguments {
+            for key in claimedArguments {
+                if case .string(let raw)? = args[key], let path = plainPath(raw) ?? (try? WorkspacePath(raw))?.string {
+                    claims.append(Claim("file", path: path, access: key == "from" && name == "copy_file" ? .read : access))
+                }
             }
         }
         if claims.count == 1 { claims.append(Claim("file", path: "", access: access)) }
-        return .claims(claims)
+        return claims
+    }
+
+    /// `raw` when it is a path `WorkspacePath` keeps exactly as written — names of letters,
+    /// digits, `_ - .` and spaces (and non-ASCII), none empty, `.` or `..`, none over 255 bytes —
+    /// so the claim needs no parse; nil for anything else, which `WorkspacePath` then decides.
+    static func plainPath(_ raw: String) -> String? {
+        var raw = raw
+        let plain = raw.withUTF8 { u -> Bool in
+            guard !u.isEmpty, u.count <= 1024 else { return false }
+            var nameStart = 0
+            var dotsOnly = true
+            for i in 0...u.count {
+                let c = i < u.count ? u[i] : UInt8(ascii: "/")
+                if c == UInt8(ascii: "/") {
+                    let length = i - nameStart
+                    if length == 0 || length > 255 || (dotsOnly && length <= 2) { return false }
+                    nameStart = i + 1
+                    dotsOnly = true
+                    continue
+                }
+                switch c {
+                case UInt8(ascii: "."): continue
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: " "), 0x80...0xFF:
+                    dotsOnly = false
+                default: return false
+                }
+            }
+            return true
+        }
+        return plain ? raw : nil
     }
 
     /// Journals the intent, runs the tool once, journals the result. A `toolCallId` seen before

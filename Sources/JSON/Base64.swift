@@ -80,6 +80,11 @@ public enum UTF8Text {
         let n = bytes.count
         var i = 0
         while i < n {
+            // ASCII, eight bytes at a time.
+            if i + 8 <= n && bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i += 8
+                continue
+            }
             let b = bytes[i]
             if b < 0x80 { i += 1; continue }
             let len: Int
@@ -103,5 +108,24 @@ public enum UTF8Text {
             i += len
         }
         return n
+    }
+
+    /// The longest prefix of `bytes` that `validPrefixLength` accepts, as a string, and its length
+    /// in bytes; nil when the bytes are not UTF-8 text. The bytes are validated once (by the
+    /// standard library); only a possibly incomplete character at the end is looked at here.
+    public static func text(_ bytes: UnsafeRawBufferPointer, allowTruncatedEnd: Bool) -> (text: String, length: Int)? {
+        var end = bytes.count
+        if allowTruncatedEnd {
+            // The last character's lead byte is at most three continuation bytes back.
+            var j = end - 1
+            while j >= 0 && j >= end - 4 && bytes[j] & 0xC0 == 0x80 { j -= 1 }
+            if j >= 0 && j >= end - 4 {
+                let lead = bytes[j]
+                let len = lead >= 0xC2 && lead <= 0xDF ? 2 : lead >= 0xE0 && lead <= 0xEF ? 3 : lead >= 0xF0 && lead <= 0xF4 ? 4 : 1
+                if j + len > end { end = j }
+            }
+        }
+        guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self) else { return nil }
+        return (text, end)
     }
 }

@@ -30,12 +30,21 @@ struct BulkStrings {
         var out = [UInt8]()
         out.reserveCapacity(dumped.count + strings.reduce(0) { $0 + $1.utf8.count + $1.utf8.count / 8 + 16 })
         var from = 0
+        // A tool result carries the text it read twice (content and structured content): the
+        // second copy of a string is copied from the first, not escaped again.
+        var last: (string: String, range: Range<Int>)?
         dumped.withUnsafeBufferPointer { d in
             for (i, s) in strings.enumerated() {
                 let token = Array("\"\\u0001wb\(Self.nonce)-\(i)\\u0001\"".utf8)
                 guard let at = Self.find(token, in: d, from: from) else { continue }
                 out.append(contentsOf: d[from..<at])
-                Self.escape(s, into: &out)
+                let start = out.count
+                if let last, last.string == s {
+                    out.append(contentsOf: out[last.range])
+                } else {
+                    Self.escape(s, into: &out)
+                }
+                last = (s, start..<out.count)
                 from = at + token.count
             }
             out.append(contentsOf: d[from...])

@@ -71,9 +71,7 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
     public init(stringLiteral value: String) { self = .string(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        var o = JSONObject()
-        for (k, v) in elements { o[k] = v }
-        self = .object(o)
+        self = .object(JSONObject(elements))
     }
 }
 

@@ -4,9 +4,12 @@
 /// position); setting `nil` removes it. Lookups are O(1) through an index built lazily only
 /// for objects large enough to need it; small objects (the common case in protocol
 /// messages) are scanned linearly, which is faster than hashing for a handful of keys.
+/// Members are kept as one array of pairs: one allocation per object, one reference to copy.
 public struct JSONObject: Sendable, Equatable {
-    public private(set) var keys: [String] = []
-    private var values: [JSON] = []
+    public typealias Member = (key: String, value: JSON)
+
+    /// Members in insertion order.
+    public private(set) var members: [Member] = []
     /// Key → position, kept only once the object is large enough for hashing to pay off.
     private var lookup: [String: Int]? = nil
     private static let indexThreshold = 12
@@ -14,44 +17,47 @@ public struct JSONObject: Sendable, Equatable {
     public init() {}
 
     public init(_ pairs: [(String, JSON)]) {
+        members.reserveCapacity(pairs.count)
         for (k, v) in pairs { self[k] = v }
     }
 
-    public var count: Int { keys.count }
-    public var isEmpty: Bool { keys.isEmpty }
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+    /// The keys in insertion order.
+    public var keys: [String] { members.map(\.key) }
 
     private func index(of key: String) -> Int? {
         if let lookup { return lookup[key] }
-        return keys.firstIndex(of: key)
+        // Comparing lengths first skips most string comparisons.
+        let n = key.utf8.count
+        return members.firstIndex { $0.key.utf8.count == n && $0.key == key }
     }
 
     private mutating func didAppend(_ key: String) {
         if lookup != nil {
-            lookup![key] = keys.count - 1
-        } else if keys.count > Self.indexThreshold {
-            var l = [String: Int](minimumCapacity: keys.count * 2)
-            for (i, k) in keys.enumerated() { l[k] = i }
-            lookup = l
+            lookup![key] = members.count - 1
+        } else if members.count > Self.indexThreshold {
+            rebuildLookup()
         }
     }
 
+    private mutating func rebuildLookup() {
+        var l = [String: Int](minimumCapacity: members.count * 2)
+        for (i, m) in members.enumerated() { l[m.key] = i }
+        lookup = l
+    }
+
     public subscript(key: String) -> JSON? {
-        get { index(of: key).map { values[$0] } }
+        get { index(of: key).map { members[$0].value } }
         set {
             if let i = index(of: key) {
-                if let newValue { values[i] = newValue } else {
-                    keys.remove(at: i)
-                    values.remove(at: i)
+                if let newValue { members[i].value = newValue } else {
+                    members.remove(at: i)
                     lookup = nil
-                    if keys.count > Self.indexThreshold {
-                        var l = [String: Int](minimumCapacity: keys.count * 2)
-                        for (i, k) in keys.enumerated() { l[k] = i }
-                        lookup = l
-                    }
+                    if members.count > Self.indexThreshold { rebuildLookup() }
                 }
             } else if let newValue {
-                keys.append(key)
-                values.append(newValue)
+                members.append((key, newValue))
                 didAppend(key)
             }
         }
@@ -60,18 +66,13 @@ public struct JSONObject: Sendable, Equatable {
     /// Appends without checking for an existing key. Only for decoders that already know
     /// the keys are unique (jansson rejects duplicates for us).
     mutating func appendUnchecked(_ key: String, _ value: JSON) {
-        keys.append(key)
-        values.append(value)
+        members.append((key, value))
         didAppend(key)
     }
 
     public mutating func reserveCapacity(_ n: Int) {
-        keys.reserveCapacity(n)
-        values.reserveCapacity(n)
+        members.reserveCapacity(n)
     }
-
-    /// Members in insertion order.
-    public var members: Zip2Sequence<[String], [JSON]> { zip(keys, values) }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
         guard a.count == b.count else { return false }
@@ -82,6 +83,6 @@ public struct JSONObject: Sendable, Equatable {
 
 extension JSONObject: ExpressibleByDictionaryLiteral {
     public init(dictionaryLiteral elements: (String, JSON)...) {
-        self.init(elements.map { ($0.0, $0.1) })
+        self.init(elements)
     }
 }

@@ -1,6 +1,7 @@
 import AgentSessions
 import JSON
 import JSONRPC
+import Synchronization
 import Workspace
 
 /// The Model Context Protocol face: the same workspace and the same tool table, for MCP agents.
@@ -105,9 +106,16 @@ enum MCPMethods {
 
     static let callSchedule: Method.Scheduler = { params in
         let p = try Params(params)
-        var forSession: JSONObject = ["id": "mcp", "name": .string(try p.requiredString("name"))]
-        if let args = p["arguments"] { forSession["arguments"] = args }
-        return try SessionMethods.callToolSchedule(.object(forSession))
+        return .claims(SessionMethods.toolClaims(session: "mcp", name: try p.requiredString("name"), arguments: p["arguments"]))
+    }
+
+    /// The tail of MCP tool call ids: a counter from a random start (one `getrandom` per process, not
+    /// per call), so ids differ within a process and, as before, almost surely across processes
+    /// journaling into the same session.
+    private static let callSerial = Atomic<UInt64>(UInt64.random(in: 0 ... .max) % 1_000_000_000)
+
+    private static func nextCallSerial() -> UInt64 {
+        callSerial.add(1, ordering: .relaxed).newValue % 1_000_000_000
     }
 
     /// `tools/call`: validated, journaled into the connection's session, run once.
@@ -120,7 +128,7 @@ enum MCPMethods {
         }
         guard let sessionID = server.mcpSession.get() else { throw RPCError.serverNotInitialized }
         let (store, _) = try server.agents.stores(for: try server.workspace())
-        let toolCallId = "mcp-\(ctx.id.map(String.init(describing:)) ?? "?")-\(UInt64.random(in: 0 ... .max) % 1_000_000_000)"
+        let toolCallId = "mcp-\(ctx.id.map(String.init(describing:)) ?? "?")-\(nextCallSerial())"
         let arguments = p["arguments"] ?? .object(JSONObject())
         // On the reader thread only a small read runs (read_file moves itself to the pool when
         // the file is large); everything else goes to the pool before doing anything.
