@@ -94,3 +94,14 @@ func nonNull(_ value: JSON?) -> JSON? {
     guard let value, !value.isNull else { return nil }
     return value
 }
+
+extension SessionError {
+    /// The same error with `root/` taken off the paths it names (in `data.path` and the message).
+    public func relative(to root: String) -> SessionError {
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        var d = data
+        if let p = d["path"]?.stringValue, p.hasPrefix(prefix) { d["path"] = .string(String(p.dropFirst(prefix.count))) }
+        let m = message.replacing(prefix, with: "")
+        return SessionError(kind, m, data: d)
+    }
+}

@@ -142,6 +142,10 @@ public final class BridgeServer: Router {
     }
 
     public func mapError(_ error: any Error) -> RPCError {
+        var error = error
+        // Session and queue files live under the root's private folder: their errors name the
+        // path relative to the root, like every other error (the host's layout stays private).
+        if let s = error as? SessionError, let root = try? workspace().rootPath { error = s.relative(to: root) }
         let e = ErrorMapping.rpcError(for: error)
         if e.code == ErrorCode.internalError { logger.error("internal error: \(error)") }
         return e

@@ -78,7 +78,11 @@ def test_a_read_only_root_refuses_writes_with_ReadOnly_and_still_reads(spawn, tm
     domain_error(b, "appendFile", {"path": "notes/a.md", "data": "more"}, "ReadOnly")
     domain_error(b, "createFolder", {"path": "folder"}, "ReadOnly")
     domain_error(b, "deleteFile", {"path": "notes/a.md"}, "ReadOnly")
-    domain_error(b, "session/create", {"title": "read-only"}, "ReadOnly")
+    err = domain_error(b, "session/create", {"title": "read-only"}, "ReadOnly")
+    # Like every error, it names paths relative to the workspace, never the host's layout.
+    assert str(root) not in err["message"] and str(root) not in str(err["data"]), err
+    if "path" in err["data"]:
+        assert err["data"]["path"].startswith(".workspace/"), err
     assert load_bytes(b, "notes/a.md") == b"before"
     assert [e["path"] for e in list_all(b, path="notes")] == ["notes/a.md"]
     assert b.result("session/list", {})["sessions"] == []
