@@ -38,9 +38,9 @@ struct LineMatcher {
         switch kind {
         case .literal(let needle): literal(bytes, haystack: bytes, needle, body)
         case .foldedLiteral(let needle):
-            var folded = bytes
-            folded.withUnsafeMutableBufferPointer { b in
-                for i in b.indices where b[i] >= 65 && b[i] <= 90 { b[i] |= 0x20 }
+            let folded = [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
+                bytes.withUnsafeBytes { Self.foldASCII($0, into: UnsafeMutableRawBufferPointer(out)) }
+                count = bytes.count
             }
             literal(bytes, haystack: folded, needle, body)
         case .unicodeLiteral(let needle):
@@ -96,6 +96,31 @@ struct LineMatcher {
                 start = end + 1
                 line += 1
             }
+        }
+    }
+
+    /// Copies `src` into `dst` (as long) with ASCII `A`–`Z` lowered, eight bytes at a time:
+    /// a byte is upper case when its low seven bits are in `A...Z` and its high bit is clear
+    /// (so UTF-8 bytes are copied unchanged).
+    static func foldASCII(_ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer) {
+        let n = src.count
+        guard n > 0, let s = src.baseAddress, let d = dst.baseAddress else { return }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        while i + 8 <= n {
+            let w = s.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let low7 = w & ~high
+            let atLeastA = low7 &+ ones &* (0x80 - 0x41)  // high bit set where the byte's low 7 bits ≥ 'A'
+            let aboveZ = low7 &+ ones &* (0x80 - 0x5B)    // high bit set where they are > 'Z'
+            let upper = atLeastA & ~aboveZ & ~w & high
+            d.storeBytes(of: w | (upper >> 2), toByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < n {
+            let b = s.load(fromByteOffset: i, as: UInt8.self)
+            d.storeBytes(of: b >= 65 && b <= 90 ? b | 0x20 : b, toByteOffset: i, as: UInt8.self)
+            i += 1
         }
     }
 
