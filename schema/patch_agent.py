@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, ref  # noqa: E402
+from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, place_methods, ref, rewrite  # noqa: E402
 
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
 
@@ -537,32 +537,13 @@ def patch_schemas(doc: dict) -> None:
         schemas[name] = json.loads(json.dumps(schema))
 
 
-def _place(methods: list, new: list, anchor: str) -> None:
-    wanted = {m["name"] for m in new}
-    present = [i for i, m in enumerate(methods) if m["name"] in wanted]
-    if present:
-        at = present[0]
-        methods[:] = [m for m in methods if m["name"] not in wanted]
-    else:
-        names = [m["name"] for m in methods]
-        at = names.index(anchor) + 1 if anchor in names else len(methods)
-    methods[at:at] = [json.loads(json.dumps(m)) for m in new]
-
-
 def patch_methods(doc: dict) -> None:
-    _place(doc["methods"], METHODS, "downloadFile")
-    _place(doc["methods"], NOTIFICATIONS, "workspace/didChangeFiles")
+    place_methods(doc["methods"], METHODS, "downloadFile")
+    place_methods(doc["methods"], NOTIFICATIONS, "workspace/didChangeFiles")
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[1]) if len(argv) > 1 else SCHEMA
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    patch_schemas(doc)
-    patch_errors(doc)
-    patch_methods(doc)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    path = rewrite(argv, SCHEMA, patch_schemas, patch_errors, patch_methods)
     print(f"{path}: agent methods {', '.join(m['name'] for m in METHODS)}; notifications "
           f"{', '.join(m['name'] for m in NOTIFICATIONS)}; codes {', '.join(CODES)}")
     return 0

@@ -14,12 +14,11 @@ it is. Written back with json.dump(indent=2, ensure_ascii=False) and a trailing 
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, ref  # noqa: E402
+from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, place_methods, ref, rewrite  # noqa: E402
 
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
 
@@ -177,32 +176,13 @@ def patch_schemas(doc: dict) -> None:
         schemas[name] = schema
 
 
-def _place(methods: list, new: list, after: str) -> None:
-    wanted = {m["name"] for m in new}
-    present = [i for i, m in enumerate(methods) if m["name"] in wanted]
-    if present:
-        at = present[0]
-        methods[:] = [m for m in methods if m["name"] not in wanted]
-    else:
-        names = [m["name"] for m in methods]
-        at = names.index(after) + 1 if after in names else len(methods)
-    methods[at:at] = [json.loads(json.dumps(m)) for m in new]
-
-
 def patch_methods(doc: dict) -> None:
-    _place(doc["methods"], METHODS, "queue/fail")
-    _place(doc["methods"], [NOTIFICATION], "queue/ready")
+    place_methods(doc["methods"], METHODS, "queue/fail")
+    place_methods(doc["methods"], [NOTIFICATION], "queue/ready")
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[1]) if len(argv) > 1 else SCHEMA
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    patch_schemas(doc)
-    patch_errors(doc)
-    patch_methods(doc)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    path = rewrite(argv, SCHEMA, patch_schemas, patch_errors, patch_methods)
     print(f"{path}: settings methods {', '.join(m['name'] for m in METHODS)}, notification {NOTIFICATION['name']}; "
           f"code {NEW_CODE}")
     return 0

@@ -13,12 +13,11 @@ it is. Written back with json.dump(indent=2, ensure_ascii=False) and a trailing 
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, ref  # noqa: E402
+from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, place_methods, ref, rewrite  # noqa: E402
 
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
 
@@ -341,27 +340,11 @@ def patch_schemas(doc: dict) -> None:
 
 
 def patch_methods(doc: dict) -> None:
-    methods = doc["methods"]
-    wanted = {m["name"]: m for m in METHODS}
-    present = [i for i, m in enumerate(methods) if m["name"] in wanted]
-    if present:
-        at = present[0]
-        methods[:] = [m for m in methods if m["name"] not in wanted]
-    else:
-        names = [m["name"] for m in methods]
-        at = names.index("exportFile") + 1 if "exportFile" in names else len(methods)
-    methods[at:at] = [json.loads(json.dumps(m)) for m in METHODS]
+    place_methods(doc["methods"], METHODS, "exportFile")
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[1]) if len(argv) > 1 else SCHEMA
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    patch_schemas(doc)
-    patch_errors(doc)
-    patch_methods(doc)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    path = rewrite(argv, SCHEMA, patch_schemas, patch_errors, patch_methods)
     print(f"{path}: storage methods {', '.join(m['name'] for m in METHODS)}; codes {', '.join(NEW_CODES)}")
     return 0
 

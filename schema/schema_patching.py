@@ -1,6 +1,10 @@
 """Helpers shared by the scripts that patch openrpc.json (patch_storage.py, patch_agent.py)."""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Callable
+
 
 def ref(name: str) -> dict:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -45,3 +49,30 @@ def dict_insert_after(d: dict, key: str, value, after: str) -> dict:
 STANDARD_ERRORS = [{"$ref": f"#/components/errors/{n}"} for n in
                    ("InvalidRequest", "InvalidParams", "InternalError", "ServerNotInitialized", "RequestCancelled",
                     "RequestFailed")]
+
+
+def place_methods(methods: list, new: list, after: str) -> None:
+    """Puts `new` (copies) where they already are, else after the method named `after` (else at
+    the end): running a script again leaves the order as it was."""
+    wanted = {m["name"] for m in new}
+    present = [i for i, m in enumerate(methods) if m["name"] in wanted]
+    if present:
+        at = present[0]
+        methods[:] = [m for m in methods if m["name"] not in wanted]
+    else:
+        names = [m["name"] for m in methods]
+        at = names.index(after) + 1 if after in names else len(methods)
+    methods[at:at] = [json.loads(json.dumps(m)) for m in new]
+
+
+def rewrite(argv: list[str], default: Path, *patches: Callable[[dict], None]) -> Path:
+    """Loads the document (argv[1], else `default`), applies `patches` in order, and writes it
+    back with json.dump(indent=2, ensure_ascii=False) and a trailing newline."""
+    path = Path(argv[1]) if len(argv) > 1 else default
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    for patch in patches:
+        patch(doc)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    return path
