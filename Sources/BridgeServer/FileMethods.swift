@@ -166,7 +166,15 @@ enum FileMethods {
             o.after = after
         }
         let page = try ws.list(o, isCancelled: { ctx?.isCancelled ?? false })
-        var result: JSONObject = ["entries": .array(page.entries.map(\.entry))]
+        // Entries become JSON on all cores (each half in order), then one array in page order.
+        let entries = page.entries
+        let workers = entries.count >= 2048 ? min(Parallel.cores, 4) : 1
+        let parts = ListJSONParts(workers)
+        Parallel.run(workers) { w in
+            let lo = entries.count * w / workers, hi = entries.count * (w + 1) / workers
+            parts.set(w, entries[lo..<hi].map(\.entry))
+        }
+        var result: JSONObject = ["entries": .array(parts.joined())]
         if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
         return .object(result)
     }
@@ -189,6 +197,21 @@ enum FileMethods {
                      "text": .string(m.text)]
                 }),
                 "truncated": .bool(r.truncated), "filesSearched": .int(Int64(r.filesSearched))]
+    }
+}
+
+/// Per-worker pieces of a `listFiles` result, each written by one thread, read after all joined.
+private final class ListJSONParts: @unchecked Sendable {
+    private let parts: UnsafeMutableBufferPointer<[JSON]>
+    init(_ n: Int) {
+        parts = .allocate(capacity: n)
+        parts.initialize(repeating: [])
+    }
+    func set(_ i: Int, _ p: [JSON]) { parts[i] = p }
+    func joined() -> [JSON] { parts.count == 1 ? parts[0] : Array(parts.joined()) }
+    deinit {
+        _ = parts.deinitialize()
+        parts.deallocate()
     }
 }
 

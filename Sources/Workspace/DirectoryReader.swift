@@ -5,6 +5,10 @@ import Darwin
 #endif
 
 /// Reads the names in an open directory (never `.` or `..`), sorted as bytes.
+///
+/// The names are gathered into one byte buffer and sorted there with `memcmp` (shorter name
+/// first on a common prefix: the same order as comparing their UTF-8 bytes), so the sort makes
+/// no `String` comparisons; each name becomes a `String` once, in sorted order.
 enum DirectoryReader {
     static func names(_ dir: FileDescriptor, path: WorkspacePath) throws(WorkspaceError) -> [String] {
         let copy = dup(dir.raw)
@@ -14,15 +18,29 @@ enum DirectoryReader {
         }
         defer { closedir(stream) }
         rewinddir(stream)
-        var names: [String] = []
+        var bytes: [UInt8] = []
+        var spans: [(start: Int32, count: Int32)] = []
+        bytes.reserveCapacity(4096)
         while let entry = readdir(stream) {
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { p in
-                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            withUnsafePointer(to: &entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: UInt8.self, capacity: 256) { c in
+                    let n = strlen(UnsafeRawPointer(c).assumingMemoryBound(to: CChar.self))
+                    if n == 1 && c[0] == 46 { return }
+                    if n == 2 && c[0] == 46 && c[1] == 46 { return }
+                    spans.append((Int32(bytes.count), Int32(n)))
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: c, count: n))
+                }
             }
-            if name == "." || name == ".." { continue }
-            names.append(name)
         }
-        names.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        return names
+        return bytes.withUnsafeBufferPointer { buf -> [String] in
+            guard let base = buf.baseAddress else { return [] }
+            spans.sort { a, b in
+                let r = memcmp(base + Int(a.start), base + Int(b.start), Int(min(a.count, b.count)))
+                return r != 0 ? r < 0 : a.count < b.count
+            }
+            return spans.map { s in
+                String(decoding: UnsafeBufferPointer(start: base + Int(s.start), count: Int(s.count)), as: UTF8.self)
+            }
+        }
     }
 }

@@ -62,8 +62,16 @@ public struct FileStatus: Sendable, Equatable {
         mix(UInt64(truncatingIfNeeded: st.st_ino))
         mix(UInt64(truncatingIfNeeded: st.st_size))
         mix(UInt64(bitPattern: st.modifiedNanos))
-        let hex = String(h, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
+        // Sixteen lowercase hex digits written in place: no intermediate strings.
+        return String(unsafeUninitializedCapacity: 16) { b in
+            var v = h
+            for i in stride(from: 15, through: 0, by: -1) {
+                let d = UInt8(v & 0xf)
+                b[i] = d < 10 ? 48 + d : 87 + d
+                v >>= 4
+            }
+            return 16
+        }
     }
 }
 
@@ -71,11 +79,25 @@ public struct FileStatus: Sendable, Equatable {
 /// straight into 24 bytes (listings format one per entry, so this is on a hot path).
 public enum Timestamp {
     public static func iso8601(nanos: Int64) -> String {
-        var secs = time_t(nanos / 1_000_000_000)
-        var ms = Int((nanos % 1_000_000_000) / 1_000_000)
-        if ms < 0 { ms += 1000; secs -= 1 }
-        var tm = tm()
-        gmtime_r(&secs, &tm)
+        // Floor division: times before 1970 count back from the earlier second.
+        var secs = nanos / 1_000_000_000
+        var sub = nanos % 1_000_000_000
+        if sub < 0 { sub += 1_000_000_000; secs -= 1 }
+        let ms = Int(sub / 1_000_000)
+        // The civil date from the day number (Howard Hinnant's `civil_from_days`): pure
+        // integer arithmetic, thread-safe, and far cheaper than `gmtime_r` per entry.
+        var days = Int(secs) / 86_400
+        var rem = Int(secs) % 86_400
+        if rem < 0 { rem += 86_400; days -= 1 }
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
         return String(unsafeUninitializedCapacity: 24) { b in
             func put(_ v: Int, _ width: Int, at i: Int) {
                 var v = v
@@ -84,12 +106,12 @@ public enum Timestamp {
                     v /= 10
                 }
             }
-            put(Int(tm.tm_year) + 1900, 4, at: 0); b[4] = 45
-            put(Int(tm.tm_mon) + 1, 2, at: 5); b[7] = 45
-            put(Int(tm.tm_mday), 2, at: 8); b[10] = 84
-            put(Int(tm.tm_hour), 2, at: 11); b[13] = 58
-            put(Int(tm.tm_min), 2, at: 14); b[16] = 58
-            put(Int(tm.tm_sec), 2, at: 17); b[19] = 46
+            put(year, 4, at: 0); b[4] = 45
+            put(month, 2, at: 5); b[7] = 45
+            put(day, 2, at: 8); b[10] = 84
+            put(rem / 3600, 2, at: 11); b[13] = 58
+            put(rem / 60 % 60, 2, at: 14); b[16] = 58
+            put(rem % 60, 2, at: 17); b[19] = 46
             put(ms, 3, at: 20); b[23] = 90
             return 24
         }

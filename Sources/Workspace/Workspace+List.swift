@@ -27,13 +27,19 @@ extension Workspace {
     /// Lists a folder in a stable depth-first order (siblings sorted by their names' bytes),
     /// a page at a time. Links are listed as links and never descended into; a link's target
     /// is never inspected. The private folder is listed (with `includeHidden`) but not entered.
+    ///
+    /// Subfolders are read ahead in small batches on all cores (`ListPrefetch`), each read
+    /// relative to its parent's open descriptor; the page is still assembled in order on the
+    /// calling thread, so pages and cursors are the same as a sequential walk's.
     public func list(_ options: ListOptions, isCancelled: () -> Bool = { false }) throws(WorkspaceError) -> ListPage {
         if !options.path.isRoot { try checkClientPath(options.path) }
         let dir = try root.openDirectory(options.path)
         let depthLimit = options.recursive ? (options.maxDepth ?? 256) : min(options.maxDepth ?? 1, 1)
         var page = ListPage(entries: [], next: nil)
+        page.entries.reserveCapacity(min(options.limit, 1 << 14))
         var walker = Walker(options: options, depthLimit: max(1, depthLimit))
-        try walker.visit(dir, path: options.path, depth: 1, page: &page, isCancelled: isCancelled)
+        let listing = ListPrefetch.read(dir, path: options.path, includeHidden: options.includeHidden, after: options.after)
+        try walker.visit(listing, path: options.path, depth: 1, page: &page, isCancelled: isCancelled)
         return page
     }
 
@@ -41,37 +47,147 @@ extension Workspace {
         let options: ListOptions
         let depthLimit: Int
         var full = false
+        /// Entries and folders read so far, to size read-ahead batches to the room left.
+        var readEntries = 0
+        var readFolders = 0
 
-        mutating func visit(_ dir: FileDescriptor, path: WorkspacePath, depth: Int, page: inout ListPage,
+        mutating func visit(_ listing: ListPrefetch.Listing, path: WorkspacePath, depth: Int, page: inout ListPage,
                             isCancelled: () -> Bool) throws(WorkspaceError) {
             if isCancelled() { throw .cancelled(path) }
-            for entry in try DirectoryView.entries(dir, path: path, includeHidden: options.includeHidden) {
-                let name = entry.name
-                let child = path.appending(name)
-                let st = entry.stat
-                let after = options.after
-                let seen = after.map { child <= $0 } ?? false
-                if !seen, options.glob?.matches(relativePath: relative(child), name: name) ?? true {
+            let statuses = try listing.statuses.get()
+            let entries = listing.entries
+            readEntries += statuses.count
+            readFolders += 1
+            var ahead: [Int: ListPrefetch.Listing] = [:]
+            for i in entries.indices {
+                guard let status = statuses[i] else { continue }  // wholly before the cursor
+                let child = status.path
+                let seen = options.after.map { child <= $0 } ?? false
+                if !seen, options.glob?.matches(relativePath: relative(child), name: entries[i].name) ?? true {
                     if page.entries.count == options.limit {
                         page.next = page.entries.last?.path
                         full = true
                         return
                     }
-                    page.entries.append(entry.status(at: child))
+                    page.entries.append(status)
                 }
-                guard st.isDirectory, entry.stored == name, depth < depthLimit else { continue }
-                if Workspace.isServerFolder(child) { continue }
-                // Skip a subtree that lies wholly before the cursor.
-                if seen, let after, !after.isWithin(child) { continue }
-                let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard sub >= 0 else { continue }  // replaced or unreadable: listed, not entered
-                try visit(FileDescriptor(sub), path: child, depth: depth + 1, page: &page, isCancelled: isCancelled)
+                guard enters(entries[i], at: child, depth: depth) else { continue }
+                if ahead[i] == nil {
+                    let batch = readAheadBatch(from: i, entries: entries, statuses: statuses, depth: depth, room: options.limit - page.entries.count)
+                    let read = ListPrefetch.read(batch.map { (entries[$0].name, statuses[$0]!.path) }, in: listing.fd!,
+                                                 includeHidden: options.includeHidden, after: options.after)
+                    for (k, j) in batch.enumerated() { ahead[j] = read[k] }
+                }
+                guard let sub = ahead.removeValue(forKey: i), sub.fd != nil else { continue }  // replaced or unreadable: listed, not entered
+                try visit(sub, path: child, depth: depth + 1, page: &page, isCancelled: isCancelled)
                 if full { return }
             }
+        }
+
+        /// Whether the walk goes into `entry`: a real folder (not a placeholder, not the
+        /// server's own), within the depth limit, and not wholly before the cursor.
+        func enters(_ entry: DirectoryView.Entry, at child: WorkspacePath, depth: Int) -> Bool {
+            guard entry.stat.isDirectory, entry.stored == entry.name, depth < depthLimit else { return false }
+            if Workspace.isServerFolder(child) { return false }
+            if let after = options.after, child <= after, !after.isWithin(child) { return false }
+            return true
+        }
+
+        /// The entries from `start` on that the walk will enter next: about as many folders as
+        /// the page still has room for at the average folder size seen so far (at least one,
+        /// at most 32), so little is read past the page's end.
+        func readAheadBatch(from start: Int, entries: [DirectoryView.Entry], statuses: [FileStatus?], depth: Int, room: Int) -> [Int] {
+            let average = max(1, readEntries / max(1, readFolders))
+            let want = min(32, max(1, room / average + 1))
+            var batch: [Int] = []
+            var j = start
+            while j < entries.count && batch.count < want {
+                if let s = statuses[j], enters(entries[j], at: s.path, depth: depth) { batch.append(j) }
+                j += 1
+            }
+            return batch
         }
 
         func relative(_ p: WorkspacePath) -> String {
             p.components.dropFirst(options.path.components.count).joined(separator: "/")
         }
+    }
+}
+
+/// Reads folders for `Workspace.list`, several at once on all cores.
+///
+/// Each folder is opened relative to its parent's descriptor with `O_NOFOLLOW | O_DIRECTORY`
+/// (a link swapped in is refused, never followed), read through `DirectoryView`, and its
+/// entries' statuses (paths, etags) are built on the reading thread. Results come back in the
+/// order asked for, so callers assemble output exactly as a sequential walk would.
+enum ListPrefetch {
+    /// One folder read: its descriptor (nil when it could not be opened: listed, not entered),
+    /// its entries, and their statuses (or the error reading it); nil for an entry wholly
+    /// before the cursor (neither listed nor entered, so no status is made for it).
+    struct Listing: @unchecked Sendable {
+        var fd: FileDescriptor?
+        var entries: [DirectoryView.Entry] = []
+        var statuses: Result<[FileStatus?], WorkspaceError> = .success([])
+    }
+
+    /// Reads the open folder `dir` at `path`.
+    static func read(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool, after: WorkspacePath?) -> Listing {
+        var out = Listing(fd: dir)
+        do throws(WorkspaceError) {
+            let entries = try DirectoryView.entries(dir, path: path, includeHidden: includeHidden)
+            out.entries = entries
+            // Only a folder on the cursor's own path holds entries wholly before it: those
+            // whose names sort before the cursor's next component.
+            var bound: String?
+            if let after, after.components.count > path.components.count, after.isWithin(path) {
+                bound = after.components[path.components.count]
+            }
+            out.statuses = .success(entries.map { e in
+                if let bound, e.name.utf8.lexicographicallyPrecedes(bound.utf8) { return nil }
+                return e.status(at: path.appending(e.name))
+            })
+        } catch {
+            out.statuses = .failure(error)
+        }
+        return out
+    }
+
+    /// Opens and reads the subfolders `folders` (stored name, workspace path) of `parent`, in
+    /// parallel when there are several; results in the same order.
+    static func read(_ folders: [(String, WorkspacePath)], in parent: FileDescriptor, includeHidden: Bool,
+                     after: WorkspacePath?) -> [Listing] {
+        let slots = Slots(folders.count)
+        let work = UncheckedBox((folders, parent))
+        let workers = min(Parallel.cores, folders.count)
+        Parallel.run(workers) { worker in
+            let (folders, parent) = work.value
+            for i in stride(from: worker, to: folders.count, by: workers) {
+                let (name, path) = folders[i]
+                let raw = openat(parent.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                slots.put(i, raw >= 0 ? read(FileDescriptor(raw), path: path, includeHidden: includeHidden, after: after) : Listing(fd: nil))
+            }
+        }
+        return slots.take()
+    }
+
+    /// Result slots written by index from several threads (each index by exactly one), read
+    /// after all have joined.
+    private final class Slots: @unchecked Sendable {
+        private let buffer: UnsafeMutableBufferPointer<Listing?>
+        init(_ n: Int) {
+            buffer = .allocate(capacity: n)
+            buffer.initialize(repeating: nil)
+        }
+        func put(_ i: Int, _ value: Listing) { buffer[i] = value }
+        func take() -> [Listing] { buffer.map { $0 ?? Listing(fd: nil) } }
+        deinit {
+            _ = buffer.deinitialize()
+            buffer.deallocate()
+        }
+    }
+
+    private struct UncheckedBox<T>: @unchecked Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
     }
 }
