@@ -21,7 +21,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, place_methods, ref, rewrite  # noqa: E402
+from schema_patching import (  # noqa: E402
+    STANDARD_ERRORS, add_domain_codes, example, param, place_methods, ref, required_rule, rewrite, rule_code,
+)
 
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
 
@@ -503,31 +505,15 @@ ERROR_REQUIRED = {"InvalidTransition": ["from", "to", "allowed"], "SessionLocked
 
 def patch_errors(doc: dict) -> None:
     ed = doc["components"]["schemas"]["ErrorData"]
-    enum = ed["properties"]["code"]["enum"]
-    domain = ed.get("x-domain-codes", [])
-    codes = ed["x-error-codes"]
-    prev = "NotDownloaded"
-    for code in CODES:
-        enum = insert_after(enum, code, prev)
-        domain = insert_after(domain, code, prev)
-        codes = dict_insert_after(codes, code, -32803, prev)
-        prev = code
-    ed["properties"]["code"]["enum"] = enum
-    if "x-domain-codes" in ed:
-        ed["x-domain-codes"] = domain
-    ed["x-error-codes"] = codes
+    add_domain_codes(ed, CODES, "NotDownloaded")
     props = ed["properties"]
     for name, schema in ERROR_PROPERTIES.items():
         props[name] = schema
-    def code_of(rule):
-        return rule.get("if", {}).get("properties", {}).get("code", {}).get("const")
-
-    rules = [r for r in ed.get("allOf", []) if code_of(r) not in ERROR_REQUIRED]
+    rules = [r for r in ed.get("allOf", []) if rule_code(r) not in ERROR_REQUIRED]
     # Ours go before the storage script's rules, which that script re-appends at the end: so the
     # two scripts give the same file whichever runs last.
-    at = next((i for i, r in enumerate(rules) if code_of(r) in STORAGE_RULES), len(rules))
-    rules[at:at] = [{"if": {"properties": {"code": {"const": code}}, "required": ["code"]},
-                     "then": {"required": required}} for code, required in ERROR_REQUIRED.items()]
+    at = next((i for i, r in enumerate(rules) if rule_code(r) in STORAGE_RULES), len(rules))
+    rules[at:at] = [required_rule(code, required) for code, required in ERROR_REQUIRED.items()]
     ed["allOf"] = rules
 
 

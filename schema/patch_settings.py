@@ -18,7 +18,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, place_methods, ref, rewrite  # noqa: E402
+from schema_patching import (  # noqa: E402
+    STANDARD_ERRORS, add_domain_codes, example, param, place_methods, ref, required_rule, rewrite, rule_code,
+)
 
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
 
@@ -151,10 +153,7 @@ ERROR_REQUIRED = {NEW_CODE: ["quota", "limit", "size"]}
 
 def patch_errors(doc: dict) -> None:
     ed = doc["components"]["schemas"]["ErrorData"]
-    ed["properties"]["code"]["enum"] = insert_after(ed["properties"]["code"]["enum"], NEW_CODE, AFTER)
-    if "x-domain-codes" in ed:
-        ed["x-domain-codes"] = insert_after(ed["x-domain-codes"], NEW_CODE, AFTER)
-    ed["x-error-codes"] = dict_insert_after(ed["x-error-codes"], NEW_CODE, -32803, AFTER)
+    add_domain_codes(ed, [NEW_CODE], AFTER)
     props = ed["properties"]
     for name, schema in ERROR_PROPERTIES.items():
         props[name] = schema
@@ -162,11 +161,8 @@ def patch_errors(doc: dict) -> None:
         desc = props[name].get("description", "")
         if note not in desc:
             props[name]["description"] = (desc + " " + note).strip()
-    rules = [r for r in ed.get("allOf", [])
-             if r.get("if", {}).get("properties", {}).get("code", {}).get("const") not in ERROR_REQUIRED]
-    for code, required in ERROR_REQUIRED.items():
-        rules.append({"if": {"properties": {"code": {"const": code}}, "required": ["code"]},
-                      "then": {"required": required}})
+    rules = [r for r in ed.get("allOf", []) if rule_code(r) not in ERROR_REQUIRED]
+    rules += [required_rule(code, required) for code, required in ERROR_REQUIRED.items()]
     ed["allOf"] = rules
 
 

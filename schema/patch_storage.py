@@ -17,7 +17,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from schema_patching import STANDARD_ERRORS, dict_insert_after, example, insert_after, param, place_methods, ref, rewrite  # noqa: E402
+from schema_patching import (  # noqa: E402
+    STANDARD_ERRORS, add_domain_codes, example, param, place_methods, ref, required_rule, rewrite, rule_code,
+)
 
 SCHEMA = Path(__file__).resolve().parent / "openrpc.json"
 
@@ -307,27 +309,12 @@ ERROR_REQUIRED = {"NotDownloaded": ["retryAfterMs"], "InsufficientSpace": ["need
 
 def patch_errors(doc: dict) -> None:
     ed = doc["components"]["schemas"]["ErrorData"]
-    enum = ed["properties"]["code"]["enum"]
-    domain = ed.get("x-domain-codes", [])
-    codes = ed["x-error-codes"]
-    prev = "ReadOnly"
-    for code in NEW_CODES:
-        enum = insert_after(enum, code, prev)
-        domain = insert_after(domain, code, prev)
-        codes = dict_insert_after(codes, code, -32803, prev)
-        prev = code
-    ed["properties"]["code"]["enum"] = enum
-    if "x-domain-codes" in ed:
-        ed["x-domain-codes"] = domain
-    ed["x-error-codes"] = codes
+    add_domain_codes(ed, NEW_CODES, "ReadOnly")
     props = ed["properties"]
     for name, schema in ERROR_PROPERTIES.items():
         props[name] = schema
-    rules = [r for r in ed.get("allOf", [])
-             if r.get("if", {}).get("properties", {}).get("code", {}).get("const") not in ERROR_REQUIRED]
-    for code, required in ERROR_REQUIRED.items():
-        rules.append({"if": {"properties": {"code": {"const": code}}, "required": ["code"]},
-                      "then": {"required": required}})
+    rules = [r for r in ed.get("allOf", []) if rule_code(r) not in ERROR_REQUIRED]
+    rules += [required_rule(code, required) for code, required in ERROR_REQUIRED.items()]
     ed["allOf"] = rules
 
 

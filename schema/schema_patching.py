@@ -76,3 +76,31 @@ def rewrite(argv: list[str], default: Path, *patches: Callable[[dict], None]) ->
         json.dump(doc, f, indent=2, ensure_ascii=False)
         f.write("\n")
     return path
+
+
+def add_domain_codes(ed: dict, codes: list[str], after: str) -> None:
+    """Adds domain codes (-32803) to ErrorData's enum, x-domain-codes and x-error-codes, in
+    order after `after` (each already present stays where it is)."""
+    enum = ed["properties"]["code"]["enum"]
+    domain = ed.get("x-domain-codes", [])
+    table = ed["x-error-codes"]
+    prev = after
+    for code in codes:
+        enum = insert_after(enum, code, prev)
+        domain = insert_after(domain, code, prev)
+        table = dict_insert_after(table, code, -32803, prev)
+        prev = code
+    ed["properties"]["code"]["enum"] = enum
+    if "x-domain-codes" in ed:
+        ed["x-domain-codes"] = domain
+    ed["x-error-codes"] = table
+
+
+def rule_code(rule: dict):
+    """The data.code an ErrorData `allOf` rule is about (None for other rules)."""
+    return rule.get("if", {}).get("properties", {}).get("code", {}).get("const")
+
+
+def required_rule(code: str, required: list[str]) -> dict:
+    """An ErrorData `allOf` rule: when data.code is `code`, `required` fields must be present."""
+    return {"if": {"properties": {"code": {"const": code}}, "required": ["code"]}, "then": {"required": required}}
