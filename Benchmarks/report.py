@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
 """Turns Benchmarks/out/results.jsonl into Benchmarks/README.md (called by run.sh)."""
-import json
 import os
 import platform
 import statistics
@@ -8,16 +7,10 @@ import subprocess
 import sys
 import time
 
+import results_file
+
 results_path, readme_path = sys.argv[1], sys.argv[2]
-rows = []
-with open(results_path) as f:
-    for line in f:
-        line = line.strip()
-        if line.startswith("{"):
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                pass
+rows = results_file.load(results_path)
 
 
 def find(target, framing, test, **match):

@@ -13,11 +13,11 @@
 Each figure is the median over the rounds, as in the README. A plot whose figures are all
 missing (a partial run) is not written, and an old file of that name is left as it was.
 """
-import json
 import statistics
 import sys
 
 import matplotlib
+import results_file
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -28,16 +28,7 @@ COLORS = {"floor": "#9e9e9e", "server": "#1f77b4", "peer": "#d62728"}
 
 
 def load(path):
-    rows = []
-    with open(path) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("{"):
-                try:
-                    rows.append(json.loads(line))
-                except json.JSONDecodeError:
-                    pass
-    return [r for r in rows if "error" not in r]
+    return [r for r in results_file.load(path) if "error" not in r]
 
 
 def median_of(rows, key, **match):
