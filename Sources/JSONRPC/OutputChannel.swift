@@ -108,19 +108,23 @@ public final class OutputChannel: Sendable {
     /// Waits until `input` can be read (or has ended). Returns false, marking the channel
     /// broken, when the client closes its end of the output first: a pipe or socket reports
     /// that on the output descriptor without a write, so a client that stops reading and
-    /// goes away is noticed even while it keeps the input open.
+    /// goes away is noticed even while it keeps the input open. Called before every read, so
+    /// the two `pollfd`s live on the stack, not in an array.
     func waitForInput(on input: Int32) -> Bool {
-        var fds = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: fd, events: 0, revents: 0)]
-        while true {
-            let n = poll(&fds, 2, -1)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return true  // let read() report the problem
-            }
-            if fds[0].revents != 0 { return true }
-            if fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
-                state.withLock { $0.broken = true }
-                return false
+        withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds in
+            fds[0] = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+            fds[1] = pollfd(fd: fd, events: 0, revents: 0)
+            while true {
+                let n = poll(fds.baseAddress, 2, -1)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return true  // let read() report the problem
+                }
+                if fds[0].revents != 0 { return true }
+                if fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
+                    state.withLock { $0.broken = true }
+                    return false
+                }
             }
         }
     }
