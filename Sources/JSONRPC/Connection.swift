@@ -29,12 +29,22 @@ public final class Connection: Sendable {
         /// ends (see `OutputChannel`); nil waits for ever.
         public var outputStallTimeout: Duration?
 
+        /// How long the connection waits with no input and no request in flight before it
+        /// calls `onIdle` (once per idle period: input re-arms it); nil never does.
+        public var idleAfter: Duration?
+        /// Called on the reader thread when the connection has become idle (see `idleAfter`),
+        /// e.g. to give memory back; the next message is read only after it returns.
+        public var onIdle: (@Sendable () -> Void)?
+
         public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10,
-                    outputStallTimeout: Duration? = nil) {
+                    outputStallTimeout: Duration? = nil, idleAfter: Duration? = nil,
+                    onIdle: (@Sendable () -> Void)? = nil) {
             self.framing = framing
             self.maxMessageBytes = maxMessageBytes
             self.readChunkBytes = readChunkBytes
             self.outputStallTimeout = outputStallTimeout
+            self.idleAfter = idleAfter
+            self.onIdle = onIdle
         }
     }
 
@@ -84,8 +94,27 @@ public final class Connection: Sendable {
         let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: options.readChunkBytes, alignment: 16)
         defer { chunk.deallocate() }
 
+        let idleMs: Int32 = {
+            guard options.onIdle != nil, let d = options.idleAfter else { return -1 }
+            let (s, atto) = d.components
+            return Int32(clamping: max(1, s * 1000 + atto / 1_000_000_000_000_000))
+        }()
+        var idleArmed = idleMs >= 0
         reading: while !stopping.load(ordering: .acquiring) && !output.isBroken {
-            guard output.waitForInput(on: input) else { break }  // the client closed its end of the output
+            switch output.waitForInput(on: input, idleTimeoutMs: idleArmed ? idleMs : -1) {
+            case .ready:
+                break
+            case .outputClosed:
+                break reading  // the client closed its end of the output
+            case .idle:
+                // Idle means no request in flight either; a running one re-checks at the next timeout.
+                if state.withLock({ $0.jobs.isEmpty }) {
+                    idleArmed = false
+                    options.onIdle?()
+                }
+                continue reading
+            }
+            idleArmed = idleMs >= 0
             let n = read(input, chunk.baseAddress, chunk.count)
             if n < 0 {
                 if errno == EINTR { continue }

@@ -105,25 +105,37 @@ public final class OutputChannel: Sendable {
         if !ok { s.broken = true }
     }
 
-    /// Waits until `input` can be read (or has ended). Returns false, marking the channel
-    /// broken, when the client closes its end of the output first: a pipe or socket reports
-    /// that on the output descriptor without a write, so a client that stops reading and
-    /// goes away is noticed even while it keeps the input open. Called before every read, so
-    /// the two `pollfd`s live on the stack, not in an array.
-    func waitForInput(on input: Int32) -> Bool {
+    /// What `waitForInput` saw.
+    enum InputWait {
+        /// `input` can be read (or has ended, or failed: `read` reports it).
+        case ready
+        /// The client closed its end of the output: the channel is now broken.
+        case outputClosed
+        /// Nothing arrived within the idle timeout.
+        case idle
+    }
+
+    /// Waits until `input` can be read (or has ended), at most `idleTimeoutMs` milliseconds
+    /// (-1: for ever). Reports `outputClosed`, marking the channel broken, when the client
+    /// closes its end of the output first: a pipe or socket reports that on the output
+    /// descriptor without a write, so a client that stops reading and goes away is noticed even
+    /// while it keeps the input open. Called before every read, so the two `pollfd`s live on
+    /// the stack, not in an array.
+    func waitForInput(on input: Int32, idleTimeoutMs: Int32 = -1) -> InputWait {
         withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { fds in
             fds[0] = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
             fds[1] = pollfd(fd: fd, events: 0, revents: 0)
             while true {
-                let n = poll(fds.baseAddress, 2, -1)
+                let n = poll(fds.baseAddress, 2, idleTimeoutMs)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    return true  // let read() report the problem
+                    return .ready  // let read() report the problem
                 }
-                if fds[0].revents != 0 { return true }
+                if n == 0 { return .idle }
+                if fds[0].revents != 0 { return .ready }
                 if fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
                     state.withLock { $0.broken = true }
-                    return false
+                    return .outputClosed
                 }
             }
         }

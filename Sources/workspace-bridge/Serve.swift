@@ -42,12 +42,16 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds a client may read none of the server's output while it waits, before the server disconnects (exit status 1); 0 waits for ever.")
     var outputStallTimeout: Int = 60
 
+    @Option(help: "Seconds with no input and no request in flight after which the server gives memory back (its code pages and free heap: see docs/decisions.md); 0 never does.")
+    var idleReleaseAfter: Double = 1
+
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
     var enableDebugMethods = false
 
     func validate() throws {
         guard maxMessageBytes > 0 else { throw ValidationError("--max-message-bytes must be positive") }
         guard outputStallTimeout >= 0 else { throw ValidationError("--output-stall-timeout must not be negative") }
+        guard idleReleaseAfter >= 0, idleReleaseAfter.isFinite else { throw ValidationError("--idle-release-after must be a non-negative number of seconds") }
     }
 
     func main(forceMCP: Bool = false, session: String? = nil) -> ServerMain {
@@ -57,6 +61,7 @@ struct ServerOptions: ParsableArguments {
                            enableDebugMethods: enableDebugMethods)
         m.forceMCP = forceMCP
         m.outputStallTimeout = outputStallTimeout
+        m.idleReleaseAfter = idleReleaseAfter
         m.mcpSession = session
         return m
     }

@@ -22,6 +22,8 @@ struct ServerMain {
     var mcpSession: String?
     /// Seconds one write to a client that reads nothing may block before the process ends; 0: never.
     var outputStallTimeout = 60
+    /// Seconds of idleness after which memory is given back (`IdleMemory`); 0: never.
+    var idleReleaseAfter: Double = 1
 
     struct StartupError: Error, CustomStringConvertible {
         var description: String
@@ -75,7 +77,9 @@ struct ServerMain {
         let connection = Connection(
             input: 0, output: protocolOut,
             options: Connection.Options(framing: framing, maxMessageBytes: maxMessageBytes,
-                                        outputStallTimeout: outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil),
+                                        outputStallTimeout: outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil,
+                                        idleAfter: idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil,
+                                        onIdle: { IdleMemory.release(logger: logger) }),
             router: server, logger: logger)
         sink.attach(connection)
         let code = connection.run()

@@ -38,4 +38,14 @@ const char *wb_sha256_error(void);
 
 /// Marks a folder so the Dropbox client skips it (the `com.dropbox.ignored` attribute).
 int wb_mark_dropbox_ignored(const char *path);
+
+/// Gives memory back while the server is idle (Linux): drops this process's page-table entries
+/// for the code of every file-backed, private, read+execute mapping (the binary and its shared
+/// libraries) with MADV_DONTNEED, and returns free heap with malloc_trim. Code pages are clean
+/// copies of their files and stay in the page cache: the next instruction that needs one
+/// maps it back with a minor fault. Writable and relocated mappings are never touched. Does
+/// nothing (-1, errno EPERM) while a debugger or tracer is attached, whose breakpoints live
+/// in private copies of code pages. Returns the bytes of code advised; -1 with errno ENOSYS
+/// on other systems.
+long wb_release_idle_memory(void);
 #endif
