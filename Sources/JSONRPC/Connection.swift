@@ -123,7 +123,7 @@ public final class Connection: Sendable {
             }
             if n == 0 { break }
             decoder.append(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
-            output.cork()
+            let corked = output.cork()
             while let event = decoder.next() {
                 if !framingKnown, let f = decoder.framing {
                     framingKnown = true
@@ -139,7 +139,8 @@ public final class Connection: Sendable {
                 }
                 if stopping.load(ordering: .acquiring) || output.isBroken { break }
             }
-            output.uncork()
+            if corked { output.uncork() }
+            output.waitWhileStalled()
         }
         clientRequests.closeAll()
         if let code = state.withLock({ $0.exitCode }) { return code }

@@ -59,7 +59,10 @@ public final class OutputChannel: Sendable {
         state.withLock { $0.framing = framing }
     }
 
-    public var isBroken: Bool { state.withLock { $0.broken } }
+    /// Mirrors `State.broken` so the reader can check it without waiting for a write.
+    private let brokenFlag = Atomic<Bool>(false)
+
+    public var isBroken: Bool { brokenFlag.load(ordering: .acquiring) }
 
     /// Encodes and sends one message.
     public func send(_ message: JSON) {
@@ -75,7 +78,25 @@ public final class OutputChannel: Sendable {
         state.withLock { flushLocked(&$0) }
     }
 
-    func cork() { state.withLock { $0.corked = true } }
+    /// Gathers replies until `uncork`, unless a write is under way right now: then the reader
+    /// does not wait for it (the writer may have been preempted just after waking the client,
+    /// which is about to send the next request) and its replies are written one by one, in
+    /// turn behind that write. Returns whether it corked; only then must `uncork` follow.
+    func cork() -> Bool {
+        state.withLockIfAvailable { $0.corked = true } != nil
+    }
+
+    /// Before the reader reads more input: when one write has made no progress for a while
+    /// (the client is not reading), waits until it ends, so that the server stops reading
+    /// requests while its output is blocked. A write merely in progress is not waited for.
+    func waitWhileStalled() {
+        let started = writeStarted.load(ordering: .acquiring)
+        guard started != 0, Self.now() &- started > Self.stallBeforeWaiting else { return }
+        state.withLock { _ in }
+    }
+
+    /// How long one write may be under way before the reader waits for it (`waitWhileStalled`).
+    static let stallBeforeWaiting: UInt64 = 1_000_000  // 1 ms
 
     func uncork() {
         state.withLock { s in
@@ -102,7 +123,10 @@ public final class OutputChannel: Sendable {
             }
             return true
         }
-        if !ok { s.broken = true }
+        if !ok {
+            s.broken = true
+            brokenFlag.store(true, ordering: .releasing)
+        }
     }
 
     /// What `waitForInput` saw.
@@ -135,6 +159,7 @@ public final class OutputChannel: Sendable {
                 if fds[0].revents != 0 { return .ready }
                 if fds[1].revents & Int16(POLLERR | POLLHUP | POLLNVAL) != 0 {
                     state.withLock { $0.broken = true }
+                    brokenFlag.store(true, ordering: .releasing)
                     return .outputClosed
                 }
             }

@@ -43,8 +43,10 @@ public final class WorkerPool: @unchecked Sendable {
         let waiting = queue.count - head
         let spawn = waiting > idle && threads < maxThreads
         if spawn { threads += 1 }
-        pthread_cond_signal(cond)
         pthread_mutex_unlock(mutex)
+        // Signalled after unlocking, so the woken worker does not at once block on the mutex
+        // (it re-checks the queue under the mutex in any case).
+        pthread_cond_signal(cond)
         if spawn { OSThread.detach { [self] in self.workerLoop() } }
     }
 
