@@ -15,11 +15,12 @@ import Synchronization
 ///
 /// Back-pressure, with bounded memory: at most `corkLimit` bytes are gathered while corked
 /// (past that, they are written at once). A write blocks while the client is not reading, and
-/// it blocks under the lock, so every other sender and the reader (which corks before it
-/// handles the next read) wait behind it: the server stops reading requests while its output
-/// is blocked. What is held meanwhile is the gathered output (at most `corkLimit` plus one
-/// message), one response per handler that was already running, and the requests read before
-/// the block.
+/// it blocks under the lock, so every other sender waits behind it; the reader never waits
+/// for a write that is merely under way (it corks only when the lock is free), but before each
+/// read it waits for a write that has made no progress for 1 ms (`waitWhileStalled`): the
+/// server stops reading requests while its output is blocked. What is held meanwhile is the
+/// gathered output (at most `corkLimit` plus one message), one response per handler that was
+/// already running, and the requests read before the block.
 ///
 /// When `stallTimeout` is set and one write makes no progress for that long (the client has
 /// stopped reading but keeps the pipe open), the channel writes one line to stderr naming the
