@@ -38,6 +38,8 @@
  *   --migrate-to local|cloud, --migrate-mode copy|move (default cloud, copy)
  *   --info-runs N          getStorageInfo calls after the first (default 50)
  *   --append-runs N        measured one-message appends (default 1000, after --append-warmup 50)
+ *   --append-sessions-dir DIR  with --append-baseline FILE: append1 is paired (see below); DIR
+ *                          holds the session folders (<local root>/.workspace/sessions)
  *   --msg-bytes N          content bytes of each message (default 256)
  *   --recover-messages N   messages recover-setup stores (default 10000), --recover-batch N per
  *                          appendMessages (default 10)
@@ -631,7 +633,11 @@ static void report_rss(const char *test, pid_t pid) {
     line_end();
 }
 
-/* A fresh process: initialize, wait 200 ms, read its memory, shut it down. */
+/* A fresh process: initialize, wait 200 ms, read its memory ("rss": just started); then wait
+ * until 1.6 s after initialize, past the server's idle period (--idle-release-after, 1 s by
+ * default, after which it gives its code pages back), read it again ("rss_idle"), and time the
+ * first two pings after that idle period (the first one maps the code it needs back in). */
+static uint64_t call(const char *method, const char *params, const char **body, size_t *bl, int must_succeed);
 static void phase_rss(void) {
     g_phase = "rss";
     child_t c;
@@ -644,6 +650,19 @@ static void phase_rss(void) {
     alarm(0);
     usleep(200000);
     report_rss("rss", c.pid);
+    usleep(1400000);
+    long rss = -1, hwm = -1;
+    read_status_kb(c.pid, "VmRSS", &rss);
+    read_status_kb(c.pid, "VmHWM", &hwm);
+    const char *body; size_t bl;
+    uint64_t first = call("ping", "{}", &body, &bl, 1);
+    uint64_t second = call("ping", "{}", &body, &bl, 1);
+    long after = -1;
+    read_status_kb(c.pid, "VmRSS", &after);
+    line_begin("rss_idle");
+    printf(",\"after_initialize_ms\":1600,\"vmrss_kib\":%ld,\"vmhwm_kib\":%ld,\"first_ping_us\":%.1f,"
+           "\"second_ping_us\":%.1f,\"vmrss_after_pings_kib\":%ld", rss, hwm, first / 1e3, second / 1e3, after);
+    line_end();
     do_shutdown(&c, &r);
     g_reader = NULL;
     g_child = NULL;
@@ -1046,7 +1065,15 @@ static void phase_import(void) {
  *   storageinfo    getStorageInfo: the first call (the server walks the active root), then
  *                  --info-runs more, sequential; usage.files and usage.bytes
  *   append1        session/create, then sequential session/appendMessages of one message with
- *                  an id (durable before the answer): --append-warmup, then --append-runs
+ *                  an id (durable before the answer): --append-warmup, then --append-runs.
+ *                  Paired (with --append-sessions-dir and --append-baseline): after the warm-up
+ *                  the last line of the session's journal.jsonl (the record the server wrote for
+ *                  the last warm-up message, newline included) is the baseline's bytes; then
+ *                  --append-warmup unmeasured pairs and --append-runs measured pairs, each one
+ *                  server append and one C write() + fsync() of that line to FILE (opened
+ *                  O_APPEND|O_TRUNC, kept open), timed apart, the server first in even pairs and
+ *                  the C append first in odd ones. One "append1_paired" line: both
+ *                  distributions and the median of the per-pair ratios server / C.
  *   recover-setup  session/create, then --recover-messages messages in appendMessages calls of
  *                  --recover-batch; writes the id to --id-file
  *   recover        (a fresh process) session/get {id} then session/messages {id, limit: 1}, the
@@ -1059,6 +1086,7 @@ static const char *g_id_file = NULL;
 static const char *g_migrate_to = "cloud", *g_migrate_mode = "copy";
 static long g_info_runs = 50, g_append_runs = 1000, g_append_warmup = 50, g_msg_bytes = 256;
 static long g_recover_messages = 10000, g_recover_batch = 10, g_bg_sessions = 100;
+static const char *g_append_sessions_dir = NULL, *g_append_baseline = NULL;
 static double g_init_ms = -1;
 
 /* Appends one framed request {id, method, params} (params: JSON object text). */
@@ -1192,12 +1220,141 @@ static void phase_storageinfo(void) {
     free(t);
 }
 
+/* The last line (newline included) of DIR/SID/journal.jsonl into *line; dies without one. */
+static void journal_last_line(const char *sid, buf_t *line) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s/journal.jsonl", g_append_sessions_dir, sid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) die_server("append1: cannot open the session's journal (--append-sessions-dir)");
+    buf_t all = {0};
+    for (;;) {
+        buf_reserve(&all, 65536);
+        ssize_t n = read(fd, all.p + all.len, all.cap - all.len);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) die_server("append1: cannot read the session's journal");
+        if (n == 0) break;
+        all.len += (size_t)n;
+    }
+    close(fd);
+    if (all.len == 0 || all.p[all.len - 1] != '\n') { errno = 0; die_server("append1: the journal does not end with a whole line"); }
+    size_t start = all.len - 1;
+    while (start > 0 && all.p[start - 1] != '\n') start--;
+    line->len = 0;
+    buf_add(line, all.p + start, all.len - start);
+    free(all.p);
+}
+
+static double pct_d(const double *sorted, size_t n, double p) {
+    size_t i = (size_t)(p * (double)n + 0.999999);
+    if (i < 1) i = 1;
+    if (i > n) i = n;
+    return sorted[i - 1];
+}
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Prints ",\"PFX_mean_us\":..,\"PFX_p50_us\":.." etc. of `n` latencies (sorted in place). */
+static void print_dist(const char *pfx, uint64_t *t, long n) {
+    double sum = 0;
+    for (long i = 0; i < n; i++) sum += (double)t[i];
+    qsort(t, (size_t)n, sizeof *t, cmp_u64);
+    printf(",\"%s_mean_us\":%.2f,\"%s_p50_us\":%.2f,\"%s_p90_us\":%.2f,\"%s_p99_us\":%.2f,\"%s_p999_us\":%.2f,"
+           "\"%s_min_us\":%.2f,\"%s_max_us\":%.2f",
+           pfx, sum / (double)n / 1e3, pfx, pct(t, (size_t)n, .5) / 1e3, pfx, pct(t, (size_t)n, .9) / 1e3,
+           pfx, pct(t, (size_t)n, .99) / 1e3, pfx, pct(t, (size_t)n, .999) / 1e3, pfx, (double)t[0] / 1e3,
+           pfx, (double)t[n - 1] / 1e3);
+}
+
+/* append1, paired (see "storage and session phases"): 2 × --append-warmup + --append-runs
+ * prepared requests b[off[i]..off[i+1]): the first --append-warmup sent alone, the next
+ * --append-warmup in unmeasured pairs, the rest in measured pairs. */
+static void append1_paired(const char *sid, buf_t *b, size_t *off) {
+    long warm = g_append_warmup, n = g_append_runs, total = 2 * warm + n;
+    const char *body; size_t bl;
+    long errors = 0;
+    size_t resp_bytes = 0;
+    for (long i = 0; i < warm; i++) { /* server alone: the journal gets its steady-state records */
+        if ((i & 15) == 0) watchdog();
+        write_all(g_child->wfd, b->p + off[i], off[i + 1] - off[i]);
+        read_response(g_reader, &body, &bl);
+        if (is_error(body, bl)) { errors++; keep_sample(body, bl); }
+    }
+    alarm(0);
+    buf_t line = {0};
+    if (warm > 0) journal_last_line(sid, &line);
+    else { errno = 0; die_server("append1 paired needs --append-warmup of at least 1"); }
+    int fd = open(g_append_baseline, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) die_server("append1: cannot open --append-baseline");
+    uint64_t *ts = malloc(sizeof(uint64_t) * (size_t)n), *tc = malloc(sizeof(uint64_t) * (size_t)n);
+    double *ratio = malloc(sizeof(double) * (size_t)n), *ratio_s = malloc(sizeof(double) * (size_t)n),
+           *ratio_c = malloc(sizeof(double) * (size_t)n);
+    long ns = 0, nc = 0;
+    uint64_t t_begin = 0;
+    for (long i = warm; i < total; i++) {
+        if ((i & 15) == 0) watchdog();
+        long k = i - 2 * warm; /* measured pair index when >= 0 */
+        if (k == 0) t_begin = now_ns();
+        int server_first = ((i - warm) & 1) == 0;
+        uint64_t s = 0, c = 0;
+        for (int step = 0; step < 2; step++) {
+            if ((step == 0) == server_first) {
+                uint64_t t0 = now_ns();
+                write_all(g_child->wfd, b->p + off[i], off[i + 1] - off[i]);
+                read_response(g_reader, &body, &bl);
+                s = now_ns() - t0;
+                if (is_error(body, bl)) { errors++; keep_sample(body, bl); }
+                if (i == warm) { if (!errors) keep_sample(body, bl); resp_bytes = bl; }
+            } else {
+                uint64_t t0 = now_ns();
+                for (size_t done = 0; done < line.len;) {
+                    ssize_t w = write(fd, line.p + done, line.len - done);
+                    if (w < 0 && errno == EINTR) continue;
+                    if (w < 0) die_server("append1: write to --append-baseline failed");
+                    done += (size_t)w;
+                }
+                if (fsync(fd)) die_server("append1: fsync of --append-baseline failed");
+                c = now_ns() - t0;
+            }
+        }
+        if (k < 0) continue;
+        ts[k] = s;
+        tc[k] = c;
+        ratio[k] = (double)s / (double)c;
+        if (server_first) ratio_s[ns++] = ratio[k]; else ratio_c[nc++] = ratio[k];
+    }
+    uint64_t t_end = now_ns();
+    alarm(0);
+    close(fd);
+    buf_t last = {0};
+    journal_last_line(sid, &last); /* a measured record, to show the bytes compared are alike */
+    qsort(ratio, (size_t)n, sizeof *ratio, cmp_d);
+    qsort(ratio_s, (size_t)ns, sizeof *ratio_s, cmp_d);
+    qsort(ratio_c, (size_t)nc, sizeof *ratio_c, cmp_d);
+    line_begin("append1_paired");
+    printf(",\"n\":%ld,\"warmup\":%ld,\"warmup_pairs\":%ld,\"order\":\"alternating\",\"request_bytes\":%zu,"
+           "\"response_bytes\":%zu,\"line_bytes\":%zu,\"last_line_bytes\":%zu,\"errors\":%ld,\"seconds\":%.3f",
+           n, warm, warm, off[1] - off[0], resp_bytes, line.len, last.len, errors, (double)(t_end - t_begin) / 1e9);
+    print_dist("server", ts, n);
+    print_dist("c", tc, n);
+    double p50s = pct(ts, (size_t)n, .5), p50c = pct(tc, (size_t)n, .5);
+    printf(",\"ratio_of_p50\":%.4f,\"pair_ratio_p10\":%.4f,\"pair_ratio_p50\":%.4f,\"pair_ratio_p90\":%.4f,"
+           "\"pair_ratio_p50_server_first\":%.4f,\"pair_ratio_p50_c_first\":%.4f",
+           p50s / p50c, pct_d(ratio, (size_t)n, .1), pct_d(ratio, (size_t)n, .5), pct_d(ratio, (size_t)n, .9),
+           ns ? pct_d(ratio_s, (size_t)ns, .5) : 0, nc ? pct_d(ratio_c, (size_t)nc, .5) : 0);
+    print_sample();
+    line_end();
+    free(ts); free(tc); free(ratio); free(ratio_s); free(ratio_c); free(line.p); free(last.p);
+}
+
 static void phase_append1(void) {
     g_phase = "append1";
     char sid[128];
     create_session("append benchmark", sid, sizeof sid);
     write_id_file(sid);
-    long total = g_append_warmup + g_append_runs;
+    /* paired: the server-only warm-up, then as many unmeasured pairs, then the measured ones */
+    long total = (g_append_baseline ? 2 * g_append_warmup : g_append_warmup) + g_append_runs;
     char *text = malloc((size_t)g_msg_bytes + 1);
     buf_t b = {0}, p = {0};
     size_t *off = malloc(sizeof(size_t) * (size_t)(total + 1));
@@ -1214,7 +1371,8 @@ static void phase_append1(void) {
     }
     off[total] = b.len;
     g_sent_desc = "session/appendMessages of one message, one at a time";
-    rtt_loop("append1", &b, off, g_append_warmup, g_append_runs, 15);
+    if (g_append_baseline) append1_paired(sid, &b, off);
+    else rtt_loop("append1", &b, off, g_append_warmup, g_append_runs, 15);
     free(off); free(b.p); free(p.p); free(text);
 }
 
@@ -1367,6 +1525,8 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--info-runs")) g_info_runs = atol(v);
         else if (!strcmp(a, "--append-runs")) g_append_runs = atol(v);
         else if (!strcmp(a, "--append-warmup")) g_append_warmup = atol(v);
+        else if (!strcmp(a, "--append-sessions-dir")) g_append_sessions_dir = v;
+        else if (!strcmp(a, "--append-baseline")) g_append_baseline = v;
         else if (!strcmp(a, "--msg-bytes")) g_msg_bytes = atol(v);
         else if (!strcmp(a, "--recover-messages")) g_recover_messages = atol(v);
         else if (!strcmp(a, "--recover-batch")) g_recover_batch = atol(v);
@@ -1377,7 +1537,8 @@ int main(int argc, char **argv) {
     if (i >= argc || rtt < 1 || pipe_total < 1 || pipe_window < 1 || spawn_runs < 1 || blob_runs < 1
         || g_save_runs < 1 || g_passes < 1 || g_warm_passes < 0 || g_range_bytes < 1 || g_list_limit < 1
         || g_info_runs < 1 || g_append_runs < 1 || g_append_warmup < 0 || g_msg_bytes < 1 || g_msg_bytes > 1000000
-        || g_recover_messages < 1 || g_recover_batch < 1 || g_bg_sessions < 1) {
+        || g_recover_messages < 1 || g_recover_batch < 1 || g_bg_sessions < 1
+        || !g_append_baseline != !g_append_sessions_dir || (g_append_baseline && g_append_warmup < 1)) {
         fprintf(stderr, "usage: bench_client [options] -- COMMAND [ARGS...]\n");
         return 2;
     }

@@ -377,21 +377,17 @@ else
         client server-storage ndjson storageinfo --info-runs 50 --child-stderr "$SLOG" -- "${SRV[@]}"
     done
 
-    # 3: durable one-message appends against write + fsync of the same line in C (the last
-    # journal line the server wrote, appended to a file on the same file system), alternating.
+    # 3: durable one-message appends, paired with write + fsync of the same line in C: after the
+    # warm-up, bench_client takes the last journal line the server wrote and follows (or, every
+    # other pair, precedes) each measured append with one write + fsync of it to a file on the
+    # same file system, timed apart; a new server and session each round, whose ping round trip
+    # (the pipe and JSON-RPC floor under an append) is measured first.
     SES="$ST_TMP/ses"
     mkdir -p "$SES/loop"
     roots "$SES"
     for (( round = 1; round <= 3; round++ )); do
-        session_client server-sessions ndjson append1 --append-runs 1000 --append-warmup 50 --id-file "$SES/append-id" --child-stderr "$SLOG"
-        journal="$SES/local/.workspace/sessions/$(cat "$SES/append-id" 2>/dev/null || true)/journal.jsonl"
-        if [[ -f "$journal" ]]; then
-            tail -n 1 "$journal" > "$SES/line"
-            log "C write + fsync of the same $(wc -c < "$SES/line")-byte line x1000"
-            fsb append-fsync --label write-fsync "$SES/loop/journal.jsonl" 1000 "$SES/line"
-        else
-            note "write + fsync baseline" "no journal at $journal"
-        fi
+        session_client server-sessions ndjson rtt,append1 --rtt 5000 --warmup 500 --append-runs 1000 --append-warmup 50 --id-file "$SES/append-id" \
+            --append-sessions-dir "$SES/local/.workspace/sessions" --append-baseline "$SES/loop/journal.jsonl" --child-stderr "$SLOG"
     done
 
     # 4: recovery of a 10,000-message session (appendMessages of 10 messages each, so 1,000
