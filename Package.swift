@@ -46,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "BridgeServer",
-            dependencies: ["JSON", "JSONRPC", "Workspace", "Storage", "AgentSessions", "FileWatching", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "Storage", "AgentSessions", "FileWatching", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(

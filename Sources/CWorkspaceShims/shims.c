@@ -83,3 +83,13 @@ int wb_mark_dropbox_ignored(const char *path) {
     return setxattr(path, "user.com.dropbox.ignored", "1", 1, 0);
 #endif
 }
+
+int wb_pidfd_open(int pid) {
+#if defined(__linux__) && defined(SYS_pidfd_open)
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    errno = ENOSYS;
+    return -1;
+#endif
+}

@@ -44,6 +44,8 @@ public final class OutputChannel: Sendable {
     private let state: Mutex<State>
     /// Monotonic nanoseconds at which the write in progress started; 0 when none is.
     private let writeStarted = Atomic<UInt64>(0)
+    /// The stall watchdog's parking place (nil without a stall timeout).
+    private let watchdog: WatchdogPark?
     /// Bytes of the flush in progress not yet written (for the stall message).
     private let unwritten = Atomic<Int>(0)
 
@@ -52,8 +54,15 @@ public final class OutputChannel: Sendable {
     public init(fd: Int32, framing: Framing, stallTimeout: Duration? = nil) {
         self.fd = fd
         self.state = Mutex(State(framing: framing))
-        if let stallTimeout, stallTimeout > .zero { Self.startWatchdog(self, timeout: stallTimeout) }
+        if let stallTimeout, stallTimeout > .zero {
+            watchdog = WatchdogPark()
+            Self.startWatchdog(self, park: watchdog!, timeout: stallTimeout)
+        } else {
+            watchdog = nil
+        }
     }
+
+    deinit { watchdog?.release() }
 
     /// Sets the framing once the client's first byte has decided it.
     public func setFraming(_ framing: Framing) {
@@ -113,7 +122,8 @@ public final class OutputChannel: Sendable {
             var off = 0
             while off < raw.count {
                 unwritten.store(raw.count - off, ordering: .relaxed)
-                writeStarted.store(Self.now(), ordering: .releasing)
+                writeStarted.store(Self.now(), ordering: .sequentiallyConsistent)
+                watchdog?.writeStarted()
                 let n = write(fd, raw.baseAddress! + off, min(raw.count - off, Self.writeChunk))
                 writeStarted.store(0, ordering: .releasing)
                 if n < 0 {
@@ -176,18 +186,35 @@ public final class OutputChannel: Sendable {
     }
 
     /// A thread that checks, a few times per timeout, whether a write has been stuck longer
-    /// than `timeout`; it ends with the channel.
-    private static func startWatchdog(_ channel: OutputChannel, timeout: Duration) {
+    /// than `timeout`; it ends with the channel. After `WatchdogPark.idleTicks` checks in a row
+    /// with no write under way it parks until the next write starts, so an idle server does not
+    /// wake up for it.
+    private static func startWatchdog(_ channel: OutputChannel, park: WatchdogPark, timeout: Duration) {
         let (seconds, attoseconds) = timeout.components
         let limit = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
         let tick = UInt32(min(max(limit / 4_000, 10_000), 1_000_000))  // microseconds
+        enum Next { case watch, park, end }
         OSThread.detach { [weak channel] in
-            while true {
-                usleep(tick)
-                guard let c = channel else { return }
-                let started = c.writeStarted.load(ordering: .acquiring)
+            var idle = 0
+            // The strong reference lives only inside `check`, so a parked watchdog holds none.
+            func check() -> Next {
+                guard let c = channel else { return .end }
+                let started = c.writeStarted.load(ordering: .sequentiallyConsistent)
                 if started != 0, now() > started, now() - started > limit {
                     c.exitOnStall(after: limit, unwritten: c.unwritten.load(ordering: .relaxed))
+                }
+                idle = started == 0 ? idle + 1 : 0
+                return idle >= WatchdogPark.idleTicks ? .park : .watch
+            }
+            while true {
+                usleep(tick)
+                switch check() {
+                case .watch: continue
+                case .end: return
+                case .park:
+                    idle = 0
+                    let writing = { (channel?.writeStarted.load(ordering: .sequentiallyConsistent) ?? 0) != 0 }
+                    guard park.park(unless: writing) else { return }
                 }
             }
         }

@@ -48,4 +48,8 @@ int wb_mark_dropbox_ignored(const char *path);
 /// in private copies of code pages. Returns the bytes of code advised; -1 with errno ENOSYS
 /// on other systems.
 long wb_release_idle_memory(void);
+
+/// pidfd_open(2) (Linux 5.3+): a descriptor that becomes readable when the process exits.
+/// -1 with errno (ESRCH: no such process; ENOSYS: no pidfds here, including other systems).
+int wb_pidfd_open(int pid);
 #endif

@@ -1,0 +1,84 @@
+"""An idle server does not wake up on timers (battery: the seeds' devices run on one).
+
+The `initialize` `processId` is watched with a pidfd (the exit is an event, not something
+polled for), and the output stall watchdog parks after a few idle checks until the next write.
+Idle means initialized, a watched client process alive, nothing asked.
+"""
+from __future__ import annotations
+
+import glob
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_faults_client import BIG, _flood_without_reading
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and uses pidfds")
+
+
+def context_switches(pid: int) -> int:
+    """Voluntary and involuntary context switches of every thread of the process so far."""
+    total = 0
+    for path in glob.glob(f"/proc/{pid}/task/*/status"):
+        try:
+            with open(path) as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[1])
+        except OSError:                    # a thread that ended meanwhile
+            pass
+    return total
+
+
+@pytest.fixture
+def client_process():
+    p = subprocess.Popen(["sleep", "60"])
+    yield p
+    if p.poll() is None:
+        p.kill()
+        p.wait()
+
+
+def test_an_idle_server_with_a_watched_client_does_not_wake_up(spawn, tmp_path, client_process):
+    # A 1 s stall timeout makes the watchdog check every 250 ms, so it parks after about 1.25 s.
+    b = spawn("--local-root", str(tmp_path / "ws"), "--output-stall-timeout", "1", "--idle-release-after", "0.2",
+              init={"processId": client_process.pid})
+    assert b.result("ping") == {}
+    time.sleep(2.0)
+
+    before = context_switches(b.proc.pid)
+    time.sleep(3.0)
+    woke = context_switches(b.proc.pid) - before
+
+    assert woke <= 1, f"the idle server woke up {woke} times in 3 s"
+    assert b.result("ping") == {}
+
+
+def test_the_server_exits_at_once_when_the_watched_client_dies(spawn, tmp_path, client_process):
+    b = spawn("--local-root", str(tmp_path / "ws"), init={"processId": client_process.pid})
+    assert b.result("ping") == {}
+
+    client_process.kill()
+    client_process.wait()
+    killed = time.monotonic()
+
+    assert b.wait_exit(5) == 1
+    assert time.monotonic() - killed < 0.15, "the exit was polled for, not seen"
+    assert f"process {client_process.pid} from initialize has exited" in b.stderr_text()
+
+
+def test_a_parked_watchdog_still_disconnects_a_client_that_stops_reading(spawn, ws_root):
+    ws_root.mkdir(parents=True)
+    (ws_root / "big.txt").write_text("x" * BIG)
+    b = spawn("--local-root", str(ws_root), "--output-stall-timeout", "1", init=True)
+    time.sleep(2.0)                        # idle: the watchdog has parked
+
+    start = time.monotonic()
+    _flood_without_reading(b, 0.5)
+    b.proc.wait(timeout=15)
+
+    assert b.proc.returncode == 1
+    assert 1.0 <= time.monotonic() - start < 5
+    assert "has read none of its output for 1000 ms" in b.stderr_text()
