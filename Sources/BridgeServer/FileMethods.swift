@@ -172,7 +172,7 @@ enum FileMethods {
         let parts = ListJSONParts(workers)
         Parallel.run(workers) { w in
             let lo = entries.count * w / workers, hi = entries.count * (w + 1) / workers
-            parts.set(w, entries[lo..<hi].map(\.entry))
+            parts.set(w, ListEntries.json(entries[lo..<hi]))
         }
         var result: JSONObject = ["entries": .array(parts.joined())]
         if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }

@@ -142,10 +142,19 @@ enum ListPrefetch {
             if let after, after.components.count > path.components.count, after.isWithin(path) {
                 bound = after.components[path.components.count]
             }
-            out.statuses = .success(entries.map { e in
-                if let bound, e.name.utf8.lexicographicallyPrecedes(bound.utf8) { return nil }
-                return e.status(at: path.appending(e.name))
-            })
+            // Each child's components are the folder's plus its name, built in one allocation.
+            let base = path.components
+            var statuses: [FileStatus?] = []
+            statuses.reserveCapacity(entries.count)
+            for e in entries {
+                if let bound, e.name.utf8.lexicographicallyPrecedes(bound.utf8) { statuses.append(nil); continue }
+                var components: [String] = []
+                components.reserveCapacity(base.count + 1)
+                components.append(contentsOf: base)
+                components.append(e.name)
+                statuses.append(e.status(at: WorkspacePath(components: components)))
+            }
+            out.statuses = .success(statuses)
         } catch {
             out.statuses = .failure(error)
         }
