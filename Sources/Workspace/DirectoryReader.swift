@@ -43,4 +43,26 @@ enum DirectoryReader {
             }
         }
     }
+
+    /// The names in an open directory with their entry types (`DT_DIR`, `DT_REG`, `DT_LNK`,
+    /// … or `DT_UNKNOWN` where the file system does not say), in directory order.
+    static func typedNames(_ dir: FileDescriptor, path: WorkspacePath) throws(WorkspaceError) -> [(String, UInt8)] {
+        let copy = dup(dir.raw)
+        guard copy >= 0, let stream = fdopendir(copy) else {
+            if copy >= 0 { close(copy) }
+            throw .errno(errno, "list", path: path.string)
+        }
+        defer { closedir(stream) }
+        rewinddir(stream)
+        var out: [(String, UInt8)] = []
+        while let entry = readdir(stream) {
+            let type = entry.pointee.d_type
+            let name = withUnsafePointer(to: &entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            out.append((name, type))
+        }
+        return out
+    }
 }

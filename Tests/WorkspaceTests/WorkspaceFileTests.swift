@@ -56,6 +56,22 @@ struct WorkspaceFileTests {
         #expect(!listed.entries.contains { TempName.isTemp($0.path.name) })
     }
 
+    @Test("the temp-file sweep goes into nested folders by entry type and never through a link")
+    func leftoverSweepFollowsNoLinks() throws {
+        let root = tempRoot(), outside = tempRoot()
+        let ws = try Workspace(rootPath: root)
+        _ = try ws.createFolder(try WorkspacePath("a/b/c"))
+        let dead = ".syncthing.f.wb-7ffffffe00000001.tmp"  // a pid above pid_max: never alive
+        close(open(root + "/a/b/c/" + dead, O_CREAT | O_WRONLY, 0o644))
+        close(open(outside + "/" + dead, O_CREAT | O_WRONLY, 0o644))
+        #expect(symlink(outside, root + "/a/out") == 0)
+
+        #expect(ws.removeLeftoverTempFiles() == 1)
+
+        #expect(!exists(root + "/a/b/c/" + dead))
+        #expect(exists(outside + "/" + dead))
+    }
+
     @Test("listing pages cover every entry exactly once, in order")
     func pagination() throws {
         let ws = try Workspace(rootPath: tempRoot(), bootstrap: false)
