@@ -36,7 +36,14 @@ struct DirectoryView {
     /// that resolve placeholders and conflict copies are built only when the folder holds such
     /// artefacts, and the sort is skipped when the names are already in order (they come
     /// sorted from `DirectoryReader`; only placeholders' real names can move).
-    static func entries(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool) throws(WorkspaceError) -> [Entry] {
+    ///
+    /// With `skipBefore`, plain entries whose names sort before it are left out without a
+    /// `stat` (a listing page that resumes after a cursor needs none of them), so paging
+    /// through a large folder costs each page its own entries, not the whole folder's. With
+    /// `atMost`, a folder without sync artefacts (whose order is its names' order) stops after
+    /// that many entries.
+    static func entries(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool,
+                        skipBefore: String? = nil, atMost: Int? = nil) throws(WorkspaceError) -> [Entry] {
         let names = try DirectoryReader.names(dir, path: path)
         var artefacts: [(index: Int, artefact: SyncArtefact)] = []
         var kinds = [SyncArtefact?](repeating: nil, count: names.count)
@@ -54,10 +61,12 @@ struct DirectoryView {
                 for (i, name) in names.enumerated() where kinds[i] == nil { present.insert(name) }
             }
         }
+        let cap = artefacts.isEmpty ? atMost ?? Int.max : Int.max
         var out: [Entry] = []
-        out.reserveCapacity(names.count)
+        out.reserveCapacity(min(names.count, cap))
         var inOrder = true
         for (i, name) in names.enumerated() {
+            if out.count >= cap { break }
             if TempName.isTemp(name) { continue }
             switch kinds[i] ?? .none {
             case .hidden, .conflictCopy: continue
@@ -73,6 +82,7 @@ struct DirectoryView {
                 out.append(Entry(name: real, stored: name, stat: st, state: "notDownloaded", placeholderSize: size))
             case .none:
                 if !includeHidden && name.hasPrefix(".") { continue }
+                if let skipBefore, name.utf8.lexicographicallyPrecedes(skipBefore.utf8) { continue }
                 guard let st = Sys.lstat(dir.raw, name) else { continue }
                 var state = !conflicted.isEmpty && conflicted.contains(name) ? "conflicted" : "current"
                 if isDataless(st) { state = "notDownloaded" }

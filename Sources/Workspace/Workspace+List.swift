@@ -38,7 +38,12 @@ extension Workspace {
         var page = ListPage(entries: [], next: nil)
         page.entries.reserveCapacity(min(options.limit, 1 << 14))
         var walker = Walker(options: options, depthLimit: max(1, depthLimit))
-        let listing = ListPrefetch.read(dir, path: options.path, includeHidden: options.includeHidden, after: options.after)
+        // Without a glob, no page takes more than `limit` entries of one folder: with the
+        // cursor's own entry and one more to tell the walk that the folder goes on, the rest
+        // of a large folder needs no `stat`.
+        let atMost = options.glob == nil ? options.limit + 2 : nil
+        let listing = ListPrefetch.read(dir, path: options.path, includeHidden: options.includeHidden, after: options.after,
+                                        atMost: atMost)
         try walker.visit(listing, path: options.path, depth: 1, page: &page, isCancelled: isCancelled)
         return page
     }
@@ -75,7 +80,8 @@ extension Workspace {
                 if ahead[i] == nil {
                     let batch = readAheadBatch(from: i, entries: entries, statuses: statuses, depth: depth, room: options.limit - page.entries.count)
                     let read = ListPrefetch.read(batch.map { (entries[$0].name, statuses[$0]!.path) }, in: listing.fd!,
-                                                 includeHidden: options.includeHidden, after: options.after)
+                                                 includeHidden: options.includeHidden, after: options.after,
+                                                 atMost: options.glob == nil ? options.limit + 2 : nil)
                     for (k, j) in batch.enumerated() { ahead[j] = read[k] }
                 }
                 guard let sub = ahead.removeValue(forKey: i), sub.fd != nil else { continue }  // replaced or unreadable: listed, not entered
@@ -131,17 +137,20 @@ enum ListPrefetch {
     }
 
     /// Reads the open folder `dir` at `path`.
-    static func read(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool, after: WorkspacePath?) -> Listing {
+    static func read(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool, after: WorkspacePath?,
+                     atMost: Int? = nil) -> Listing {
         var out = Listing(fd: dir)
         do throws(WorkspaceError) {
-            let entries = try DirectoryView.entries(dir, path: path, includeHidden: includeHidden)
-            out.entries = entries
             // Only a folder on the cursor's own path holds entries wholly before it: those
-            // whose names sort before the cursor's next component.
+            // whose names sort before the cursor's next component (plain ones are not even
+            // stat'ed; a placeholder's real name is compared below).
             var bound: String?
             if let after, after.components.count > path.components.count, after.isWithin(path) {
                 bound = after.components[path.components.count]
             }
+            let entries = try DirectoryView.entries(dir, path: path, includeHidden: includeHidden, skipBefore: bound,
+                                                    atMost: atMost)
+            out.entries = entries
             // Each child's components are the folder's plus its name, built in one allocation.
             let base = path.components
             var statuses: [FileStatus?] = []
@@ -164,7 +173,7 @@ enum ListPrefetch {
     /// Opens and reads the subfolders `folders` (stored name, workspace path) of `parent`, in
     /// parallel when there are several; results in the same order.
     static func read(_ folders: [(String, WorkspacePath)], in parent: FileDescriptor, includeHidden: Bool,
-                     after: WorkspacePath?) -> [Listing] {
+                     after: WorkspacePath?, atMost: Int? = nil) -> [Listing] {
         let slots = Slots(folders.count)
         let work = UncheckedBox((folders, parent))
         let workers = min(Parallel.cores, folders.count)
@@ -173,7 +182,7 @@ enum ListPrefetch {
             for i in stride(from: worker, to: folders.count, by: workers) {
                 let (name, path) = folders[i]
                 let raw = openat(parent.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                slots.put(i, raw >= 0 ? read(FileDescriptor(raw), path: path, includeHidden: includeHidden, after: after) : Listing(fd: nil))
+                slots.put(i, raw >= 0 ? read(FileDescriptor(raw), path: path, includeHidden: includeHidden, after: after, atMost: atMost) : Listing(fd: nil))
             }
         }
         return slots.take()

@@ -91,6 +91,59 @@ struct WorkspaceFileTests {
         #expect(Set(seen).count == seen.count)
     }
 
+    @Test("paging a flat folder with placeholders and conflict copies gives the one-page listing")
+    func flatPagingWithArtefacts() throws {
+        let root = tempRoot()
+        let ws = try Workspace(rootPath: root, bootstrap: false)
+        for f in 10..<50 { _ = try ws.save(try WorkspacePath("f\(f).txt"), contents: []) }
+        // A stub whose real name sorts among the files but whose stored name sorts first, and a
+        // conflict copy of a file near the middle.
+        close(open(root + "/.f20b.txt.icloud", O_CREAT | O_WRONLY, 0o644))
+        close(open(root + "/f21.sync-conflict-20250101-120000-ABCDEFG.txt", O_CREAT | O_WRONLY, 0o644))
+        let whole = try ws.list({ var o = Workspace.ListOptions(); o.limit = 1000; return o }()).entries
+
+        var paged: [FileStatus] = []
+        var o = Workspace.ListOptions()
+        o.limit = 3
+        while true {
+            let page = try ws.list(o)
+            paged += page.entries
+            guard let next = page.next else { break }
+            o.after = next
+        }
+
+        #expect(paged.map(\.path) == whole.map(\.path))
+        #expect(paged.map(\.state) == whole.map(\.state))
+        #expect(whole.contains { $0.path.name == "f20b.txt" && $0.state == "notDownloaded" })
+        #expect(whole.contains { $0.path.name == "f21.txt" && $0.state == "conflicted" })
+    }
+
+    @Test("paging a large flat folder, at every page size, gives the one-page listing")
+    func flatPagingEverySize() throws {
+        let root = tempRoot()
+        let ws = try Workspace(rootPath: root, bootstrap: false)
+        for f in 0..<23 { _ = try ws.save(try WorkspacePath("flat/f\(f)"), contents: []) }
+        _ = try ws.save(try WorkspacePath("flat/f15d/inner"), contents: [])
+        _ = try ws.save(try WorkspacePath("z-after"), contents: [])
+        var whole = Workspace.ListOptions()
+        whole.recursive = true
+        whole.limit = 1000
+        let expected = try ws.list(whole).entries.map(\.path)
+
+        for limit in 1...26 {
+            var o = whole
+            o.limit = limit
+            var paged: [WorkspacePath] = []
+            while true {
+                let page = try ws.list(o)
+                paged += page.entries.map(\.path)
+                guard let next = page.next else { break }
+                o.after = next
+            }
+            #expect(paged == expected, "pages of \(limit)")
+        }
+    }
+
     @Test("a symlink pointing outside is listed as a link and never read through")
     func symlinkOutside() throws {
         let root = tempRoot()
