@@ -11,8 +11,9 @@ import Synchronization
 /// A JSON-RPC 2.0 connection over a pair of file descriptors.
 ///
 /// Threading and ordering guarantees:
-/// - One reader thread (the caller of `run()`) reads, frames, parses and routes messages in
-///   arrival order.
+/// - One thread at a time reads, frames, parses and routes messages in arrival order: the
+///   caller of `run()` at first; reading may pass to a pool thread when the reading thread
+///   runs a request's handler itself (leader/follower, see `ReadLoop`), never to two at once.
 /// - Each request is scheduled by its method's `Schedule`: it starts only after every earlier
 ///   unfinished request with a conflicting claim has finished, so conflicting requests run
 ///   and answer in arrival order; everything else runs in parallel on a worker pool.
@@ -56,16 +57,18 @@ public final class Connection: Sendable {
     }
 
     public let output: OutputChannel
-    private let input: Int32
-    private let options: Options
+    let input: Int32
+    let options: Options
     public let router: any Router
-    private let logger: Logger
-    private let pool = WorkerPool()
+    let logger: Logger
+    let pool = WorkerPool()
     private let inFlight = DispatchGroup()
     private let state = Mutex(State())
-    private let stopping = Atomic<Bool>(false)
+    let stopping = Atomic<Bool>(false)
     private let mcp = Atomic<Bool>(false)
     private let clientRequests = ClientRequests()
+    /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
+    let loopEnded = DispatchSemaphore(value: 0)
 
     /// Switches to the Model Context Protocol's conventions (after an MCP `initialize`):
     /// progress comes from `params._meta.progressToken` and goes out as
@@ -89,59 +92,8 @@ public final class Connection: Sendable {
     /// already received, writes their answers, returns 0). A client that closed its end of
     /// the output (EPIPE) counts as end of input: nothing more is read.
     public func run() -> Int32 {
-        var decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
-        var framingKnown = decoder.framing != nil
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: options.readChunkBytes, alignment: 16)
-        defer { chunk.deallocate() }
-
-        let idleMs: Int32 = {
-            guard options.onIdle != nil, let d = options.idleAfter else { return -1 }
-            let (s, atto) = d.components
-            return Int32(clamping: max(1, s * 1000 + atto / 1_000_000_000_000_000))
-        }()
-        var idleArmed = idleMs >= 0
-        reading: while !stopping.load(ordering: .acquiring) && !output.isBroken {
-            switch output.waitForInput(on: input, idleTimeoutMs: idleArmed ? idleMs : -1) {
-            case .ready:
-                break
-            case .outputClosed:
-                break reading  // the client closed its end of the output
-            case .idle:
-                // Idle means no request in flight either; a running one re-checks at the next timeout.
-                if state.withLock({ $0.jobs.isEmpty }) {
-                    idleArmed = false
-                    options.onIdle?()
-                }
-                continue reading
-            }
-            idleArmed = idleMs >= 0
-            let n = read(input, chunk.baseAddress, chunk.count)
-            if n < 0 {
-                if errno == EINTR { continue }
-                logger.error("reading input failed: errno \(errno)")
-                break
-            }
-            if n == 0 { break }
-            decoder.append(UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
-            let corked = output.cork()
-            while let event = decoder.next() {
-                if !framingKnown, let f = decoder.framing {
-                    framingKnown = true
-                    output.setFraming(f)
-                    logger.debug("framing: \(f.rawValue)")
-                }
-                switch event {
-                case .message(let range):
-                    decoder.withBody(range) { handle(body: $0) }
-                case .fault(let fault):
-                    logger.warning("framing fault: \(fault)")
-                    output.send(OutgoingMessage.error(id: nil, .framing(fault)))
-                }
-                if stopping.load(ordering: .acquiring) || output.isBroken { break }
-            }
-            if corked { output.uncork() }
-            output.waitWhileStalled()
-        }
+        let loop = ReadLoop(options: options)
+        if readLoop(loop) == .handedOff { loopEnded.wait() }
         clientRequests.closeAll()
         if let code = state.withLock({ $0.exitCode }) { return code }
         logger.debug("end of input: finishing requests in flight")
@@ -149,13 +101,18 @@ public final class Connection: Sendable {
         return 0
     }
 
+    /// Whether any request is admitted and not finished.
+    var hasJobs: Bool { state.withLock { !$0.jobs.isEmpty } }
+
     /// Ends `run()` after the current message, with this exit status.
     public func stop(exitCode: Int32) {
         state.withLock { $0.exitCode = exitCode }
         stopping.store(true, ordering: .releasing)
     }
 
-    private func handle(body: UnsafeRawBufferPointer) {
+    /// Handles one message body read by `loop`; a request in it (not in a batch) whose handler
+    /// could start at once on the pool is left in `loop.deferred` instead (see `ReadLoop`).
+    func handle(body: UnsafeRawBufferPointer, loop: ReadLoop) {
         let json: JSON
         do {
             json = try JSONCodec.decode(body)
@@ -165,7 +122,7 @@ public final class Connection: Sendable {
             return
         }
         guard case .array(let items) = json else {
-            process(IncomingMessage(json), reply: .direct)
+            process(IncomingMessage(json), reply: .direct, loop: loop)
             return
         }
         if items.isEmpty {
@@ -183,7 +140,7 @@ public final class Connection: Sendable {
         for m in messages { process(m, reply: reply) }
     }
 
-    private func process(_ message: IncomingMessage, reply: Reply) {
+    private func process(_ message: IncomingMessage, reply: Reply, loop: ReadLoop? = nil) {
         switch message {
         case .invalid(let id, let error):
             deliver(OutgoingMessage.error(id: id, error), to: reply)
@@ -193,13 +150,13 @@ public final class Connection: Sendable {
             }
         case .notification(let method, let params):
             switch router.route(method: method, isRequest: false) {
-            case .handle(let m): submit(m, id: nil, params: params, reply: .none)
+            case .handle(let m): submit(m, id: nil, params: params, reply: .none, loop: loop)
             case .reject(let e): logger.debug("dropped notification \(method): \(e.message)")
             case .ignore: logger.trace("ignored notification \(method)")
             }
         case .request(let id, let method, let params):
             switch router.route(method: method, isRequest: true) {
-            case .handle(let m): submit(m, id: id, params: params, reply: reply)
+            case .handle(let m): submit(m, id: id, params: params, reply: reply, loop: loop)
             case .reject(let e): deliver(OutgoingMessage.error(id: id, e), to: reply)
             case .ignore: deliver(OutgoingMessage.error(id: id, .methodNotFound(method)), to: reply)
             }
@@ -208,7 +165,7 @@ public final class Connection: Sendable {
 
     // MARK: Scheduling
 
-    private func submit(_ method: Method, id: RequestID?, params: JSON?, reply: Reply) {
+    private func submit(_ method: Method, id: RequestID?, params: JSON?, reply: Reply, loop: ReadLoop? = nil) {
         let schedule: Schedule
         do {
             if method.namedParams, case .array? = params {
@@ -261,13 +218,15 @@ public final class Connection: Sendable {
             if method.inline {
                 context.runningInline.store(true, ordering: .relaxed)
                 execute(job)
+            } else if let loop {
+                loop.deferred = job
             } else {
                 pool.submit { self.execute(job) }
             }
         }
     }
 
-    private func execute(_ job: Job) {
+    func execute(_ job: Job) {
         let context = job.context
         var answer: JSON?
         if context.isCancelled {

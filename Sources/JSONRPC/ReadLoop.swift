@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+
+/// The state of a connection's reading: owned by one thread at a time, the one reading.
+///
+/// Leader/follower hand-off: when one read's worth of input ends with a request whose handler
+/// would start on the worker pool (`deferred`), and no more input is waiting, the reading
+/// thread runs that handler itself and hands reading on to a pool thread. Waking a pool thread
+/// is then off the request's path (it happens while the handler runs) instead of on it, which
+/// on a machine whose idle CPUs take tens of microseconds to wake is most of a quick request's
+/// cost. Otherwise (more input already waiting, or a batch) the handler goes to the pool as
+/// before, so pipelined requests keep one reader that never stops to run one of them.
+final class ReadLoop: @unchecked Sendable {
+    var decoder: FrameDecoder
+    var framingKnown: Bool
+    let chunk: UnsafeMutableRawBufferPointer
+    /// The idle timeout in milliseconds (-1: none) and whether it is armed (input since the
+    /// last idle call).
+    let idleMs: Int32
+    var idleArmed: Bool
+    /// A request admitted while handling the current read whose handler has not started.
+    var deferred: Job?
+
+    init(options: Connection.Options) {
+        decoder = FrameDecoder(mode: options.framing, maxMessageBytes: options.maxMessageBytes)
+        framingKnown = decoder.framing != nil
+        chunk = .allocate(byteCount: options.readChunkBytes, alignment: 16)
+        idleMs = {
+            guard options.onIdle != nil, let d = options.idleAfter else { return -1 }
+            let (s, atto) = d.components
+            return Int32(clamping: max(1, s * 1000 + atto / 1_000_000_000_000_000))
+        }()
+        idleArmed = idleMs >= 0
+    }
+
+    deinit { chunk.deallocate() }
+
+    enum End { case ended, handedOff }
+}
+
+extension Connection {
+    /// Reads, frames and handles input until `exit`, end of input, or a hand-off (see
+    /// `ReadLoop`); a loop handed off ends on the pool thread that took it, which signals
+    /// `loopEnded`.
+    func readLoop(_ loop: ReadLoop) -> ReadLoop.End {
+        reading: while !stopping.load(ordering: .acquiring) && !output.isBroken {
+            switch output.waitForInput(on: input, idleTimeoutMs: loop.idleArmed ? loop.idleMs : -1) {
+            case .ready:
+                break
+            case .outputClosed:
+                break reading  // the client closed its end of the output
+            case .idle:
+                // Idle means no request in flight either; a running one re-checks at the next timeout.
+                if !hasJobs {
+                    loop.idleArmed = false
+                    options.onIdle?()
+                }
+                continue reading
+            }
+            loop.idleArmed = loop.idleMs >= 0
+            let n = read(input, loop.chunk.baseAddress, loop.chunk.count)
+            if n < 0 {
+                if errno == EINTR { continue }
+                logger.error("reading input failed: errno \(errno)")
+                break
+            }
+            if n == 0 { break }
+            loop.decoder.append(UnsafeRawBufferPointer(rebasing: loop.chunk[0..<n]))
+            let corked = output.cork()
+            while let event = loop.decoder.next() {
+                // Another message follows: the deferred handler starts now, on the pool.
+                if let job = loop.deferred { loop.deferred = nil; pool.submit { self.execute(job) } }
+                if !loop.framingKnown, let f = loop.decoder.framing {
+                    loop.framingKnown = true
+                    output.setFraming(f)
+                    logger.debug("framing: \(f.rawValue)")
+                }
+                switch event {
+                case .message(let range):
+                    loop.decoder.withBody(range) { handle(body: $0, loop: loop) }
+                case .fault(let fault):
+                    logger.warning("framing fault: \(fault)")
+                    output.send(OutgoingMessage.error(id: nil, .framing(fault)))
+                }
+                if stopping.load(ordering: .acquiring) || output.isBroken { break }
+            }
+            if corked { output.uncork() }
+            if let job = loop.deferred {
+                loop.deferred = nil
+                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() {
+                    pool.submit { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
+                    execute(job)
+                    return .handedOff
+                }
+                pool.submit { self.execute(job) }
+            }
+            output.waitWhileStalled()
+        }
+        return .ended
+    }
+
+    /// Whether input can be read at once (or has ended).
+    private func inputWaiting() -> Bool {
+        var p = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+        return poll(&p, 1, 0) > 0
+    }
+}
