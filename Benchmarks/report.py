@@ -138,6 +138,17 @@ if samples:
     w("| other processes seen running (not this run's) during the run | "
       + (", ".join(f"`{k}` in {v} of {len(samples)} samples" for k, v in sorted(seen.items(), key=lambda kv: -kv[1])[:8])
          if seen else "none") + " |")
+cached = []
+try:
+    cached = sorted(int(x) for x in open(os.environ.get("WB_CACHE_SAMPLES", "")).read().split())
+except (OSError, ValueError):
+    pass
+if cached:
+    w(f"| page cache (`Cached` in `/proc/meminfo`) during the run, sampled every 5 s | median "
+      f"{statistics.median(cached) / 1024:,.0f} MiB, min {cached[0] / 1024:,.0f} MiB, max {cached[-1] / 1024:,.0f} MiB "
+      f"({len(cached)} samples). Where it stays small beside free memory, the machine reclaims cold page cache "
+      "within seconds, so files (the server binary at spawn, a benchmark's tree) are read from disk again "
+      "after a pause; both sides of each comparison run back to back to share that state |")
 busy = [(k, os.environ.get(v, "").strip()) for k, v in [("before", "WB_BUSY_BEFORE"), ("after", "WB_BUSY_AFTER")]]
 if any(b for _, b in busy):
     w("| other processes running (R state) before / after | "

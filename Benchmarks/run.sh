@@ -86,12 +86,16 @@ sample_load() {
                       q = p; mine = 0
                       while (q > 1 && (q in pp)) { if (q == me) { mine = 1; break }; q = pp[q] }
                       if (!mine) printf "%s ", c[p] } }')"
+        awk '/^Cached:/ {print $2}' /proc/meminfo >> "$OUT/cache-samples.txt"
         sleep 5
     done
 }
+# ... and the page cache (`Cached`, KiB): some virtual machines reclaim cold page cache within
+# seconds, so a file not touched for a while is read from disk again (see the Machine section).
+: > "$OUT/cache-samples.txt"
 sample_load > "$OUT/load-samples.txt" 2> /dev/null &
 SAMPLER=$!
-export WB_LOAD_SAMPLES="$OUT/load-samples.txt"
+export WB_LOAD_SAMPLES="$OUT/load-samples.txt" WB_CACHE_SAMPLES="$OUT/cache-samples.txt"
 
 FAILED=0
 BENCH_PREFIX=()
