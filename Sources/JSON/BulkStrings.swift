@@ -14,13 +14,28 @@ struct BulkStrings {
         return String(r, radix: 36)
     }()
 
-    private(set) var strings: [String] = []
+    /// What each placeholder stands for, in tree order: a string to escape, or JSON text
+    /// already written (by jansson: see `JSONCodec`'s large arrays) to copy as it is.
+    enum Swapped {
+        case string(String)
+        case raw([UInt8])
+    }
+
+    private(set) var strings: [Swapped] = []
     /// An upper bound of the encoded size of the rest of the tree.
     var estimate = 0
 
     mutating func placeholder(for s: String) -> String {
         let p = "\u{1}wb\(Self.nonce)-\(strings.count)\u{1}"
-        strings.append(s)
+        strings.append(.string(s))
+        estimate += p.utf8.count * 6 + 2
+        return p
+    }
+
+    /// A placeholder for JSON text that is already encoded: it is copied in as it is.
+    mutating func placeholder(forEncoded bytes: [UInt8]) -> String {
+        let p = "\u{1}wb\(Self.nonce)-\(strings.count)\u{1}"
+        strings.append(.raw(bytes))
         estimate += p.utf8.count * 6 + 2
         return p
     }
@@ -28,16 +43,26 @@ struct BulkStrings {
     /// Replaces each dumped placeholder (they appear in tree order) with its escaped string.
     func splice(into dumped: [UInt8]) -> [UInt8] {
         var out = [UInt8]()
-        out.reserveCapacity(dumped.count + strings.reduce(0) { $0 + $1.utf8.count + $1.utf8.count / 8 + 16 })
+        out.reserveCapacity(dumped.count + strings.reduce(0) { n, swapped in
+            switch swapped {
+            case .string(let s): n + s.utf8.count + s.utf8.count / 8 + 16
+            case .raw(let b): n + b.count
+            }
+        })
         var from = 0
         // A tool result carries the text it read twice (content and structured content): the
         // second copy of a string is copied from the first, not escaped again.
         var last: (string: String, range: Range<Int>)?
         dumped.withUnsafeBufferPointer { d in
-            for (i, s) in strings.enumerated() {
+            for (i, swapped) in strings.enumerated() {
                 let token = Array("\"\\u0001wb\(Self.nonce)-\(i)\\u0001\"".utf8)
                 guard let at = Self.find(token, in: d, from: from) else { continue }
                 out.append(contentsOf: d[from..<at])
+                from = at + token.count
+                guard case .string(let s) = swapped else {
+                    if case .raw(let bytes) = swapped { out.append(contentsOf: bytes) }
+                    continue
+                }
                 let start = out.count
                 if let last, last.string == s {
                     out.append(contentsOf: out[last.range])
@@ -45,7 +70,6 @@ struct BulkStrings {
                     Self.escape(s, into: &out)
                 }
                 last = (s, start..<out.count)
-                from = at + token.count
             }
             out.append(contentsOf: d[from...])
         }

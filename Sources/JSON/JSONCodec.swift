@@ -63,8 +63,13 @@ public enum JSONCodec {
     /// escapes control characters), so it is safe for newline-delimited framing.
     /// Non-finite doubles, which JSON cannot carry, are written as `null`.
     public static func encode(_ value: JSON) -> [UInt8] {
+        encode(value, splittingArrays: true)
+    }
+
+    /// `encode`, with large arrays written on every core (`LargeArrays`) or not.
+    static func encode(_ value: JSON, splittingArrays: Bool) -> [UInt8] {
         var bulk = BulkStrings()
-        let tree = value.makeJansson(&bulk)
+        let tree = value.makeJansson(&bulk, splittingArrays: splittingArrays)
         defer { wb_json_decref(tree) }
         let dumped = dump(tree, capacity: bulk.estimate + 16)
         return bulk.strings.isEmpty ? dumped : bulk.splice(into: dumped)
@@ -157,7 +162,7 @@ extension JSON {
 
     /// Builds a new jansson tree (reference count 1) for this value, swapping large strings for
     /// placeholders and adding up an upper bound of the encoded size in `bulk`.
-    func makeJansson(_ bulk: inout BulkStrings) -> UnsafeMutablePointer<json_t> {
+    func makeJansson(_ bulk: inout BulkStrings, splittingArrays: Bool = false) -> UnsafeMutablePointer<json_t> {
         switch self {
         case .null: bulk.estimate += 5; return json_null()
         case .bool(let b): bulk.estimate += 6; return b ? json_true() : json_false()
@@ -169,9 +174,15 @@ extension JSON {
                 json_stringn_nocheck(UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count)
             }
         case .array(let a):
+            if splittingArrays && LargeArrays.worthSplitting(a.count) {
+                var p = bulk.placeholder(forEncoded: LargeArrays.encode(a))
+                return p.withUTF8 { u in
+                    json_stringn_nocheck(UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count)
+                }
+            }
             let arr = json_array()!
             bulk.estimate += 2
-            for v in a { json_array_append_new(arr, v.makeJansson(&bulk)); bulk.estimate += 1 }
+            for v in a { json_array_append_new(arr, v.makeJansson(&bulk, splittingArrays: splittingArrays)); bulk.estimate += 1 }
             return arr
         case .object(let o):
             let obj = json_object()!
@@ -182,7 +193,7 @@ extension JSON {
                 key.withUTF8 { u in
                     _ = json_object_setn_new_nocheck(
                         obj, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count,
-                        v.makeJansson(&bulk))
+                        v.makeJansson(&bulk, splittingArrays: splittingArrays))
                 }
             }
             return obj

@@ -11,6 +11,31 @@ struct JSONCodecTests {
         #expect(try JSONCodec.decode(text) == value)
     }
 
+    @Test("a large array written on every core is byte for byte what one jansson dump writes")
+    func largeArraysMatchOneDump() throws {
+        let tricky = ["plain", "quote \" and \\ backslash", "tab\tnewline\n\u{1}\u{7f}", "é ü 漢字 🙂", "a/b", ""]
+        let big = String(repeating: "line \"x\"\n", count: 200)  // over BulkStrings' threshold
+        var items: [JSON] = []
+        for i in 0..<(LargeArrays.threshold * 2 + 7) {
+            switch i % 5 {
+            case 0: items.append(["path": .string("d/\(tricky[i % tricky.count])\(i)"), "size": .int(Int64(i)), "ok": .bool(i % 2 == 0)])
+            case 1: items.append(.double(Double(i) / 7))
+            case 2: items.append(.array([.null, .string(tricky[i % tricky.count]), .int(-Int64(i))]))
+            case 3: items.append(i % 500 == 3 ? .string(big) : .string(tricky[i % tricky.count]))
+            default: items.append(["nested": .array(Array(repeating: .int(1), count: 3)), "s": .string(big.prefix(i % 40).description)])
+            }
+        }
+        let value: JSON = ["entries": .array(items), "nextCursor": "c", "small": .array([1, 2])]
+
+        let parallel = JSONCodec.encode(value)
+        let serial = JSONCodec.encode(value, splittingArrays: false)
+
+        #expect(LargeArrays.worthSplitting(items.count) == (LargeArrays.cores > 1))
+        #expect(parallel == serial)
+        #expect(try JSONCodec.decode(parallel) == value)
+        #expect(JSONCodec.encode(.array(items)) == JSONCodec.encode(.array(items), splittingArrays: false))
+    }
+
     @Test("keeps 64-bit integers exact, beyond 2^53")
     func bigIntegers() throws {
         let big: Int64 = 9_007_199_254_740_993  // 2^53 + 1: not representable as a double
