@@ -76,6 +76,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "SettingsTests", dependencies: ["Storage", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
+        .testTarget(name: "WorkspaceBridgeCommandTests", dependencies: ["workspace-bridge"], swiftSettings: strict),
         // Fuzzing (Tests/Fuzz/README.md): the targets, one libFuzzer driver per target (a replayer
         // when built without Tests/Fuzz/run.sh), and the test that replays corpus and regressions.
         .target(

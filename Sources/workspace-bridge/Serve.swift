@@ -48,22 +48,18 @@ struct ServerOptions: ParsableArguments {
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
     var enableDebugMethods = false
 
-    func validate() throws {
-        guard maxMessageBytes > 0 else { throw ValidationError("--max-message-bytes must be positive") }
-        guard outputStallTimeout >= 0 else { throw ValidationError("--output-stall-timeout must not be negative") }
-        guard idleReleaseAfter >= 0, idleReleaseAfter.isFinite else { throw ValidationError("--idle-release-after must be a non-negative number of seconds") }
+    /// The parsed values (read only after parsing).
+    var arguments: ServeArguments {
+        ServeArguments(localRoot: localRoot, cloudRoot: cloudRoot, icloudContainer: icloudContainer, configDir: configDir,
+                       framing: framing, maxMessageBytes: maxMessageBytes, logLevel: logLevel, logFile: logFile,
+                       outputStallTimeout: outputStallTimeout, idleReleaseAfter: idleReleaseAfter,
+                       enableDebugMethods: enableDebugMethods)
     }
 
+    func validate() throws { try arguments.validate() }
+
     func main(forceMCP: Bool = false, session: String? = nil) -> ServerMain {
-        let cloud = cloudRoot ?? icloudContainer.map { ICloudContainer.documentsPath(identifier: $0) ?? "/nonexistent/icloud/\($0)" }
-        var m = ServerMain(localRoot: localRoot, cloudRoot: cloud, configDir: configDir, framing: framing,
-                           maxMessageBytes: maxMessageBytes, logLevel: logLevel, logFile: logFile,
-                           enableDebugMethods: enableDebugMethods)
-        m.forceMCP = forceMCP
-        m.outputStallTimeout = outputStallTimeout
-        m.idleReleaseAfter = idleReleaseAfter
-        m.mcpSession = session
-        return m
+        arguments.main(forceMCP: forceMCP, session: session)
     }
 }
 
@@ -85,9 +81,5 @@ struct MCP: ParsableCommand {
     @Option(help: "Journal tool calls into this existing session (default: a new session per connection).")
     var session: String?
 
-    func run() throws {
-        var o = options
-        o.framing = .ndjson
-        try o.main(forceMCP: true, session: session).run()
-    }
+    func run() throws { try options.main(forceMCP: true, session: session).run() }
 }
