@@ -12,8 +12,9 @@ import Dispatch
 /// thread runs that handler itself and hands reading on to a pool thread. Waking a pool thread
 /// is then off the request's path (it happens while the handler runs) instead of on it, which
 /// on a machine whose idle CPUs take tens of microseconds to wake is most of a quick request's
-/// cost. Otherwise (more input already waiting, or a batch) the handler goes to the pool as
-/// before, so pipelined requests keep one reader that never stops to run one of them.
+/// cost. Otherwise (more input already waiting, work queued in the pool, or a batch) the
+/// handler goes to the pool as before: pipelined requests keep one reader that never stops to
+/// run one of them, and no handler starts before one that arrived earlier and still waits.
 final class ReadLoop: @unchecked Sendable {
     var decoder: FrameDecoder
     var framingKnown: Bool
@@ -91,7 +92,9 @@ extension Connection {
             if corked { output.uncork() }
             if let job = loop.deferred {
                 loop.deferred = nil
-                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() {
+                // Only when nothing waits in the pool: run now, the handler would overtake
+                // requests that arrived before it (the pool starts work in submission order).
+                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && !pool.hasBacklog {
                     pool.submit { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
                     execute(job)
                     return .handedOff

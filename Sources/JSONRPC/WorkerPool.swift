@@ -50,6 +50,13 @@ public final class WorkerPool: @unchecked Sendable {
         if spawn { OSThread.detach { [self] in self.workerLoop() } }
     }
 
+    /// Whether submitted work is waiting for a thread (not merely running).
+    public var hasBacklog: Bool {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return queue.count > head
+    }
+
     private func workerLoop() {
         pthread_mutex_lock(mutex)
         while true {
