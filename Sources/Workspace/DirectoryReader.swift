@@ -10,7 +10,10 @@ import Darwin
 /// first on a common prefix: the same order as comparing their UTF-8 bytes), so the sort makes
 /// no `String` comparisons; each name becomes a `String` once, in sorted order.
 enum DirectoryReader {
-    static func names(_ dir: FileDescriptor, path: WorkspacePath) throws(WorkspaceError) -> [String] {
+    /// Calls `body` with a function returning the directory's next entry (nil at the end),
+    /// read from the start through a duplicate of `dir` (which is left where it was).
+    private static func reading<T>(_ dir: FileDescriptor, path: WorkspacePath,
+                                   _ body: (() -> UnsafeMutablePointer<dirent>?) -> T) throws(WorkspaceError) -> T {
         let copy = dup(dir.raw)
         guard copy >= 0, let stream = fdopendir(copy) else {
             if copy >= 0 { close(copy) }
@@ -18,10 +21,18 @@ enum DirectoryReader {
         }
         defer { closedir(stream) }
         rewinddir(stream)
+        return body { readdir(stream) }
+    }
+
+    static func names(_ dir: FileDescriptor, path: WorkspacePath) throws(WorkspaceError) -> [String] {
+        try reading(dir, path: path) { next in sortedNames(next) }
+    }
+
+    private static func sortedNames(_ next: () -> UnsafeMutablePointer<dirent>?) -> [String] {
         var bytes: [UInt8] = []
         var spans: [(start: Int32, count: Int32)] = []
         bytes.reserveCapacity(4096)
-        while let entry = readdir(stream) {
+        while let entry = next() {
             withUnsafePointer(to: &entry.pointee.d_name) { p in
                 p.withMemoryRebound(to: UInt8.self, capacity: 256) { c in
                     let n = strlen(UnsafeRawPointer(c).assumingMemoryBound(to: CChar.self))
@@ -47,22 +58,17 @@ enum DirectoryReader {
     /// The names in an open directory with their entry types (`DT_DIR`, `DT_REG`, `DT_LNK`,
     /// … or `DT_UNKNOWN` where the file system does not say), in directory order.
     static func typedNames(_ dir: FileDescriptor, path: WorkspacePath) throws(WorkspaceError) -> [(String, UInt8)] {
-        let copy = dup(dir.raw)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            if copy >= 0 { close(copy) }
-            throw .errno(errno, "list", path: path.string)
-        }
-        defer { closedir(stream) }
-        rewinddir(stream)
-        var out: [(String, UInt8)] = []
-        while let entry = readdir(stream) {
-            let type = entry.pointee.d_type
-            let name = withUnsafePointer(to: &entry.pointee.d_name) { p in
-                p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        try reading(dir, path: path) { next in
+            var out: [(String, UInt8)] = []
+            while let entry = next() {
+                let type = entry.pointee.d_type
+                let name = withUnsafePointer(to: &entry.pointee.d_name) { p in
+                    p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                out.append((name, type))
             }
-            if name == "." || name == ".." { continue }
-            out.append((name, type))
+            return out
         }
-        return out
     }
 }
