@@ -26,6 +26,8 @@ if [ "${1:-}" = "--test" ]; then
   extra=()
   command -v chromium >/dev/null 2>&1 || extra+=(chromium)
   command -v tsc >/dev/null 2>&1 || extra+=(node-typescript)
+  # The idle-memory test runs the server under a tracer (strace), where it must release nothing.
+  command -v strace >/dev/null 2>&1 || extra+=(strace)
   if ((${#extra[@]})) && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
     echo "setup: installing ${extra[*]}" >&2

@@ -33,7 +33,7 @@ public final class Connection: Sendable {
         /// How long the connection waits with no input and no request in flight before it
         /// calls `onIdle` (once per idle period: input re-arms it); nil never does.
         public var idleAfter: Duration?
-        /// Called on the reader thread when the connection has become idle (see `idleAfter`),
+        /// Called on the reading thread when the connection has become idle (see `idleAfter`),
         /// e.g. to give memory back; the next message is read only after it returns.
         public var onIdle: (@Sendable () -> Void)?
 

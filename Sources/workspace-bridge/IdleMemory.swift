@@ -13,7 +13,7 @@ import Logging
 /// They are dropped from this process's page tables (never from the page cache), and free heap
 /// is returned to the system. The cost is paid once, by the first request after the idle
 /// period: its code is mapped back with minor faults (about a millisecond in all, measured in
-/// Benchmarks/). Called on the reader thread, so no request runs meanwhile.
+/// Benchmarks/). Called on the reading thread with no request in flight.
 enum IdleMemory {
     static func release(logger: Logger) {
         let bytes = wb_release_idle_memory()

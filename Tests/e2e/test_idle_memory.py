@@ -87,6 +87,33 @@ def test_zero_never_releases(spawn, tmp_path):
     assert b.result("ping") == {}
 
 
+def test_nothing_is_released_while_a_tracer_is_attached(binary, tmp_path):
+    """A debugger's breakpoints live in private copies of code pages: dropping them would
+    silently remove the breakpoints, so a traced server keeps its memory."""
+    import shutil
+    import subprocess
+    strace = shutil.which("strace")
+    if strace is None:
+        pytest.skip("strace is not installed (scripts/setup.sh --test installs it)")
+    log = tmp_path / "stderr.log"
+    with open(log, "wb") as err:
+        p = subprocess.Popen([strace, "-f", "-o", "/dev/null", str(binary), "--local-root", str(tmp_path / "ws"),
+                              "--idle-release-after", IDLE, "--log-level", "debug"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err)
+        try:
+            p.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n')
+            p.stdin.flush()
+            assert b'"id":1' in p.stdout.readline()
+            deadline = time.monotonic() + 10
+            while "idle: memory not released" not in log.read_text(errors="replace"):
+                assert time.monotonic() < deadline, log.read_text(errors="replace")
+                time.sleep(0.05)
+            assert RELEASED not in log.read_text(errors="replace")
+        finally:
+            p.kill()
+            p.wait()
+
+
 @pytest.mark.parametrize("value", ["-1", "nan", "soon"])
 def test_a_bad_idle_time_is_refused_at_startup(binary, value, tmp_path):
     import subprocess
