@@ -152,6 +152,18 @@ enum FileMethods {
     }
 
     static func list(_ ws: Workspace, _ p: Params, _ ctx: RequestContext?) throws -> JSON {
+        listResult(try listPage(ws, p, ctx))
+    }
+
+    /// A `listFiles` result: `{entries, nextCursor?}`.
+    static func listResult(_ page: Workspace.ListPage) -> JSON {
+        var result: JSONObject = ["entries": .encoded(ListEntries.encoded(page.runs))]
+        if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
+        return .object(result)
+    }
+
+    /// The page a `listFiles` request asks for.
+    static func listPage(_ ws: Workspace, _ p: Params, _ ctx: RequestContext?) throws -> Workspace.ListPage {
         var o = Workspace.ListOptions()
         o.path = try p.path("path", default: "")
         o.recursive = try p.bool("recursive") ?? false
@@ -165,18 +177,7 @@ enum FileMethods {
             }
             o.after = after
         }
-        let page = try ws.list(o, isCancelled: { ctx?.isCancelled ?? false })
-        // Entries become JSON on all cores (each half in order), then one array in page order.
-        let entries = page.entries
-        let workers = entries.count >= 2048 ? min(Parallel.cores, 4) : 1
-        let parts = ListJSONParts(workers)
-        Parallel.run(workers) { w in
-            let lo = entries.count * w / workers, hi = entries.count * (w + 1) / workers
-            parts.set(w, ListEntries.json(entries[lo..<hi]))
-        }
-        var result: JSONObject = ["entries": .array(parts.joined())]
-        if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
-        return .object(result)
+        return try ws.list(o, isCancelled: { ctx?.isCancelled ?? false })
     }
 
     static func search(_ ws: Workspace, _ p: Params, _ ctx: RequestContext?) throws -> JSON {
@@ -197,21 +198,6 @@ enum FileMethods {
                      "text": .string(m.text)]
                 }),
                 "truncated": .bool(r.truncated), "filesSearched": .int(Int64(r.filesSearched))]
-    }
-}
-
-/// Per-worker pieces of a `listFiles` result, each written by one thread, read after all joined.
-private final class ListJSONParts: @unchecked Sendable {
-    private let parts: UnsafeMutableBufferPointer<[JSON]>
-    init(_ n: Int) {
-        parts = .allocate(capacity: n)
-        parts.initialize(repeating: [])
-    }
-    func set(_ i: Int, _ p: [JSON]) { parts[i] = p }
-    func joined() -> [JSON] { parts.count == 1 ? parts[0] : Array(parts.joined()) }
-    deinit {
-        _ = parts.deinitialize()
-        parts.deallocate()
     }
 }
 

@@ -173,6 +173,11 @@ extension JSON {
             return s.withUTF8 { u in
                 json_stringn_nocheck(UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count)
             }
+        case .encoded(let e):
+            var p = bulk.placeholder(forEncoded: e.bytes)
+            return p.withUTF8 { u in
+                json_stringn_nocheck(UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count)
+            }
         case .array(let a):
             if splittingArrays && LargeArrays.worthSplitting(a.count) {
                 var p = bulk.placeholder(forEncoded: LargeArrays.encode(a))

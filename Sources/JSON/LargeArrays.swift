@@ -11,10 +11,10 @@ import Dispatch
 /// A listing page or a search result is one array of thousands of small objects; building
 /// and dumping its jansson tree is most of the time such a reply takes, and it is serial. An
 /// array of at least `threshold` elements is therefore cut into one part per core, each part
-/// built and dumped by jansson on its own thread (jansson values are never shared between
-/// threads), and the parts' text joined with `,` in place of the array: byte for byte what
-/// one `json_dumpb` of the whole array writes in compact form. Arrays inside those parts are
-/// dumped in their part, serially.
+/// written by jansson on its own thread (`FlatObjectWriter`; jansson values are never shared
+/// between threads), and the parts' text joined with `,` in place of the array: byte for byte
+/// what one `json_dumpb` of the whole array writes in compact form. Arrays inside those parts
+/// are dumped in their part, serially.
 enum LargeArrays {
     static let threshold = 2048
     /// Elements per part at the least, so small arrays stay on one thread.
@@ -31,14 +31,15 @@ enum LargeArrays {
         let results = Results(parts)
         DispatchQueue.concurrentPerform(iterations: parts) { k in
             let lo = elements.count * k / parts, hi = elements.count * (k + 1) / parts
-            results.set(k, JSONCodec.encode(.array(Array(elements[lo..<hi])), splittingArrays: false))
+            let writer = FlatObjectWriter(capacity: (hi - lo) * 160)
+            for e in elements[lo..<hi] { writer.append(e) }
+            results.set(k, writer.bytes())
         }
         var out: [UInt8] = [0x5B]
-        out.reserveCapacity(results.totalCount + 2)
+        out.reserveCapacity(results.totalCount + parts + 1)
         for k in 0..<parts {
-            let text = results.get(k)
             if k > 0 { out.append(0x2C) }
-            out.append(contentsOf: text[1..<(text.count - 1)])  // each part is `[...]`
+            out.append(contentsOf: results.get(k))  // each part is its elements, comma-separated
         }
         out.append(0x5D)
         return out

@@ -49,6 +49,14 @@ public struct FileStatus: Sendable, Equatable {
     }
 
     static func etag(_ st: stat) -> String {
+        String(unsafeUninitializedCapacity: 16) { b in
+            writeEtag(etagHash(st), into: b.baseAddress!)
+            return 16
+        }
+    }
+
+    /// The hash behind an etag.
+    static func etagHash(_ st: stat) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ v: UInt64) {
             var x = v
@@ -62,15 +70,16 @@ public struct FileStatus: Sendable, Equatable {
         mix(UInt64(truncatingIfNeeded: st.st_ino))
         mix(UInt64(truncatingIfNeeded: st.st_size))
         mix(UInt64(bitPattern: st.modifiedNanos))
-        // Sixteen lowercase hex digits written in place: no intermediate strings.
-        return String(unsafeUninitializedCapacity: 16) { b in
-            var v = h
-            for i in stride(from: 15, through: 0, by: -1) {
-                let d = UInt8(v & 0xf)
-                b[i] = d < 10 ? 48 + d : 87 + d
-                v >>= 4
-            }
-            return 16
+        return h
+    }
+
+    /// Writes an etag (`hash` as sixteen lowercase hex digits) into 16 bytes at `b`.
+    public static func writeEtag(_ hash: UInt64, into b: UnsafeMutablePointer<UInt8>) {
+        var v = hash
+        for i in stride(from: 15, through: 0, by: -1) {
+            let d = UInt8(v & 0xf)
+            b[i] = d < 10 ? 48 + d : 87 + d
+            v >>= 4
         }
     }
 }
@@ -79,6 +88,14 @@ public struct FileStatus: Sendable, Equatable {
 /// straight into 24 bytes (listings format one per entry, so this is on a hot path).
 public enum Timestamp {
     public static func iso8601(nanos: Int64) -> String {
+        String(unsafeUninitializedCapacity: 24) { b in
+            write(nanos: nanos, into: b.baseAddress!)
+            return 24
+        }
+    }
+
+    /// Writes the 24 bytes of `iso8601(nanos:)` at `b`.
+    public static func write(nanos: Int64, into b: UnsafeMutablePointer<UInt8>) {
         // Floor division: times before 1970 count back from the earlier second.
         var secs = nanos / 1_000_000_000
         var sub = nanos % 1_000_000_000
@@ -98,22 +115,19 @@ public enum Timestamp {
         let day = doy - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yoe + era * 400 + (month <= 2 ? 1 : 0)
-        return String(unsafeUninitializedCapacity: 24) { b in
-            func put(_ v: Int, _ width: Int, at i: Int) {
-                var v = v
-                for k in stride(from: i + width - 1, through: i, by: -1) {
-                    b[k] = UInt8(48 + v % 10)
-                    v /= 10
-                }
+        func put(_ v: Int, _ width: Int, at i: Int) {
+            var v = v
+            for k in stride(from: i + width - 1, through: i, by: -1) {
+                b[k] = UInt8(48 + v % 10)
+                v /= 10
             }
-            put(year, 4, at: 0); b[4] = 45
-            put(month, 2, at: 5); b[7] = 45
-            put(day, 2, at: 8); b[10] = 84
-            put(rem / 3600, 2, at: 11); b[13] = 58
-            put(rem / 60 % 60, 2, at: 14); b[16] = 58
-            put(rem % 60, 2, at: 17); b[19] = 46
-            put(ms, 3, at: 20); b[23] = 90
-            return 24
         }
+        put(year, 4, at: 0); b[4] = 45
+        put(month, 2, at: 5); b[7] = 45
+        put(day, 2, at: 8); b[10] = 84
+        put(rem / 3600, 2, at: 11); b[13] = 58
+        put(rem / 60 % 60, 2, at: 14); b[16] = 58
+        put(rem % 60, 2, at: 17); b[19] = 46
+        put(ms, 3, at: 20); b[23] = 90
     }
 }

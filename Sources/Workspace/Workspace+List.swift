@@ -19,9 +19,26 @@ extension Workspace {
     }
 
     public struct ListPage: Sendable {
-        public var entries: [FileStatus]
+        /// The page's entries in order, folder by folder.
+        public var runs: [ListRun] = []
+        /// How many entries the runs hold.
+        public var count = 0
         /// Present when more entries follow: pass it back as `after`.
         public var next: WorkspacePath?
+
+        /// The entries with their full statuses, for callers that want them whole.
+        public var entries: [FileStatus] { runs.flatMap(\.statuses) }
+
+        /// The path of the last entry.
+        var lastPath: WorkspacePath? {
+            guard let run = runs.last, let e = run.entries.last else { return nil }
+            return run.folder.appending(e.name)
+        }
+
+        mutating func append(_ folder: WorkspacePath, _ entries: ArraySlice<DirectoryView.Entry>) {
+            guard !entries.isEmpty else { return }
+            runs.append(ListRun(folder: folder, entries: entries))
+        }
     }
 
     /// Lists a folder in a stable depth-first order (siblings sorted by their names' bytes),
@@ -35,8 +52,7 @@ extension Workspace {
         if !options.path.isRoot { try checkClientPath(options.path) }
         let dir = try root.openDirectory(options.path)
         let depthLimit = options.recursive ? (options.maxDepth ?? 256) : min(options.maxDepth ?? 1, 1)
-        var page = ListPage(entries: [], next: nil)
-        page.entries.reserveCapacity(min(options.limit, 1 << 14))
+        var page = ListPage()
         var walker = Walker(options: options, depthLimit: max(1, depthLimit))
         // Without a glob, no page takes more than `limit` entries of one folder: with the
         // cursor's own entry and one more to tell the walk that the folder goes on, the rest
@@ -59,35 +75,51 @@ extension Workspace {
         mutating func visit(_ listing: ListPrefetch.Listing, path: WorkspacePath, depth: Int, page: inout ListPage,
                             isCancelled: () -> Bool) throws(WorkspaceError) {
             if isCancelled() { throw .cancelled(path) }
-            let statuses = try listing.statuses.get()
-            let entries = listing.entries
-            readEntries += statuses.count
+            let entries = try listing.entries.get()
+            readEntries += entries.count
             readFolders += 1
+            // Entries are compared with the cursor only in a folder that does not sort wholly
+            // after it (in depth-first order, a folder after the cursor holds nothing before
+            // it: only folders on the cursor's own path do); the glob needs each entry's path.
+            let compares = options.after.map { !($0 < path) } ?? false
+            let perEntryPath = compares || options.glob != nil
             var ahead: [Int: ListPrefetch.Listing] = [:]
+            // The run of listed entries that ends at the current one.
+            var runStart = entries.startIndex
             for i in entries.indices {
-                guard let status = statuses[i] else { continue }  // wholly before the cursor
-                let child = status.path
-                let seen = options.after.map { child <= $0 } ?? false
-                if !seen, options.glob?.matches(relativePath: relative(child), name: entries[i].name) ?? true {
-                    if page.entries.count == options.limit {
-                        page.next = page.entries.last?.path
+                let entry = entries[i]
+                let isFolder = entry.stat.isDirectory
+                let child: WorkspacePath? = perEntryPath || isFolder ? path.appending(entry.name) : nil
+                var listed = true
+                if compares, let after = options.after, child! <= after { listed = false }
+                if listed, let glob = options.glob, !glob.matches(relativePath: relative(child!), name: entry.name) { listed = false }
+                if listed {
+                    if page.count == options.limit {
+                        page.append(path, entries[runStart..<i])
+                        page.next = page.lastPath
                         full = true
                         return
                     }
-                    page.entries.append(status)
+                    page.count += 1
+                } else {
+                    page.append(path, entries[runStart..<i])
+                    runStart = i + 1
                 }
-                guard enters(entries[i], at: child, depth: depth) else { continue }
+                guard isFolder, let child, enters(entry, at: child, depth: depth) else { continue }
                 if ahead[i] == nil {
-                    let batch = readAheadBatch(from: i, entries: entries, statuses: statuses, depth: depth, room: options.limit - page.entries.count)
-                    let read = ListPrefetch.read(batch.map { (entries[$0].name, statuses[$0]!.path) }, in: listing.fd!,
+                    let batch = readAheadBatch(from: i, in: entries, path: path, depth: depth, room: options.limit - page.count)
+                    let read = ListPrefetch.read(batch.map { (entries[$0].name, path.appending(entries[$0].name)) }, in: listing.fd!,
                                                  includeHidden: options.includeHidden, after: options.after,
                                                  atMost: options.glob == nil ? options.limit + 2 : nil)
                     for (k, j) in batch.enumerated() { ahead[j] = read[k] }
                 }
                 guard let sub = ahead.removeValue(forKey: i), sub.fd != nil else { continue }  // replaced or unreadable: listed, not entered
+                page.append(path, entries[runStart..<(i + 1)])
+                runStart = i + 1
                 try visit(sub, path: child, depth: depth + 1, page: &page, isCancelled: isCancelled)
                 if full { return }
             }
+            page.append(path, entries[runStart...])
         }
 
         /// Whether the walk goes into `entry`: a real folder (not a placeholder, not the
@@ -102,13 +134,13 @@ extension Workspace {
         /// The entries from `start` on that the walk will enter next: about as many folders as
         /// the page still has room for at the average folder size seen so far (at least one,
         /// at most 32), so little is read past the page's end.
-        func readAheadBatch(from start: Int, entries: [DirectoryView.Entry], statuses: [FileStatus?], depth: Int, room: Int) -> [Int] {
+        func readAheadBatch(from start: Int, in entries: [DirectoryView.Entry], path: WorkspacePath, depth: Int, room: Int) -> [Int] {
             let average = max(1, readEntries / max(1, readFolders))
             let want = min(32, max(1, room / average + 1))
             var batch: [Int] = []
             var j = start
             while j < entries.count && batch.count < want {
-                if let s = statuses[j], enters(entries[j], at: s.path, depth: depth) { batch.append(j) }
+                if entries[j].stat.isDirectory, enters(entries[j], at: path.appending(entries[j].name), depth: depth) { batch.append(j) }
                 j += 1
             }
             return batch
@@ -123,17 +155,16 @@ extension Workspace {
 /// Reads folders for `Workspace.list`, several at once on all cores.
 ///
 /// Each folder is opened relative to its parent's descriptor with `O_NOFOLLOW | O_DIRECTORY`
-/// (a link swapped in is refused, never followed), read through `DirectoryView`, and its
-/// entries' statuses (paths, etags) are built on the reading thread. Results come back in the
-/// order asked for, so callers assemble output exactly as a sequential walk would.
+/// (a link swapped in is refused, never followed) and read through `DirectoryView` (names,
+/// `fstatat`, sync states) on the reading thread. Results come back in the order asked for, so
+/// callers assemble output exactly as a sequential walk would.
 enum ListPrefetch {
-    /// One folder read: its descriptor (nil when it could not be opened: listed, not entered),
-    /// its entries, and their statuses (or the error reading it); nil for an entry wholly
-    /// before the cursor (neither listed nor entered, so no status is made for it).
+    /// One folder read: its descriptor (nil when it could not be opened: listed, not entered)
+    /// and its entries but those wholly before the cursor (neither listed nor entered), or the
+    /// error reading it.
     struct Listing: @unchecked Sendable {
         var fd: FileDescriptor?
-        var entries: [DirectoryView.Entry] = []
-        var statuses: Result<[FileStatus?], WorkspaceError> = .success([])
+        var entries: Result<[DirectoryView.Entry], WorkspaceError> = .success([])
     }
 
     /// Reads the open folder `dir` at `path`.
@@ -148,24 +179,13 @@ enum ListPrefetch {
             if let after, after.components.count > path.components.count, after.isWithin(path) {
                 bound = after.components[path.components.count]
             }
-            let entries = try DirectoryView.entries(dir, path: path, includeHidden: includeHidden, skipBefore: bound,
+            var entries = try DirectoryView.entries(dir, path: path, includeHidden: includeHidden, skipBefore: bound,
                                                     atMost: atMost)
-            out.entries = entries
-            // Each child's components are the folder's plus its name, built in one allocation.
-            let base = path.components
-            var statuses: [FileStatus?] = []
-            statuses.reserveCapacity(entries.count)
-            for e in entries {
-                if let bound, e.name.utf8.lexicographicallyPrecedes(bound.utf8) { statuses.append(nil); continue }
-                var components: [String] = []
-                components.reserveCapacity(base.count + 1)
-                components.append(contentsOf: base)
-                components.append(e.name)
-                statuses.append(e.status(at: WorkspacePath(components: components)))
-            }
-            out.statuses = .success(statuses)
+            // Placeholders are kept under their real names, which may sort before the bound.
+            if let bound { entries.removeAll { $0.name.utf8.lexicographicallyPrecedes(bound.utf8) } }
+            out.entries = .success(entries)
         } catch {
-            out.statuses = .failure(error)
+            out.entries = .failure(error)
         }
         return out
     }

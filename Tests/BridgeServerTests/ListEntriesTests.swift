@@ -8,8 +8,8 @@ import JSON
 import Testing
 import Workspace
 
-/// `ListEntries.json` (the listing's fast entry builder) must produce exactly the members,
-/// order and bytes of `FileStatus.entry`, the plain definition of a listing entry.
+/// `ListEntries.encoded` (the listing's fast entry writer) must write exactly the bytes of
+/// encoding `FileStatus.entry`, the plain definition of a listing entry, with jansson.
 @Suite("listFiles entries")
 struct ListEntriesTests {
     private func tempRoot() -> String {
@@ -37,7 +37,7 @@ struct ListEntriesTests {
         symlink("/etc/passwd", root + "/link")
     }
 
-    @Test("entries of any page slice equal FileStatus.entry, value and encoded bytes")
+    @Test("entries written from runs are the bytes jansson writes for FileStatus.entry, whole and in parts")
     func sameAsPlainDefinition() throws {
         let root = tempRoot()
         makeTree(root)
@@ -45,14 +45,41 @@ struct ListEntriesTests {
         var o = Workspace.ListOptions()
         o.recursive = true
         o.limit = 10_000
-        let entries = try ws.list(o).entries
+        let page = try ws.list(o)
+        let entries = page.entries
         #expect(entries.count == 9 + 1 + 4 * (1 + 4 + 1 + 1))
+        #expect(page.runs.count > 1)
         let expected = entries.map(\.entry)
-        // Whole page, and slices starting mid-folder (as the parallel halves do).
-        for start in [0, 1, 13, entries.count - 1] {
-            let got = ListEntries.json(entries[start...])
-            #expect(got == Array(expected[start...]))
-            #expect(JSONCodec.encode(.array(got)) == JSONCodec.encode(.array(Array(expected[start...]))))
+        let whole = ListEntries.encoded(page.runs)
+        #expect(whole.bytes == JSONCodec.encode(.array(expected)))
+        #expect(whole.decoded() == .array(expected))
+        // Parts that start and end mid-run (as the parallel halves do), joined in order.
+        for cuts in [[0, 1, entries.count], [0, 13, 14, entries.count], [0, entries.count - 1, entries.count]] {
+            let parts = zip(cuts, cuts.dropFirst()).map { lo, hi in
+                let w = RecordArrayWriter(keys: ListEntries.keys)
+                ListEntries.write(page.runs, from: lo, to: hi, into: w)
+                return w
+            }
+            #expect(EncodedJSON.array(parts) == whole)
         }
+        // As a member of a result, the text is spliced in as it is.
+        #expect(JSONCodec.encode(["entries": .encoded(whole), "n": 1]) == JSONCodec.encode(["entries": .array(expected), "n": 1]))
+    }
+
+    @Test("a large page is written on two threads, byte for byte as on one")
+    func largePageInParallel() throws {
+        let root = tempRoot()
+        for d in 0..<30 {
+            mkdir(root + "/d\(d)", 0o755)
+            for f in 0..<100 { touch(root + "/d\(d)/f\(f)\(f % 7 == 0 ? "\"q" : "")") }
+        }
+        let ws = try Workspace(rootPath: root, bootstrap: false)
+        var o = Workspace.ListOptions()
+        o.recursive = true
+        o.limit = 10_000
+        let page = try ws.list(o)
+        #expect(page.count == 30 * 101)
+        #expect(page.count >= ListEntries.parallelAt)
+        #expect(ListEntries.encoded(page.runs).bytes == JSONCodec.encode(.array(page.entries.map(\.entry))))
     }
 }

@@ -39,11 +39,11 @@ enum FileTools {
         Tool(name: "list_files", title: "List files",
              description: "Lists a folder (recursive optional, down to maxDepth; glob filter; dot entries with includeHidden; paginated with cursor).",
              readOnly: true, destructive: false, idempotent: true) { c in
-            let r = try FileMethods.list(c.workspace, c.arguments, c.request)
-            let lines = (r["entries"]?.arrayValue ?? []).map { e in
-                "\(e["type"]?.stringValue == "directory" ? "d" : "-") \(e["path"]?.stringValue ?? "")\(e["type"]?.stringValue == "file" ? " (\(e["size"]?.intValue ?? 0) bytes)" : "")"
+            let page = try FileMethods.listPage(c.workspace, c.arguments, c.request)
+            let lines = page.entries.map { e in
+                "\(e.type == .directory ? "d" : "-") \(e.path.string)\(e.type == .file ? " (\(e.size) bytes)" : "")"
             }
-            return ToolOutput(text: lines.isEmpty ? "(empty)" : lines.joined(separator: "\n"), structured: r)
+            return ToolOutput(text: lines.isEmpty ? "(empty)" : lines.joined(separator: "\n"), structured: FileMethods.listResult(page))
         },
         Tool(name: "delete_file", title: "Delete a file or folder",
              description: "Deletes a file, or a folder (recursive needed when it is not empty).",
