@@ -13,37 +13,68 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
     init(components: [String]) { self.components = components }
 
     public init(_ raw: String) throws(WorkspaceError) {
-        func refuse(_ code: WorkspaceError.Code, _ why: String) -> WorkspaceError {
-            WorkspaceError(code, "invalid path '\(raw.prefix(200))': \(why)", path: raw)
+        var bytes = raw
+        switch bytes.withUTF8(Self.parse) {
+        case .success(let parts): components = parts
+        case .failure(let refusal): throw WorkspaceError(refusal.code, "invalid path '\(raw.prefix(200))': \(refusal.why)", path: raw)
         }
-        if raw.utf8.contains(0) { throw refuse(.invalidPath, "it contains a NUL byte") }
-        if raw.utf8.count > Self.maxBytes { throw refuse(.invalidPath, "it is longer than \(Self.maxBytes) bytes") }
-        if raw.hasPrefix("/") { throw refuse(.outsideWorkspace, "absolute paths are refused; paths are relative to the workspace root") }
-        if raw.hasPrefix("~") { throw refuse(.outsideWorkspace, "'~' (a home folder) is outside the workspace") }
-        if raw.contains("\\") { throw refuse(.invalidPath, "backslashes are not path separators here; use '/'") }
-        let chars = Array(raw.prefix(3))
-        if chars.count >= 2, chars[0].isASCII, chars[0].isLetter, chars[1] == ":", chars.count == 2 || chars[2] == "/" {
-            throw refuse(.outsideWorkspace, "drive-letter paths are absolute")
+    }
+
+    private struct Refusal: Error {
+        let code: WorkspaceError.Code
+        let why: String
+        init(_ code: WorkspaceError.Code, _ why: String) {
+            self.code = code
+            self.why = why
+        }
+    }
+
+    /// The components of a raw path, checked byte by byte: separators are `/` bytes wherever
+    /// they fall (never hidden inside a character by a combining mark), and `.`/`..` are those
+    /// exact bytes.
+    private static func parse(_ u: UnsafeBufferPointer<UInt8>) -> Result<[String], Refusal> {
+        let slash = UInt8(ascii: "/"), dot = UInt8(ascii: "."), percent = UInt8(ascii: "%")
+        if u.contains(0) { return .failure(Refusal(.invalidPath, "it contains a NUL byte")) }
+        if u.count > maxBytes { return .failure(Refusal(.invalidPath, "it is longer than \(maxBytes) bytes")) }
+        if u.first == slash {
+            return .failure(Refusal(.outsideWorkspace, "absolute paths are refused; paths are relative to the workspace root"))
+        }
+        if u.first == UInt8(ascii: "~") { return .failure(Refusal(.outsideWorkspace, "'~' (a home folder) is outside the workspace")) }
+        if u.contains(UInt8(ascii: "\\")) {
+            return .failure(Refusal(.invalidPath, "backslashes are not path separators here; use '/'"))
+        }
+        if u.count >= 2, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(u[0] | 0x20), u[1] == UInt8(ascii: ":"),
+            u.count == 2 || u[2] == slash
+        {
+            return .failure(Refusal(.outsideWorkspace, "drive-letter paths are absolute"))
         }
         var parts: [String] = []
-        for part in raw.split(separator: "/", omittingEmptySubsequences: true) {
-            if part == "." { continue }
-            if part == ".." { throw refuse(.outsideWorkspace, "'..' segments are refused") }
-            if part.utf8.count > Self.maxComponentBytes {
-                throw refuse(.invalidPath, "a name is longer than \(Self.maxComponentBytes) bytes")
+        var start = 0
+        while start <= u.count {
+            var end = start
+            while end < u.count && u[end] != slash { end += 1 }
+            defer { start = end + 1 }
+            let part = UnsafeBufferPointer(rebasing: u[start..<end])
+            if part.isEmpty || (part.count == 1 && part[0] == dot) { continue }
+            if part.count == 2 && part[0] == dot && part[1] == dot {
+                return .failure(Refusal(.outsideWorkspace, "'..' segments are refused"))
             }
-            if part.contains("%") {
-                let decoded = Self.percentDecodedRepeatedly(String(part))
-                if decoded != String(part),
-                    decoded == ".." || decoded == "." || decoded.contains("/") || decoded.contains("\\")
-                        || decoded.utf8.contains(0) || decoded.hasPrefix("~")
+            if part.count > maxComponentBytes {
+                return .failure(Refusal(.invalidPath, "a name is longer than \(maxComponentBytes) bytes"))
+            }
+            let name = String(decoding: part, as: UTF8.self)
+            if part.contains(percent) {
+                let decoded = percentDecodedRepeatedly(name)
+                if decoded != name,
+                    decoded.utf8.elementsEqual("..".utf8) || decoded.utf8.elementsEqual(".".utf8) || decoded.utf8.contains(slash)
+                        || decoded.utf8.contains(UInt8(ascii: "\\")) || decoded.utf8.contains(0) || decoded.utf8.first == UInt8(ascii: "~")
                 {
-                    throw refuse(.invalidPath, "a percent-encoded separator, dot segment or NUL is refused")
+                    return .failure(Refusal(.invalidPath, "a percent-encoded separator, dot segment or NUL is refused"))
                 }
             }
-            parts.append(String(part))
+            parts.append(name)
         }
-        components = parts
+        return .success(parts)
     }
 
     public var isRoot: Bool { components.isEmpty }

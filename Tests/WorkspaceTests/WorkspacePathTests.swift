@@ -12,6 +12,18 @@ struct WorkspacePathTests {
         #expect(try WorkspacePath("a:b.txt").name == "a:b.txt")
     }
 
+    @Test("separators and dot segments are bytes: a combining mark never hides a '/' or makes '.' a name")
+    func separatorsAreBytes() throws {
+        // "/" + U+0301 is one Character in Swift; the slash is still a separator.
+        #expect(try WorkspacePath("a/\u{301}b").components == ["a", "\u{301}b"])
+        #expect(try WorkspacePath("caf\u{65}\u{301}/x").components == ["caf\u{65}\u{301}", "x"])
+        #expect { try WorkspacePath("/\u{301}etc/passwd") } throws: { ($0 as? WorkspaceError)?.code == .outsideWorkspace }
+        #expect { try WorkspacePath("x/../\u{301}") } throws: { ($0 as? WorkspaceError)?.code == .outsideWorkspace }
+        #expect { try WorkspacePath("a%2F\u{301}b") } throws: { ($0 as? WorkspaceError)?.code == .invalidPath }
+        // ".." followed by a combining mark is a name of its own, not a dot segment.
+        #expect(try WorkspacePath("..\u{301}").components == ["..\u{301}"])
+    }
+
     @Test("escapes and tricks are refused with the right code", arguments: [
         ("/etc/passwd", WorkspaceError.Code.outsideWorkspace),
         ("../x", .outsideWorkspace),
