@@ -101,9 +101,14 @@ struct BulkStrings {
             var runStart = 0
             var i = 0
             while i < n {
-                if i + 8 <= n && !mayNeedEscape(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) {
-                    i += 8
-                    continue
+                if i + 8 <= n {
+                    let mask = escapeMask(UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)))
+                    if mask == 0 {
+                        i += 8
+                        continue
+                    }
+                    // The lowest flagged byte is exactly the first one to escape.
+                    i += mask.trailingZeroBitCount >> 3
                 }
                 let b = base[i]
                 if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
@@ -138,13 +143,19 @@ struct BulkStrings {
     /// Whether any byte of the word is below 0x20, `"` or `\` (exact: never false when one is;
     /// bytes of 0x80 and above never count).
     @inline(__always)
-    static func mayNeedEscape(_ w: UInt64) -> Bool {
+    static func mayNeedEscape(_ w: UInt64) -> Bool { escapeMask(w) != 0 }
+
+    /// The high bit of each byte of `w` (first byte lowest) that is below 0x20, `"` or `\`.
+    /// Borrows may also flag bytes above a flagged one, but the lowest flagged byte is always
+    /// one of them: zero exactly when none is.
+    @inline(__always)
+    static func escapeMask(_ w: UInt64) -> UInt64 {
         let control = (w &- ones &* 0x20) & ~w & highs
         let q = w ^ (ones &* 0x22)
         let quote = (q &- ones) & ~q & highs
         let bs = w ^ (ones &* 0x5C)
         let backslash = (bs &- ones) & ~bs & highs
-        return (control | quote | backslash) != 0
+        return control | quote | backslash
     }
 
     @inline(__always)

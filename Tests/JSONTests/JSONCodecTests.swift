@@ -162,9 +162,17 @@ struct BulkStringTests {
                 }
             }
         }
+        func firstSpecial(_ w: UInt64) -> Int? {
+            (0..<8).first { k in
+                let b = UInt8(truncatingIfNeeded: w >> (8 * UInt64(k)))
+                return b < 0x20 || b == 0x22 || b == 0x5C
+            }
+        }
         for _ in 0..<100_000 {
             let w = UInt64.random(in: .min ... .max, using: &rng)
             #expect(BulkStrings.mayNeedEscape(w) == bytewise(w))
+            // The escaper jumps to the lowest flagged byte: it must be the first to escape.
+            if let k = firstSpecial(w) { #expect(BulkStrings.escapeMask(w).trailingZeroBitCount >> 3 == k) }
         }
     }
 
@@ -176,6 +184,15 @@ struct BulkStringTests {
                 var escaped = [UInt8]()
                 BulkStrings.escape(s, into: &escaped)
                 #expect(escaped == JSONCodec.encode(.string(s)), "U+\(String(c.value, radix: 16)) at \(offset)")
+            }
+        }
+        // Several in one word, and runs of them.
+        for gap in 0..<10 {
+            for (x, y) in [("\"", "\n"), ("\u{1}", "\\"), ("\u{1f}", "\u{7f}"), ("\\", "\"")] {
+                let s = "ab" + x + String(repeating: "c", count: gap) + y + y + "é" + x + String(repeating: "d", count: 11)
+                var escaped = [UInt8]()
+                BulkStrings.escape(s, into: &escaped)
+                #expect(escaped == JSONCodec.encode(.string(s)), "gap \(gap)")
             }
         }
     }
