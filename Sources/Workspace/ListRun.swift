@@ -19,11 +19,6 @@ public struct ListRun: @unchecked Sendable {
     /// The `i`th entry (from 0).
     public subscript(i: Int) -> ListItem { ListItem(entries[entries.startIndex + i]) }
 
-    /// The entries `range` (offsets from 0) as a run of their own.
-    public func slice(_ range: Range<Int>) -> ListRun {
-        ListRun(folder: folder, entries: entries[(entries.startIndex + range.lowerBound)..<(entries.startIndex + range.upperBound)])
-    }
-
     /// Each entry's full status (path included), in order.
     public var statuses: [FileStatus] { entries.map { $0.status(at: folder.appending($0.name)) } }
 }

@@ -84,7 +84,7 @@ extension Workspace {
             let compares = options.after.map { !($0 < path) } ?? false
             let perEntryPath = compares || options.glob != nil
             var ahead: [Int: ListPrefetch.Listing] = [:]
-            // The run of listed entries that ends at the current one.
+            // Where the run of listed entries that goes on to the current one starts.
             var runStart = entries.startIndex
             for i in entries.indices {
                 let entry = entries[i]
