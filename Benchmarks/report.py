@@ -686,8 +686,9 @@ if files_env or skipped or file_errors:
     else:
         w("`importFile {source, path, overwrite: true}` of a 1 GiB file of random bytes (durable: the "
           "server fsyncs file and folder before answering) against `sh -c 'cp SRC DST && sync'`; "
-          "before each run the destination is removed and `sync` leaves nothing dirty; the order "
-          "alternates.")
+          "before each run the destination is removed and `sync` leaves nothing dirty; one "
+          "unmeasured copy, then 5 rounds in alternating order (write-back speed on this machine "
+          "varies from run to run).")
         w("")
         w("| | seconds (median) | MB/s | server / `cp && sync` | each run, s |")
         w("| --- | ---: | ---: | ---: | --- |")
