@@ -12,7 +12,7 @@ static inline json_int_t wb_json_integer_value(const json_t *j) { return json_in
 static inline size_t wb_json_dump_flags(void) { return JSON_COMPACT | JSON_ENCODE_ANY; }
 static inline size_t wb_json_load_flags(void) { return JSON_ALLOW_NUL | JSON_DECODE_ANY | JSON_REJECT_DUPLICATES; }
 
-/* A growable byte buffer that json_dump_callback appends to (see FlatObjectWriter). */
+/* A growable byte buffer that json_dump_callback appends to (see TextBuffer). */
 #include <stdlib.h>
 #include <string.h>
 typedef struct { char *data; size_t length; size_t capacity; } wb_json_buffer;
@@ -42,10 +42,5 @@ static int wb_json_buffer_append(const char *bytes, size_t size, void *context) 
 /* Appends the compact dump of `json` to `buffer`; 0 on success. */
 static inline int wb_json_dump_append(const json_t *json, wb_json_buffer *buffer) {
     return json_dump_callback(json, wb_json_buffer_append, buffer, wb_json_dump_flags());
-}
-
-/* Appends raw bytes (separators between dumped values). */
-static inline int wb_json_buffer_put(wb_json_buffer *buffer, const char *bytes, size_t size) {
-    return wb_json_buffer_append(bytes, size, buffer);
 }
 #endif

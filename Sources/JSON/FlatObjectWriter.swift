@@ -21,7 +21,7 @@ import CJansson
 ///
 /// Not thread-safe: one writer per thread (`LargeArrays` makes one per part).
 final class FlatObjectWriter {
-    private var buffer = wb_json_buffer(data: nil, length: 0, capacity: 0)
+    private let buffer: TextBuffer
     private let object: UnsafeMutablePointer<json_t>
     /// The reused object's members in order; `value` is owned by `object`.
     private var slots: [Slot] = []
@@ -36,41 +36,25 @@ final class FlatObjectWriter {
 
     init(capacity: Int) {
         object = json_object()!
-        if capacity > 0, let data = malloc(capacity) {
-            buffer = wb_json_buffer(data: data.assumingMemoryBound(to: CChar.self), length: 0, capacity: capacity)
-        }
+        buffer = TextBuffer(capacity: capacity)
     }
 
-    deinit {
-        wb_json_decref(object)
-        free(buffer.data)
-    }
+    deinit { wb_json_decref(object) }
 
     /// Appends `value` (after a `,` unless it is the first).
     func append(_ value: JSON) {
-        if count > 0 { put(0x2C) }
+        if count > 0 { buffer.append(0x2C) }
         count += 1
         guard case .object(let o) = value, Self.isFlat(o) else {
-            let bytes = JSONCodec.encode(value, splittingArrays: false)
-            bytes.withUnsafeBufferPointer { b in
-                _ = b.withMemoryRebound(to: CChar.self) { wb_json_buffer_put(&buffer, $0.baseAddress, $0.count) }
-            }
+            JSONCodec.encode(value, splittingArrays: false).withUnsafeBytes { buffer.append($0) }
             return
         }
         load(o)
-        _ = wb_json_dump_append(object, &buffer)
+        buffer.dump(object)
     }
 
     /// The bytes written so far.
-    func bytes() -> [UInt8] {
-        guard let data = buffer.data, buffer.length > 0 else { return [] }
-        return Array(UnsafeRawBufferPointer(start: data, count: buffer.length))
-    }
-
-    private func put(_ byte: UInt8) {
-        var b = CChar(bitPattern: byte)
-        _ = wb_json_buffer_put(&buffer, &b, 1)
-    }
+    func bytes() -> [UInt8] { buffer.bytes }
 
     private static func isFlat(_ o: JSONObject) -> Bool {
         for m in o.members {

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import CJansson
 
 /// Writes objects that all have the same keys, in the same order, as the elements of a JSON
@@ -18,7 +13,7 @@ import CJansson
 /// Usage per record: `beginRecord()`, one value call per key in key order, `endRecord()`.
 /// Not thread-safe: one writer per thread.
 public final class RecordArrayWriter {
-    private var buffer = wb_json_buffer(data: nil, length: 0, capacity: 0)
+    private let buffer: TextBuffer
     /// `{"key":` for the first key, `,"key":` for the others, as jansson escapes the keys.
     private let keyTexts: [[UInt8]]
     /// A jansson string reused to escape the strings that need it.
@@ -34,29 +29,23 @@ public final class RecordArrayWriter {
             texts.append((i == 0 ? [0x7B] : [0x2C]) + JSONCodec.encode(.string(key)) + [0x3A])
         }
         keyTexts = texts
-        if capacity > 0 { _ = wb_json_buffer_reserve(&buffer, capacity) }
+        buffer = TextBuffer(capacity: capacity)
     }
 
-    deinit {
-        wb_json_decref(scratch)
-        free(buffer.data)
-    }
+    deinit { wb_json_decref(scratch) }
 
-    var byteCount: Int { buffer.length }
+    var byteCount: Int { buffer.count }
 
-    func appendBytes(to out: inout [UInt8]) {
-        guard let data = buffer.data else { return }
-        out.append(contentsOf: UnsafeRawBufferPointer(start: data, count: buffer.length))
-    }
+    func appendBytes(to out: inout [UInt8]) { buffer.appendBytes(to: &out) }
 
     public func beginRecord() {
         precondition(member == 0, "a record was begun before the previous one ended")
-        if count > 0 { put(0x2C) }
+        if count > 0 { buffer.append(0x2C) }
     }
 
     public func endRecord() {
         precondition(member == keyTexts.count, "a record ended before all of its keys were written")
-        put(0x7D)
+        buffer.append(0x7D)
         member = 0
         count += 1
     }
@@ -89,7 +78,7 @@ public final class RecordArrayWriter {
                 m /= 10
             } while m > 0
             if v < 0 { i -= 1; d[i] = 0x2D }
-            put(UnsafeRawBufferPointer(rebasing: raw[i...]))
+            buffer.append(UnsafeRawBufferPointer(rebasing: raw[i...]))
         }
     }
 
@@ -97,13 +86,13 @@ public final class RecordArrayWriter {
     /// of a fixed alphabet (timestamps, hex digits); anything JSON escapes is escaped by jansson.
     public func string(count n: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
         nextKey()
-        let start = reserve(n + 2)
+        let start = buffer.reserve(n + 2)
         start[0] = 0x22
         write(start + 1)
         start[n + 1] = 0x22
         let body = UnsafeBufferPointer(start: start + 1, count: n)
         if Self.isPlain(body) {
-            buffer.length += n + 2
+            buffer.commit(n + 2)
         } else {
             let copy = Array(body)
             copy.withUnsafeBufferPointer { escape(nil, $0) }
@@ -112,7 +101,7 @@ public final class RecordArrayWriter {
 
     private func nextKey() {
         precondition(member < keyTexts.count, "more values than keys in a record")
-        keyTexts[member].withUnsafeBytes { put($0) }
+        keyTexts[member].withUnsafeBytes { buffer.append($0) }
         member += 1
     }
 
@@ -123,12 +112,12 @@ public final class RecordArrayWriter {
             return
         }
         let p = prefix?.count ?? 0
-        let out = reserve(p + s.count + 2)
+        let out = buffer.reserve(p + s.count + 2)
         out[0] = 0x22
         if let prefix, let base = prefix.baseAddress { (out + 1).update(from: base, count: p) }
         if let base = s.baseAddress { (out + 1 + p).update(from: base, count: s.count) }
         out[p + s.count + 1] = 0x22
-        buffer.length += p + s.count + 2
+        buffer.commit(p + s.count + 2)
     }
 
     /// Has jansson escape `prefix + s` as one string.
@@ -141,28 +130,12 @@ public final class RecordArrayWriter {
             let chars = UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self)
             _ = json_string_setn_nocheck(scratch, chars, u.count)
         }
-        guard wb_json_dump_append(scratch, &buffer) == 0 else { fatalError("out of memory writing JSON") }
+        buffer.dump(scratch)
     }
 
     /// Whether JSON writes these UTF-8 bytes as they are: no `"`, `\` or control character.
     private static func isPlain(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
         for b in u where b < 0x20 || b == 0x22 || b == 0x5C { return false }
         return true
-    }
-
-    private func reserve(_ n: Int) -> UnsafeMutablePointer<UInt8> {
-        guard let p = wb_json_buffer_reserve(&buffer, n) else { fatalError("out of memory writing JSON") }
-        return UnsafeMutableRawPointer(p).assumingMemoryBound(to: UInt8.self)
-    }
-
-    private func put(_ byte: UInt8) {
-        reserve(1)[0] = byte
-        buffer.length += 1
-    }
-
-    private func put(_ bytes: UnsafeRawBufferPointer) {
-        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-        UnsafeMutableRawPointer(reserve(bytes.count)).copyMemory(from: base, byteCount: bytes.count)
-        buffer.length += bytes.count
     }
 }
