@@ -140,6 +140,23 @@ struct BulkStrings {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
+    /// Whether JSON writes these UTF-8 bytes as they are, between quotes: none is below 0x20,
+    /// `"` or `\` (tested eight at a time).
+    static func isPlain(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = u.baseAddress else { return true }
+        var i = 0
+        while i + 8 <= u.count {
+            if escapeMask(UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))) != 0 { return false }
+            i += 8
+        }
+        while i < u.count {
+            let b = base[i]
+            if b < 0x20 || b == 0x22 || b == 0x5C { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// Whether any byte of the word is below 0x20, `"` or `\` (exact: never false when one is;
     /// bytes of 0x80 and above never count).
     @inline(__always)

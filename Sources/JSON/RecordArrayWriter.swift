@@ -91,7 +91,7 @@ public final class RecordArrayWriter {
         write(start + 1)
         start[n + 1] = 0x22
         let body = UnsafeBufferPointer(start: start + 1, count: n)
-        if Self.isPlain(body) {
+        if BulkStrings.isPlain(body) {
             buffer.commit(n + 2)
         } else {
             let copy = Array(body)
@@ -107,7 +107,7 @@ public final class RecordArrayWriter {
 
     /// Writes `prefix + s` (prefix optional) as a JSON string.
     private func writeString(_ prefix: UnsafeBufferPointer<UInt8>?, _ s: UnsafeBufferPointer<UInt8>) {
-        guard Self.isPlain(s), prefix.map(Self.isPlain) ?? true else {
+        guard BulkStrings.isPlain(s), prefix.map(BulkStrings.isPlain) ?? true else {
             escape(prefix, s)
             return
         }
@@ -131,11 +131,5 @@ public final class RecordArrayWriter {
             _ = json_string_setn_nocheck(scratch, chars, u.count)
         }
         buffer.dump(scratch)
-    }
-
-    /// Whether JSON writes these UTF-8 bytes as they are: no `"`, `\` or control character.
-    private static func isPlain(_ u: UnsafeBufferPointer<UInt8>) -> Bool {
-        for b in u where b < 0x20 || b == 0x22 || b == 0x5C { return false }
-        return true
     }
 }

@@ -6,7 +6,8 @@ import Testing
 @Suite("JSON written without building values")
 struct RecordArrayWriterTests {
     static let tricky = ["", "plain", "quote \" here", "back\\slash", "tab\tnl\ncr\r", "nul\u{0}in", "\u{1}\u{1f}\u{7f}",
-                         "é ü 漢字 🙂", "a/b", "\u{2028}\u{2029}", String(repeating: "long ", count: 300)]
+                         "é ü 漢字 🙂", "a/b", "\u{2028}\u{2029}", String(repeating: "long ", count: 300),
+                         "0123456789abcdef\"x", "0123456789abcdefgh\u{1}", "01234567\\"]
 
     @Test("records of strings, joined strings, integers and in-place text equal jansson's dump of the objects")
     func recordsMatchJansson() {
