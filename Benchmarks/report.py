@@ -779,7 +779,7 @@ if storage_env or mig or sinfo:
       "`rsync -a SRC/ DST/` (no fsync, no verification) and `cp -a SRC DST` followed by `sha256sum` "
       "of every file on both sides (a verification, no fsync). Before each run the destination and "
       "the server's config folder are removed and `sync` leaves nothing dirty; nothing is dropped "
-      "from the page cache (the source is cached). One unmeasured run of each, then 3 rounds in "
+      "from the page cache (the source is cached). One unmeasured run of each, then 5 rounds in "
       "rotating order; medians. The server's time is the round trip of the request from a "
       "started, initialized server (its spawn → `initialize` beside it); `durationMs` is the "
       "server's own figure.")
