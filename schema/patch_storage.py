@@ -106,7 +106,7 @@ SCHEMAS = {
                           "description": "Files that exist on both sides with different content."},
             "bytes": {"description": "Bytes copied (dryRun: that would be).", **ref("ByteCount")},
             "verified": {"type": "integer", "minimum": 0,
-                         "description": "Files whose copy was re-hashed against the source."},
+                         "description": "Files whose copy was read back and checked against the source."},
             "durationMs": {"type": "integer", "minimum": 0},
             "switched": {"type": "boolean", "description": "The storage choice switched to `to` (false for dryRun)."},
             "resumed": {"type": "boolean", "description": "An interrupted migration was continued."},

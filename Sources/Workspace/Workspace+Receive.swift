@@ -17,17 +17,20 @@ extension Workspace {
     }
 
     /// Copies `path` of `source` into this workspace at `destination`, verified and durable:
-    /// the bytes go to a staging file (hashed on the way), are flushed, read back and hashed
-    /// again, and only a matching copy is renamed into place (never replacing an existing file
+    /// the bytes go to a staging file (hashed on the way), are flushed, read back and compared
+    /// with the source (or, if it changed meanwhile, hashed again and compared with what was
+    /// read), and only a matching copy is renamed into place (never replacing an existing file
     /// unless `overwrite`), after which the folder is flushed. A failed or cancelled copy leaves
     /// nothing visible.
     public func receive(_ path: WorkspacePath, from source: Workspace, to destination: WorkspacePath, overwrite: Bool,
                         isCancelled: () -> Bool) throws(WorkspaceError) -> Received
     {
         let input = try source.root.open(path, flags: O_RDONLY)
-        guard (try Sys.fstat(input.raw, path: path.string)).isRegular else {
+        let sourceStat = try Sys.fstat(input.raw, path: path.string)
+        guard sourceStat.isRegular else {
             throw WorkspaceError(.invalidArgument, "'\(path)' is not a regular file", path: path.string)
         }
+        let sourceSize = Int64(sourceStat.st_size)
         let staging = try root.makeDirectories(WorkspacePath(components: [Self.stagingFolder] + destination.parent.components))
         let tmp = destination.name
         let outRaw = openat(staging.raw, tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -38,7 +41,8 @@ extension Workspace {
 
         var hasher = try SHA256()
         var total: Int64 = 0
-        var buf = [UInt8](repeating: 0, count: 1 << 20)
+        let chunk = Int(min(Int64(1 << 20), max(Int64(4096), sourceSize + 1)))
+        var buf = [UInt8](repeating: 0, count: chunk)
         while true {
             if isCancelled() { throw .cancelled(path) }
             let n = buf.withUnsafeMutableBytes { Sys.read(input.raw, $0) }
@@ -56,18 +60,22 @@ extension Workspace {
         let expected = hasher.finalize()
         try Sys.fsync(out.raw, path: destination.string)
 
-        // Read the staged copy back and compare.
-        var check = try SHA256()
-        var offset: Int64 = 0
-        while offset < total {
-            if isCancelled() { throw .cancelled(path) }
-            let chunk = try Sys.pread(out.raw, count: Int(min(Int64(1 << 20), total - offset)), offset: offset, path: destination.string)
-            if chunk.isEmpty { break }
-            chunk.withUnsafeBytes { check.update($0) }
-            offset += Int64(chunk.count)
-        }
-        guard check.finalize() == expected else {
-            throw WorkspaceError(.ioError, "the copy of '\(path)' does not match its source after writing", path: destination.string)
+        // Read the staged copy back and compare it with the source, byte for byte: several times
+        // cheaper than hashing the copy again. Only when they differ (the source may have changed
+        // since it was read) is the copy hashed and compared with what was read.
+        if try !Self.sameBytes(out.raw, input.raw, count: total, buffer: &buf, path: destination, isCancelled: isCancelled) {
+            var check = try SHA256()
+            var offset: Int64 = 0
+            while offset < total {
+                if isCancelled() { throw .cancelled(path) }
+                let chunk = try Sys.pread(out.raw, count: Int(min(Int64(1 << 20), total - offset)), offset: offset, path: destination.string)
+                if chunk.isEmpty { break }
+                chunk.withUnsafeBytes { check.update($0) }
+                offset += Int64(chunk.count)
+            }
+            guard check.finalize() == expected else {
+                throw WorkspaceError(.ioError, "the copy of '\(path)' does not match its source after writing", path: destination.string)
+            }
         }
 
         let dir = try root.makeDirectories(destination.parent)
@@ -88,6 +96,41 @@ extension Workspace {
         placed = true
         try Sys.fsync(dir.raw, path: destination.parent.string)
         return Received(sha256: expected, bytes: total)
+    }
+
+    /// Whether the first `count` bytes of `copy` equal those of `source` (and `source` has no
+    /// more), read a buffer's length at a time from each.
+    private static func sameBytes(_ copy: Int32, _ source: Int32, count: Int64, buffer: inout [UInt8], path: WorkspacePath,
+                                  isCancelled: () -> Bool) throws(WorkspaceError) -> Bool {
+        var offset: Int64 = 0
+        let step = buffer.count
+        while offset < count {
+            if isCancelled() { throw .cancelled(path) }
+            let n = Int(min(Int64(step), count - offset))
+            let theirs = try Sys.pread(source, count: n, offset: offset, path: path.string)
+            guard theirs.count == n else { return false }
+            var failure: WorkspaceError?
+            let same = buffer.withUnsafeMutableBytes { mine -> Bool in
+                var got = 0
+                while got < n {
+                    let r = pread(copy, mine.baseAddress! + got, n - got, off_t(offset) + off_t(got))
+                    if r < 0 {
+                        if errno == EINTR { continue }
+                        failure = .errno(errno, "verify", path: path.string)
+                        return false
+                    }
+                    if r == 0 { break }
+                    got += r
+                }
+                return got == n && theirs.withUnsafeBytes { memcmp(mine.baseAddress!, $0.baseAddress!, n) == 0 }
+            }
+            if let failure { throw failure }
+            if !same { return false }
+            offset += Int64(n)
+        }
+        // A source that grew since it was read is not the copy.
+        var probe: UInt8 = 0
+        return pread(source, &probe, 1, off_t(count)) == 0
     }
 
     /// The SHA-256 of a file (for verifying a migration that is resumed).

@@ -372,7 +372,7 @@ export interface MigrateResult {
   conflicts: number;
   /** Bytes copied (dryRun: that would be). */
   bytes: ByteCount;
-  /** Files whose copy was re-hashed against the source. */
+  /** Files whose copy was read back and checked against the source. */
   verified: number;
   durationMs: number;
   /** The storage choice switched to `to` (false for dryRun). */

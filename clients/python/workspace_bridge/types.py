@@ -517,7 +517,7 @@ class MigrateResult(TypedDict):
     conflicts: int
     #: Bytes copied (dryRun: that would be).
     bytes: ByteCount
-    #: Files whose copy was re-hashed against the source.
+    #: Files whose copy was read back and checked against the source.
     verified: int
     durationMs: int
     #: The storage choice switched to `to` (false for dryRun).
