@@ -82,8 +82,9 @@ public final class RecordArrayWriter {
         }
     }
 
-    /// The next member: a string of `count` bytes that `write` writes in place. Meant for text
-    /// of a fixed alphabet (timestamps, hex digits); anything JSON escapes is escaped by jansson.
+    /// The next member: a string of `count` ASCII bytes that `write` writes in place. Meant for
+    /// text of a fixed alphabet (timestamps, hex digits); anything JSON escapes is escaped by
+    /// jansson.
     public func string(count n: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Void) {
         nextKey()
         let start = buffer.reserve(n + 2)
@@ -91,6 +92,7 @@ public final class RecordArrayWriter {
         write(start + 1)
         start[n + 1] = 0x22
         let body = UnsafeBufferPointer(start: start + 1, count: n)
+        precondition(body.allSatisfy { $0 < 0x80 }, "in-place text must be ASCII")
         if BulkStrings.isPlain(body) {
             buffer.commit(n + 2)
         } else {
