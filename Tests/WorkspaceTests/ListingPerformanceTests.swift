@@ -10,11 +10,6 @@ import Testing
 /// formatting) must answer exactly what the plain definitions answer.
 @Suite("Listing fast paths")
 struct ListingFastPathTests {
-    private func tempRoot() -> String {
-        var template = Array("/tmp/wb-unit-XXXXXX".utf8CString)
-        return String(cString: mkdtemp(&template)!)
-    }
-
     /// 40 folders of 1 to 12 files, some nested, names needing byte order ("B" < "a" < "é").
     private func makeTree(_ root: String) -> Int {
         var count = 0

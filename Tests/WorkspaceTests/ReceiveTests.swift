@@ -9,11 +9,6 @@ import Testing
 /// `receive` (what `migrate` copies each file with) places only a copy it has verified.
 @Suite("Verified copies between workspaces")
 struct ReceiveTests {
-    private func tempRoot() -> String {
-        var template = Array("/tmp/wb-unit-XXXXXX".utf8CString)
-        return String(cString: mkdtemp(&template)!)
-    }
-
     private func bytes(_ n: Int, seed: UInt8) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: $0 &* 31) &+ seed } }
 
     @Test("a copy of any size lands whole, with the SHA-256 of its bytes", arguments: [0, 1, 4095, 4096, 1 << 20, (1 << 20) + 3, 3 << 20])

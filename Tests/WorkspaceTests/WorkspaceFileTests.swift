@@ -6,7 +6,8 @@ import Darwin
 import Testing
 @testable import Workspace
 
-private func tempRoot() -> String {
+/// A fresh, empty folder under /tmp (shared by this target's suites).
+func tempRoot() -> String {
     var template = Array("/tmp/wb-unit-XXXXXX".utf8CString)
     let p = mkdtemp(&template)!
     return String(cString: p)
