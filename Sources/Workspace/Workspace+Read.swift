@@ -66,17 +66,26 @@ extension Workspace {
                                  path: path.string)
         }
         let file = try root.open(path, flags: O_RDONLY)
+        let digest = try Self.sha256(of: file.raw, path: path, isCancelled: isCancelled)
+        var hashed = FileStatus(path: path, stat: try Sys.fstat(file.raw, path: path.string))
+        hashed.state = status.state
+        return (hashed, digest)
+    }
+
+    /// The SHA-256 of everything in the open file `fd`, read from its start (its offset is left
+    /// where it was).
+    static func sha256(of fd: Int32, path: WorkspacePath, isCancelled: () -> Bool = { false }) throws(WorkspaceError) -> String {
         var hasher = try SHA256()
         var buf = [UInt8](repeating: 0, count: 1 << 20)
+        var offset: Int64 = 0
         while true {
             if isCancelled() { throw .cancelled(path) }
-            let n = buf.withUnsafeMutableBytes { Sys.read(file.raw, $0) }
+            let n = buf.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(offset)) }
             if n < 0 { if errno == EINTR { continue }; throw .errno(errno, "read", path: path.string) }
             if n == 0 { break }
             buf.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            offset += Int64(n)
         }
-        var hashed = FileStatus(path: path, stat: try Sys.fstat(file.raw, path: path.string))
-        hashed.state = status.state
-        return (hashed, hasher.finalize())
+        return hasher.finalize()
     }
 }

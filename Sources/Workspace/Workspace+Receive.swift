@@ -63,19 +63,10 @@ extension Workspace {
         // Read the staged copy back and compare it with the source, byte for byte: several times
         // cheaper than hashing the copy again. Only when they differ (the source may have changed
         // since it was read) is the copy hashed and compared with what was read.
-        if try !Self.sameBytes(out.raw, input.raw, count: total, buffer: &buf, path: destination, isCancelled: isCancelled) {
-            var check = try SHA256()
-            var offset: Int64 = 0
-            while offset < total {
-                if isCancelled() { throw .cancelled(path) }
-                let chunk = try Sys.pread(out.raw, count: Int(min(Int64(1 << 20), total - offset)), offset: offset, path: destination.string)
-                if chunk.isEmpty { break }
-                chunk.withUnsafeBytes { check.update($0) }
-                offset += Int64(chunk.count)
-            }
-            guard check.finalize() == expected else {
-                throw WorkspaceError(.ioError, "the copy of '\(path)' does not match its source after writing", path: destination.string)
-            }
+        if try !Self.sameBytes(out.raw, input.raw, count: total, buffer: &buf, path: destination, isCancelled: isCancelled),
+            try Self.sha256(of: out.raw, path: destination, isCancelled: isCancelled) != expected
+        {
+            throw WorkspaceError(.ioError, "the copy of '\(path)' does not match its source after writing", path: destination.string)
         }
 
         let dir = try root.makeDirectories(destination.parent)
@@ -136,15 +127,7 @@ extension Workspace {
     /// The SHA-256 of a file (for verifying a migration that is resumed).
     public func sha256(_ path: WorkspacePath) throws(WorkspaceError) -> String {
         let file = try root.open(path, flags: O_RDONLY)
-        var hasher = try SHA256()
-        var buf = [UInt8](repeating: 0, count: 1 << 20)
-        while true {
-            let n = buf.withUnsafeMutableBytes { Sys.read(file.raw, $0) }
-            if n < 0 { if errno == EINTR { continue }; throw .errno(errno, "read", path: path.string) }
-            if n == 0 { break }
-            buf.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        }
-        return hasher.finalize()
+        return try withExtendedLifetime(file) { () throws(WorkspaceError) in try Self.sha256(of: file.raw, path: path) }
     }
 
     /// Removes the staging folder (after a migration finished or was abandoned).
