@@ -77,8 +77,10 @@ def test_edits_made_apart_merge_per_key_without_conflict_copies(bridges):
         vb = b.result("settings/get", {"keys": list(want)})["values"]
         return va == want and vb == want
 
-    wait_until(converged, 45, "both devices to merge the settings", interval=0.25)
-    e = a.pump_until(_settings_changes(a, "fromB"), 5.0, "A told of B's keys")
+    # A's client is told first: a settings/get that already showed it B's keys would (by design)
+    # leave nothing to notify, so A's values are only read once the notification is in.
+    e = a.pump_until(_settings_changes(a, "fromB"), 45.0, "A told of B's keys")
     assert e.msg["params"]["source"] == "remote" and e.msg["params"]["changed"]["theme"] == "dark"
+    wait_until(converged, 45, "both devices to merge the settings", interval=0.25)
     time.sleep(2)     # anything Syncthing would still do has had time to land
     assert _conflict_copies(a.roots.cloud) == [] and _conflict_copies(b.roots.cloud) == []
