@@ -2,7 +2,7 @@
 SWIFT ?= swift
 RELEASE_FLAGS = -c release --static-swift-stdlib
 
-.PHONY: run demo test build release unit e2e clients fuzz bench clean
+.PHONY: run demo test build release unit e2e clients fuzz bench clean generate
 
 ## Sets up, builds, and starts the web front end on the embedded demo workspace (prints the URL).
 run: build
@@ -42,6 +42,13 @@ clients:
 	python3 clients/python/scripts/generate_types.py --check
 	python3 scripts/gen_tool_schemas.py --check
 	node --test clients/js/test/*.test.js clients/vscode/test/*.test.mjs clients/web/test/*.test.mjs
+
+## Regenerates everything derived from schema/openrpc.json (the one authored source of the contract).
+generate:
+	python3 scripts/gen_protocol_docs.py
+	node clients/js/scripts/generate-types.mjs
+	python3 clients/python/scripts/generate_types.py
+	python3 scripts/gen_tool_schemas.py
 
 ## Each libFuzzer target for FUZZ_SECONDS (default 60) with AddressSanitizer (Tests/Fuzz/README.md).
 fuzz:

@@ -93,7 +93,7 @@ class Renderer:
         for m in self.doc["methods"]:
             t = self.tag_id(m)
             if t is None:
-                raise ValueError(f"method {m['name']} has no tag: run python3 schema/patch_reference.py")
+                raise ValueError(f"method {m['name']} has no tag: give it one of components.tags in schema/openrpc.json")
             if t not in self.tags:
                 raise ValueError(f"method {m['name']}: tag {t} is not in components.tags")
             if t not in ids:

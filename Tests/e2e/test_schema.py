@@ -163,7 +163,7 @@ def test_every_method_has_one_tag_of_the_components(doc):
     for m in doc["methods"]:
         refs = [t.get("$ref", "") for t in m.get("tags", [])]
         assert len(refs) == 1 and refs[0].startswith("#/components/tags/"), \
-            f"{m['name']}: {refs} (run python3 schema/patch_reference.py)"
+            f"{m['name']}: {refs} (add one tag of components.tags to the method)"
         used.add(refs[0].rsplit("/", 1)[-1])
     assert used == set(tags), f"tags without methods: {set(tags) - used}"
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 
@@ -75,18 +74,6 @@ def test_every_reference_is_inlined(doc):
     assert refs(doc["components"]["schemas"]["WriteResult"]) > 0  # the source has references
     assert refs(tools) == 0
     assert tools["update_context"]["output"]["properties"]["etag"]["pattern"] == "^[0-9a-f]{16}$"
-
-
-def test_the_tool_patch_scripts_have_been_applied_to_the_schema(tmp_path):
-    copy_path = tmp_path / "openrpc.json"
-    shutil.copy(SCHEMA, copy_path)
-
-    for script in ("patch_tools.py", "patch_reference.py"):
-        r = subprocess.run([sys.executable, str(REPO / "schema" / script), str(copy_path)],
-                           capture_output=True, text=True, timeout=60)
-        assert r.returncode == 0, r.stderr
-
-    assert copy_path.read_bytes() == SCHEMA.read_bytes()
 
 
 def test_path_arguments_are_exactly_the_workspace_path_params(doc):
