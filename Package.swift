@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
-                "BridgeServer", "JSONRPC", "Storage", "CWorkspaceShims",
+                "BridgeServer", "JSONRPC", "Storage", "Workspace", "CWorkspaceShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -122,12 +122,16 @@ public final class BridgeServer: Router {
 
     /// Opens storage: the local root is `--local-root`, else `initializationOptions.localRoot`,
     /// else the embedded default under the user's data folder; the cloud root likewise from
-    /// `--cloud-root` or `initializationOptions.cloudRoot`.
+    /// `--cloud-root` or `initializationOptions.cloudRoot`; a root used for the first time gets
+    /// `--template`, else `initializationOptions.template`, else the default layout.
     func openStorage(initializationOptions: Params?) throws -> StorageService {
         let local = try configuration.localRoot ?? initializationOptions?.string("localRoot") ?? configuration.defaultLocalRoot()
         let cloud = try configuration.cloudRoot ?? initializationOptions?.string("cloudRoot")
+        let template = try configuration.template
+            ?? initializationOptions?.choice("template", WorkspaceTemplate.allCases.map(\.rawValue)).flatMap(WorkspaceTemplate.init)
+            ?? .default
         let manager = try StorageManager(localRoot: local, cloudRoot: cloud,
-                                         configDirectory: try configuration.resolvedConfigDirectory())
+                                         configDirectory: try configuration.resolvedConfigDirectory(), template: template)
         let service = StorageService(manager: manager, logger: logger)
         openStorage.withLock { $0 = service }
         logger.info("storage: local \(manager.localRoot), cloud \(manager.cloudRoot ?? "none"), active \(manager.location.rawValue)")

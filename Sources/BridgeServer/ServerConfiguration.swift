@@ -1,4 +1,5 @@
 import JSONRPC
+import Workspace
 
 /// Everything the server is started with; passed in, never read from globals.
 public struct ServerConfiguration: Sendable {
@@ -6,6 +7,9 @@ public struct ServerConfiguration: Sendable {
     public var cloudRoot: String?
     /// Where per-machine settings (the storage choice) live; default under the user's config folder.
     public var configDirectory: String?
+    /// The layout of a root used for the first time (`--template`); nil: the client's
+    /// `initializationOptions.template`, else the default.
+    public var template: WorkspaceTemplate?
     public var maxMessageBytes: Int
     /// Adds the `debug/*` methods used by tests and benchmarks.
     public var enableDebugMethods: Bool

@@ -20,6 +20,9 @@ public final class StorageManager: Sendable {
     public let cloudRoot: String?
     public let configDirectory: String
     public let local: Workspace
+    /// The layout a root gets the first time it is used (the local root now, the cloud root
+    /// when the user chooses it).
+    public let template: WorkspaceTemplate
 
     private struct State {
         var settings: MachineSettings
@@ -28,8 +31,10 @@ public final class StorageManager: Sendable {
     }
     private let state: Mutex<State>
 
-    public init(localRoot: String, cloudRoot: String?, configDirectory: String) throws(WorkspaceError) {
-        local = try Workspace(rootPath: localRoot)
+    public init(localRoot: String, cloudRoot: String?, configDirectory: String,
+                template: WorkspaceTemplate = .default) throws(WorkspaceError) {
+        self.template = template
+        local = try Workspace(rootPath: localRoot, template: template)
         self.localRoot = local.rootPath
         self.cloudRoot = cloudRoot.map(Self.absolute)
         self.configDirectory = configDirectory
@@ -83,10 +88,10 @@ public final class StorageManager: Sendable {
                                      "the cloud root \(cloudRoot) was replaced by another folder since it was opened; choose the cloud again to use the new one",
                                      path: cloudRoot)
             }
-            if bootstrap { try Workspace.layOutTemplate(in: ws) }
+            if bootstrap { try Workspace.layOutTemplate(in: ws, template: template) }
             return ws
         }
-        let ws = try Workspace(rootPath: cloudRoot, bootstrap: bootstrap)
+        let ws = try Workspace(rootPath: cloudRoot, bootstrap: bootstrap, template: template)
         state.withLock { s in
             s.cloud = ws
             s.cloudIdentity = identity

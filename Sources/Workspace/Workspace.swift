@@ -17,10 +17,10 @@ public final class Workspace: Sendable {
     public static let privateFolder = ".workspace"
 
     /// Opens (creating if needed) the workspace at `rootPath`. On first use of a root the
-    /// default template is laid out; leftover temp files of interrupted saves are removed.
-    public init(rootPath: String, bootstrap: Bool = true) throws(WorkspaceError) {
+    /// `template` is laid out; leftover temp files of interrupted saves are removed.
+    public init(rootPath: String, bootstrap: Bool = true, template: WorkspaceTemplate = .default) throws(WorkspaceError) {
         root = try SandboxedRoot(path: rootPath, create: true)
-        if bootstrap { try Template.layOut(in: self) }
+        if bootstrap { try Template.layOut(in: self, template: template) }
     }
 
     /// The root's absolute path.

@@ -1,5 +1,6 @@
 import JSONRPC
 import Logging
+import Workspace
 
 /// The command lines an editor or a script uses every time it starts the server, read without
 /// swift-argument-parser.
@@ -54,6 +55,7 @@ enum FastArguments {
             case "cloud-root": a.cloudRoot = value
             case "icloud-container": a.icloudContainer = value
             case "config-dir": a.configDir = value
+            case "template": guard let t = WorkspaceTemplate(rawValue: value) else { return nil }; a.template = t
             case "log-file": a.logFile = value
             case "framing": guard let f = FramingMode(rawValue: value) else { return nil }; a.framing = f
             case "log-level": guard let l = Logger.Level(rawValue: value) else { return nil }; a.logLevel = l

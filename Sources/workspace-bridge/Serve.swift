@@ -9,8 +9,10 @@ import JSON
 import JSONRPC
 import Logging
 import Storage
+import Workspace
 
 extension FramingMode: ExpressibleByArgument {}
+extension WorkspaceTemplate: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 /// Options shared by `serve` and `mcp`.
@@ -26,6 +28,9 @@ struct ServerOptions: ParsableArguments {
 
     @Option(help: "Where per-machine settings (the storage choice) are kept; default $XDG_CONFIG_HOME/workspace-bridge.")
     var configDir: String?
+
+    @Option(help: "The layout a root gets the first time it is used: default (journals, research, chats, context.md) or atome (Projects, Exports, Recordings, Templates, README.txt).")
+    var template: WorkspaceTemplate?
 
     @Option(help: "Message framing: auto (decided by the first byte), lsp (Content-Length) or ndjson.")
     var framing: FramingMode = .auto
@@ -50,7 +55,7 @@ struct ServerOptions: ParsableArguments {
 
     /// The parsed values (read only after parsing).
     var arguments: ServeArguments {
-        ServeArguments(localRoot: localRoot, cloudRoot: cloudRoot, icloudContainer: icloudContainer, configDir: configDir,
+        ServeArguments(localRoot: localRoot, cloudRoot: cloudRoot, icloudContainer: icloudContainer, configDir: configDir, template: template,
                        framing: framing, maxMessageBytes: maxMessageBytes, logLevel: logLevel, logFile: logFile,
                        outputStallTimeout: outputStallTimeout, idleReleaseAfter: idleReleaseAfter,
                        enableDebugMethods: enableDebugMethods)

@@ -2,6 +2,7 @@ import ArgumentParser
 import JSONRPC
 import Logging
 import Storage
+import Workspace
 
 /// The values of `serve`'s and `mcp`'s options, whichever parser read them (`ServerOptions`
 /// through swift-argument-parser, or `FastArguments`); the one place their rules live.
@@ -10,6 +11,7 @@ struct ServeArguments: Equatable {
     var cloudRoot: String?
     var icloudContainer: String?
     var configDir: String?
+    var template: WorkspaceTemplate?
     var framing: FramingMode = .auto
     var maxMessageBytes: Int = 64 << 20
     var logLevel: Logger.Level = .info
@@ -33,6 +35,7 @@ struct ServeArguments: Equatable {
         m.outputStallTimeout = outputStallTimeout
         m.idleReleaseAfter = idleReleaseAfter
         m.mcpSession = session
+        m.template = template
         return m
     }
 }

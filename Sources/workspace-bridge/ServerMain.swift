@@ -7,6 +7,7 @@ import BridgeServer
 import JSON
 import JSONRPC
 import Logging
+import Workspace
 
 /// Starts the server process: protects stdout, sets up logging, serves stdin/stdout, exits.
 struct ServerMain {
@@ -20,6 +21,8 @@ struct ServerMain {
     var enableDebugMethods: Bool
     var forceMCP = false
     var mcpSession: String?
+    /// The layout of a root used for the first time (`--template`).
+    var template: WorkspaceTemplate?
     /// Seconds one write to a client that reads nothing may block before the process ends; 0: never.
     var outputStallTimeout = 60
     /// Seconds of idleness after which memory is given back (`IdleMemory`); 0: never.
@@ -71,6 +74,7 @@ struct ServerMain {
                 c.configDirectory = configDir
                 c.forceMCP = forceMCP
                 c.mcpSession = mcpSession
+                c.template = template
                 return c
             }(),
             logSink: sink, logger: logger)

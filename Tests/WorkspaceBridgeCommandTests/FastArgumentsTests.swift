@@ -27,6 +27,8 @@ struct FastArgumentsTests {
         ["--cloud-root", "/c", "--icloud-container", "iCloud.com.example", "--output-stall-timeout", "0"],
         ["--idle-release-after", "0.25", "--output-stall-timeout", "5", "--enable-debug-methods"],
         ["--idle-release-after=0"],
+        ["--template", "atome", "--local-root", "/w"],
+        ["mcp", "--template=default"],
     ]
 
     @Test("reads the usual command lines exactly as swift-argument-parser does", arguments: usual)
@@ -38,7 +40,7 @@ struct FastArgumentsTests {
     static let leftToArgumentParser: [[String]] = [
         ["--help"], ["-h"], ["--version"], ["serve", "--help"], ["help"],
         ["--max-message-bytes", "0"], ["--output-stall-timeout", "-1"], ["--idle-release-after", "nan"],
-        ["--idle-release-after", "-2"], ["--framing", "xml"], ["--log-level", "loud"], ["--max-message-bytes", "lots"],
+        ["--idle-release-after", "-2"], ["--framing", "xml"], ["--template", "garageband"], ["--log-level", "loud"], ["--max-message-bytes", "lots"],
         ["--local-root"], ["--local-root", "/a", "--local-root", "/b"], ["--session", "s"], ["--unknown"],
         ["--enable-debug-methods=yes"], ["unknown-subcommand"], ["-v"], ["--local-root", "-x"],
     ]

@@ -718,7 +718,7 @@ export interface InitializeParams {
   capabilities?: ClientCapabilities;
   /** `messages` or `verbose` forwards the server's log records as window/logMessage. */
   trace?: TraceValue;
-  /** Any value; `localRoot` (an absolute path) chooses the workspace root when --local-root is not given. */
+  /** Any value; `localRoot` (an absolute path) chooses the workspace root when --local-root is not given, `cloudRoot` the cloud root when --cloud-root is not given, and `template` (`"default"` or `"atome"`) the layout a root gets the first time it is used when --template is not given (anything else is InvalidParams). */
   initializationOptions?: unknown;
 }
 
