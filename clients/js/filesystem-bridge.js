@@ -11,29 +11,37 @@
  * `bridge.promises.*` are the same calls resolving with `data` or rejecting with the error.
  *
  * Guarantees (what `data` is):
- * - saveFile(path, data): `data` a string (saved as UTF-8) or bytes (Uint8Array/ArrayBuffer,
- *   saved exactly); parents are created; result data is {path, size, etag, modified};
+ * - saveFile(path, data): `data` a string (saved as UTF-8) or bytes (an ArrayBuffer, any typed
+ *   array or DataView, or a Blob), saved exactly; parents are created; result data is
+ *   {path, size, etag, modified};
  * - loadFile(path[, {binary}]): the whole content as a string (or a Uint8Array with
- *   `binary: true`), read in pages of at most 16 MiB; if the file changes between pages the
- *   call fails instead of returning a mix;
+ *   `binary: true`; with the option `loadAs: "auto"`, a string when the bytes are UTF-8, else an
+ *   ArrayBuffer), read in pages of at most 16 MiB; if the file changes between pages the call
+ *   fails instead of returning a mix;
  * - listFiles(folder): every entry of the folder (all pages), each {path, name, type, size,
  *   modified, etag, state};
  * - deleteFile(path): {path, deleted: true};
- * - getStorageInfo(): the seeds' fields `storageType` ("icloud" when the cloud root is active,
- *   else "local"), `isICloudEnabled`, `isICloudAvailable`, `isInitialized`, plus the server's
- *   own fields (`storageLocation` carries its "local"/"cloud", and `isCloudEnabled`, `roots`,
- *   `usage`, … as the server reports them);
+ * - getStorageInfo(): the seeds' fields with the seeds' meaning: `isICloudEnabled` (the
+ *   workspace is in the cloud root now), `isICloudAvailable` (the cloud root is there),
+ *   `storageType` ("icloud" when the cloud root is active, else "local"), `isInitialized` (the
+ *   user has chosen); plus the server's own fields beside them (`storageLocation` carries its
+ *   "local"/"cloud", and `isCloudEnabled` (a cloud root is configured), `roots`, `usage`, … as
+ *   the server reports them);
  * - showStorageSettings(): calls the host's `options.showStorageSettings` (a front end opens its
  *   settings view there); without one it reports `{success: false}`.
  *
- * No Node API is used: the module runs unchanged in a browser given a transport.
+ * `options.onResult(result)`, when given, is called with every result object after its callback
+ * (the browser script hands it to `window.fileSystemCallback`, the seeds' native-to-page hook).
+ *
+ * No Node API is used: the module runs unchanged in a browser given a transport (the web host
+ * serves it, wrapped as a classic script, inside `/atome-filesystem.js`).
  */
 
 const PAGE_BYTES = 16 * 1024 * 1024;
 
 /**
  * @param {((method: string, params: object) => Promise<any>) | {request(method: string, params: object): Promise<any>}} transport
- * @param {{showStorageSettings?: () => unknown}} [options]
+ * @param {{showStorageSettings?: () => unknown, loadAs?: 'text' | 'auto', onResult?: (result: object) => void}} [options]
  */
 export function createFileSystemBridge(transport, options = {}) {
   const call = typeof transport === 'function'
@@ -44,8 +52,13 @@ export function createFileSystemBridge(transport, options = {}) {
   }
 
   const operations = {
-    saveFile: (path, data) => call('saveFile', encodeForSave(path, data)),
-    loadFile: (path, loadOptions = {}) => loadWhole(call, path, loadOptions.binary === true),
+    saveFile: (path, data) => {
+      const params = encodeForSave(path, data);
+      return params instanceof Promise ? params.then((p) => call('saveFile', p)) : call('saveFile', params);
+    },
+    loadFile: (path, loadOptions = {}) => (loadOptions.binary === true
+      ? loadWhole(call, path, true)
+      : options.loadAs === 'auto' ? loadWhole(call, path, true).then(textOrBuffer) : loadWhole(call, path, false)),
     listFiles: (folder) => listAll(call, folder ?? ''),
     deleteFile: (path) => call('deleteFile', { path }),
     getStorageInfo: async () => seedStorageInfo(await call('getStorageInfo', {})),
@@ -70,6 +83,7 @@ export function createFileSystemBridge(transport, options = {}) {
         settled = Promise.resolve(failure(error));
       }
       if (callback) settled.then(callback);
+      if (typeof options.onResult === 'function') settled.then(options.onResult);
       return settled;
     };
   }
@@ -86,7 +100,19 @@ function encodeForSave(path, data) {
   if (typeof data === 'string') return { path, data, encoding: 'utf8' };
   if (data instanceof ArrayBuffer) return { path, data: toBase64(new Uint8Array(data)), encoding: 'base64' };
   if (ArrayBuffer.isView(data)) return { path, data: toBase64(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)), encoding: 'base64' };
-  throw new TypeError('saveFile data must be a string, an ArrayBuffer or a typed array');
+  if (typeof Blob !== 'undefined' && data instanceof Blob) {
+    return data.arrayBuffer().then((buffer) => ({ path, data: toBase64(new Uint8Array(buffer)), encoding: 'base64' }));
+  }
+  throw new TypeError('saveFile data must be a string, an ArrayBuffer, a typed array, a DataView or a Blob');
+}
+
+/** A string when the bytes are UTF-8 (a byte-order mark is kept), else the bytes as an ArrayBuffer. */
+function textOrBuffer(bytes) {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
 }
 
 async function loadWhole(call, path, binary) {
@@ -131,7 +157,7 @@ function seedStorageInfo(info) {
     ...rest,
     storageType: storageType === 'cloud' ? 'icloud' : 'local',
     storageLocation: storageType,
-    isICloudEnabled: info.isCloudEnabled,
+    isICloudEnabled: storageType === 'cloud',
     isICloudAvailable: info.isCloudAvailable,
     isInitialized: info.isInitialized,
   };

@@ -10,7 +10,7 @@ import type {
 
 export * from './protocol.js';
 export { createFileSystemBridge } from './filesystem-bridge.js';
-export type { FileSystemBridge, BridgeResult, BridgeTransport } from './filesystem-bridge.js';
+export type { FileSystemBridge, FileSystemBridgeOptions, FileData, BridgeResult, BridgeTransport } from './filesystem-bridge.js';
 
 export interface RequestOptions {
   /** Aborting sends $/cancelRequest; the promise settles with the server's answer (usually RequestCancelled). */

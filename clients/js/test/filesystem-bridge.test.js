@@ -74,6 +74,26 @@ test('bytes round-trip exactly through saveFile and loadFile {binary: true}', as
   assert.deepEqual([asText.success, asText.code], [false, 'NotText']);
 });
 
+test('Blobs and DataViews are saved exactly; loadAs "auto" gives text for UTF-8 and an ArrayBuffer otherwise; onResult sees every result', async (t) => {
+  const { client, workspace } = await spawnClient(t);
+  const seen = [];
+  const fs = createFileSystemBridge(client, { loadAs: 'auto', onResult: (r) => seen.push(r) });
+  const bytes = new Uint8Array([0x52, 0x49, 0x46, 0x46, 0xff, 0xfe, 0x00, 0x80]);
+  assert.equal((await fs.saveFile('blob.bin', new Blob([bytes.subarray(0, 4), bytes.subarray(4)]))).success, true);
+  assert.deepEqual(new Uint8Array(readFileSync(join(workspace.localRoot, 'blob.bin'))), bytes);
+  assert.equal((await fs.saveFile('view.bin', new DataView(bytes.buffer, 2, 4))).success, true);
+  assert.deepEqual(new Uint8Array(readFileSync(join(workspace.localRoot, 'view.bin'))), bytes.subarray(2, 6));
+  const loaded = await fs.loadFile('blob.bin');
+  assert.ok(loaded.data instanceof ArrayBuffer);
+  assert.deepEqual(new Uint8Array(loaded.data), bytes);
+  await fs.saveFile('bom.txt', '\uFEFFhé');
+  assert.equal((await fs.loadFile('bom.txt')).data, '\uFEFFhé');
+  const missing = await fs.loadFile('nope.txt');
+  assert.equal(seen.length, 6);
+  assert.equal(seen[5], missing);
+  assert.deepEqual([missing.success, missing.code], [false, 'NotFound']);
+});
+
 test('a file over one call\'s 16 MiB limit is loaded whole, page by page', async (t) => {
   const { client, workspace } = await spawnClient(t);
   const fs = createFileSystemBridge(client);
@@ -102,12 +122,14 @@ test('getStorageInfo gives the seeds\' fields: local, then "icloud" once the clo
   assert.equal(before.success, true);
   assert.deepEqual(
     { storageType: before.data.storageType, isICloudEnabled: before.data.isICloudEnabled, isICloudAvailable: before.data.isICloudAvailable, isInitialized: before.data.isInitialized },
-    { storageType: 'local', isICloudEnabled: true, isICloudAvailable: true, isInitialized: false });
+    { storageType: 'local', isICloudEnabled: false, isICloudAvailable: true, isInitialized: false });
+  assert.equal(before.data.isCloudEnabled, true); // the server's own field: a cloud root is configured
   assert.equal(before.data.roots.cloud, workspace.cloudRoot);
 
   await client.chooseStorage({ location: 'cloud' });
   const after = await fs.promises.getStorageInfo();
   assert.equal(after.storageType, 'icloud');
+  assert.equal(after.isICloudEnabled, true); // the seeds' meaning: the workspace is in the cloud now
   assert.equal(after.storageLocation, 'cloud');
   assert.equal(after.isInitialized, true);
 });
