@@ -5,8 +5,9 @@ RELEASE_FLAGS = -c release --static-swift-stdlib
 .PHONY: run demo test build release unit e2e clients fuzz bench clean generate
 
 ## Sets up, builds, and starts the web front end on the embedded demo workspace (prints the URL).
+## TEMPLATE=atome starts the Atome demo (seed 002's layout); APP=DIR also serves your front end at /app/.
 run: build
-	node clients/web/run.mjs
+	node clients/web/run.mjs $(if $(TEMPLATE),--template $(TEMPLATE)) $(if $(APP),--app $(APP))
 
 ## Sets up, builds the release binary and runs the scripted tour on the embedded default workspace.
 demo: release

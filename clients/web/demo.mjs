@@ -6,10 +6,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-/** `$XDG_DATA_HOME/workspace-bridge/web-demo` (else `~/.local/share/…`). */
-export function defaultDemoDir() {
+/** The server's workspace templates (`--template`). */
+export const templates = ['default', 'atome'];
+
+/** `$XDG_DATA_HOME/workspace-bridge/web-demo` (else `~/.local/share/…`); `web-demo-atome` for the Atome template. */
+export function defaultDemoDir(template = 'default') {
   const data = process.env.XDG_DATA_HOME || path.join(os.homedir(), '.local', 'share');
-  return path.join(data, 'workspace-bridge', 'web-demo');
+  return path.join(data, 'workspace-bridge', template === 'atome' ? 'web-demo-atome' : 'web-demo');
 }
 
 /** The three folders of a demo directory, created when missing; the cloud one has `.stfolder`. */
@@ -21,8 +24,8 @@ export function demoRoots(dir) {
 }
 
 /** Server arguments for a demo directory's roots. */
-export function serverArgs(roots) {
-  return ['--local-root', roots.local, '--cloud-root', roots.cloud, '--config-dir', roots.config, '--log-level', 'warning'];
+export function serverArgs(roots, template = 'default') {
+  return ['--local-root', roots.local, '--cloud-root', roots.cloud, '--config-dir', roots.config, '--template', template, '--log-level', 'warning'];
 }
 
 const files = {
@@ -38,8 +41,35 @@ const conflictCopy = {
   data: '# Ideas\n\n- Files are the universal interface between the user and the agent.\n- Edited on the laptop: context.md is the agent\'s memory.\n- A budget per session keeps costs predictable.\n',
 };
 
-/** Seeds a fresh demo workspace through a started host's bridge. */
-export async function seedDemo(bridge, roots) {
+/** A short, valid 16-bit mono WAV file: `seconds` of a sine at `hz`. */
+export function wav(seconds = 0.5, hz = 440, rate = 8000) {
+  const samples = Math.round(seconds * rate);
+  const bytes = Buffer.alloc(44 + samples * 2);
+  bytes.write('RIFF', 0, 'ascii');
+  bytes.writeUInt32LE(36 + samples * 2, 4);
+  bytes.write('WAVEfmt ', 8, 'ascii');
+  bytes.writeUInt32LE(16, 16);
+  bytes.writeUInt16LE(1, 20);
+  bytes.writeUInt16LE(1, 22);
+  bytes.writeUInt32LE(rate, 24);
+  bytes.writeUInt32LE(rate * 2, 28);
+  bytes.writeUInt16LE(2, 32);
+  bytes.writeUInt16LE(16, 34);
+  bytes.write('data', 36, 'ascii');
+  bytes.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) bytes.writeInt16LE(Math.round(Math.sin((2 * Math.PI * hz * i) / rate) * 12000), 44 + i * 2);
+  return bytes;
+}
+
+const atomeFiles = {
+  'Projects/first-song.atome': JSON.stringify({ name: 'First song', bpm: 96, tracks: [{ name: 'Piano', clips: 4 }, { name: 'Drums', clips: 8 }] }),
+  'Projects/field-recording.atome': JSON.stringify({ name: 'Field recording', bpm: 120, tracks: [{ name: 'Birds', clips: 1 }] }),
+  'Templates/lo-fi-preset.json': JSON.stringify({ name: 'Lo-fi', reverb: 0.4, bitcrush: 12 }),
+};
+
+/** Seeds a fresh demo workspace through a started host's bridge (`template` as the server's). */
+export async function seedDemo(bridge, roots, template = 'default') {
+  if (template === 'atome') return seedAtome(bridge);
   for (const [p, data] of Object.entries(files)) await bridge.call('saveFile', { path: p, data });
   for (let i = 1; i <= 16; i++) {
     const data = Buffer.alloc(512 * 1024, i).toString('base64');
@@ -72,5 +102,18 @@ export async function seedDemo(bridge, roots) {
   await bridge.call('session/recordUsage', { id: tidy.id, inputTokens: 3200, outputTokens: 640 });
   await bridge.call('session/transition', { id: tidy.id, to: 'completed' });
 
+  await bridge.call('settings/set', { values: { theme: 'light', editorFontSize: 14, languages: ['en', 'fr'] } });
+  await bridge.call('queue/enqueue', { kind: 'sync-calendar', payload: { days: 7 }, idempotencyKey: 'demo-calendar-1' });
+  const failed = await bridge.call('queue/enqueue', { kind: 'send-summary', payload: { to: 'ana@example.com' }, idempotencyKey: 'demo-mail-1' });
+  await bridge.call('queue/fail', { id: failed.id, error: { message: 'SMTP server unreachable' } });
   await bridge.call('host/didEnterBackground', {});
+}
+
+/** The Atome demo: projects, a preset, an exported mix and a recording, and synced settings. */
+async function seedAtome(bridge) {
+  for (const [p, data] of Object.entries(atomeFiles)) await bridge.call('saveFile', { path: p, data });
+  await bridge.call('saveFile', { path: 'Exports/first-song.wav', data: wav(1, 440).toString('base64'), encoding: 'base64' });
+  await bridge.call('saveFile', { path: 'Recordings/birds.wav', data: wav(2, 660).toString('base64'), encoding: 'base64' });
+  await bridge.call('settings/set', { values: { theme: 'dark', metronome: true, sampleRate: 48000 } });
+  await bridge.call('queue/enqueue', { kind: 'upload-export', payload: { path: 'Exports/first-song.wav' }, idempotencyKey: 'demo-upload-1' });
 }

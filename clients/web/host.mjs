@@ -2,13 +2,17 @@
 // The web front end's host process: spawns `workspace-bridge serve`, initializes it, and
 // serves one page on 127.0.0.1 that talks to the server through this process.
 //
-//   node clients/web/host.mjs [--port N] [--bin PATH] [--quiet] [-- SERVER ARGS...]
+//   node clients/web/host.mjs [--port N] [--bin PATH] [--app DIR] [--quiet] [-- SERVER ARGS...]
 //
+// `--app DIR` also serves the folder DIR, unchanged, at /app/ (a front end of your own that
+// includes <script src="/atome-filesystem.js"></script>).
 // `--port 0` picks a free port. The URL is printed on stdout as `Open http://127.0.0.1:N/`
 // once the server answered `initialize`. Arguments after `--` go to `workspace-bridge serve`
 // (e.g. `--local-root DIR --cloud-root DIR --config-dir DIR`). SIGINT/SIGTERM shut the server
 // down cleanly; if the server exits, the host exits with status 1.
+import { statSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { Bridge, defaultBinary } from './bridge.mjs';
 import { makeHandler } from './routes.mjs';
 
@@ -16,10 +20,15 @@ export const defaultPort = 8377;
 
 /**
  * Starts the server child and the HTTP host; resolves once both are ready.
- * @param {{port?: number, binary?: string, serverArgs?: string[], quiet?: boolean}} options
+ * @param {{port?: number, binary?: string, serverArgs?: string[], quiet?: boolean, appDir?: string|null}} options
  * @returns {Promise<{url: string, port: number, bridge: Bridge, initialize: object, close: () => Promise<void>, closing: boolean}>}
  */
-export async function startHost({ port = defaultPort, binary = defaultBinary(), serverArgs = [], quiet = false } = {}) {
+export async function startHost({ port = defaultPort, binary = defaultBinary(), serverArgs = [], quiet = false, appDir = null } = {}) {
+  if (appDir) {
+    let isDir = false;
+    try { isDir = statSync(appDir).isDirectory(); } catch { /* reported below */ }
+    if (!isDir) throw new Error(`--app ${appDir} is not a folder`);
+  }
   const bridge = new Bridge({ binary, args: serverArgs, quiet });
   const init = await bridge.call('initialize', {
     processId: process.pid,
@@ -29,7 +38,7 @@ export async function startHost({ port = defaultPort, binary = defaultBinary(), 
   bridge.notify('initialized', {});
 
   let hosts = new Set();
-  const handler = makeHandler({ bridge, hello: { initialize: init, binary }, allowedHosts: () => hosts });
+  const handler = makeHandler({ bridge, hello: { initialize: init, binary }, allowedHosts: () => hosts, appDir });
   const server = http.createServer(handler);
   try {
     await new Promise((resolve, reject) => {
@@ -55,13 +64,14 @@ export async function startHost({ port = defaultPort, binary = defaultBinary(), 
   };
   return {
     url: `http://127.0.0.1:${actualPort}/`, port: actualPort, bridge, initialize: init, close,
+    appUrl: appDir ? `http://127.0.0.1:${actualPort}/app/` : null,
     get closing() { return closing !== null; },
   };
 }
 
-/** Parses `[--port N] [--bin PATH] [--quiet] [-- server args]`. */
+/** Parses `[--port N] [--bin PATH] [--app DIR] [--quiet] [-- server args]`. */
 export function parseHostArgs(argv) {
-  const options = { port: defaultPort, binary: defaultBinary(), serverArgs: [], quiet: false };
+  const options = { port: defaultPort, binary: defaultBinary(), serverArgs: [], quiet: false, appDir: null };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--') {
@@ -72,6 +82,9 @@ export function parseHostArgs(argv) {
       if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) throw new Error('--port needs 0..65535');
     } else if (arg === '--bin') {
       options.binary = argv[++i];
+    } else if (arg === '--app') {
+      if (argv[i + 1] === undefined) throw new Error('--app needs a folder');
+      options.appDir = path.resolve(argv[++i]);
     } else if (arg === '--quiet') {
       options.quiet = true;
     } else {
@@ -102,6 +115,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     runUntilStopped(host);
     console.log(`WorkspaceBridge web: workspace ${host.initialize.capabilities.workspace.root}`);
     console.log(`Open ${host.url}`);
+    if (host.appUrl) console.log(`Your front end: ${host.appUrl}`);
   } catch (error) {
     console.error(`web host: ${error.message}`);
     process.exit(1);

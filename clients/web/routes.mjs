@@ -2,6 +2,8 @@
 // stream. Built on `node:http` only.
 //
 //   GET  /               index.html; /<name>.js|.css|.svg: the other files of public/ (flat)
+//   GET  /atome-filesystem.js  the seeds' `window.AtomeFileSystem` as a classic script
+//   GET  /app/…          the folder given with `--app DIR`, as it is (nothing injected)
 //   GET  /api/hello      {initialize: <the server's initialize result>, binary}
 //   POST /rpc            {id, method, params?} -> the JSON-RPC response, with the page's id
 //   POST /cancel         {id}                  -> $/cancelRequest for that in-flight request
@@ -11,13 +13,15 @@
 // Guarantees: requests whose Host header is not this loopback address are refused (403), so
 // a web page on another origin cannot reach the workspace through DNS rebinding; POSTs must be
 // `application/json` from this origin (no form posts from other sites); the lifecycle methods
-// and the host-only methods that take absolute host paths are not relayed.
-import { readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+// and the host-only methods that take absolute host paths are not relayed. `/app/` serves only
+// regular files inside DIR (no `..`, no link leading out of it).
+import { readdirSync, readFileSync } from 'node:fs';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const publicDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'public');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const publicDir = path.join(here, 'public');
 
 const contentTypes = {
   '.html': 'text/html; charset=utf-8',
@@ -33,6 +37,57 @@ const staticFiles = Object.fromEntries(
     .map((name) => [`/${name}`, [name, contentTypes[path.extname(name)]]]),
 );
 staticFiles['/'] = ['index.html', contentTypes['.html']];
+
+/**
+ * `/atome-filesystem.js`: the JS client's `filesystem-bridge.js` (the seeds' bridge, one source
+ * for Node and the browser) and `atome/page-glue.js`, in one function scope, so that a plain
+ * `<script src>` defines `window.AtomeFileSystem` before the page's next script runs.
+ */
+export function atomeFileSystemScript() {
+  const bridge = readFileSync(path.join(here, '..', 'js', 'filesystem-bridge.js'), 'utf8').replace(/^export function /m, 'function ');
+  const glue = readFileSync(path.join(here, 'atome', 'page-glue.js'), 'utf8');
+  for (const [name, source] of [['filesystem-bridge.js', bridge], ['page-glue.js', glue]]) {
+    if (/^\s*(import|export)\b/m.test(source)) throw new Error(`${name} must have no imports or exports left to be served as a classic script`);
+  }
+  return `// WorkspaceBridge: the seeds' JavaScript file bridge for web pages (window.AtomeFileSystem).\n`
+    + `// Served by clients/web/host.mjs from clients/js/filesystem-bridge.js and clients/web/atome/page-glue.js.\n`
+    + `(function () {\n'use strict';\n${bridge}\n${glue}\n})();\n`;
+}
+
+const appTypes = {
+  ...contentTypes, '.mjs': 'text/javascript; charset=utf-8', '.json': 'application/json; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8', '.map': 'application/json; charset=utf-8', '.png': 'image/png',
+  '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp', '.ico': 'image/x-icon',
+  '.wav': 'audio/wav', '.mp3': 'audio/mpeg', '.ogg': 'audio/ogg', '.wasm': 'application/wasm',
+  '.woff': 'font/woff', '.woff2': 'font/woff2', '.webmanifest': 'application/manifest+json',
+};
+
+/**
+ * The file of `appDir` a `/app/…` URL path names, or null: decoded segments, no `.`/`..`, NUL
+ * or backslash; a folder means its `index.html`; the real path must stay inside `appDir`.
+ */
+export async function resolveAppFile(appDir, urlPath) {
+  let segments;
+  try {
+    segments = urlPath.slice('/app/'.length).split('/').map(decodeURIComponent);
+  } catch {
+    return null;
+  }
+  if (segments.some((s) => s === '.' || s === '..' || s.includes('\0') || s.includes('\\') || s.includes('/'))) return null;
+  let file = path.join(appDir, ...segments.filter((s) => s !== ''));
+  try {
+    const root = await realpath(appDir);
+    let real = await realpath(file);
+    if ((await stat(real)).isDirectory()) {
+      file = path.join(real, 'index.html');
+      real = await realpath(file);
+    }
+    if (real !== root && !real.startsWith(root + path.sep)) return null;
+    return (await stat(real)).isFile() ? real : null;
+  } catch {
+    return null;
+  }
+}
 
 /** Methods the page may not call: the host owns the lifecycle; host paths stay on the host. */
 export const refusedMethods = new Set([
@@ -69,9 +124,10 @@ async function readJson(req) {
 
 /**
  * Makes the request handler.
- * @param {{bridge: import('./bridge.mjs').Bridge, hello: object, allowedHosts: () => Set<string>}} ctx
+ * @param {{bridge: import('./bridge.mjs').Bridge, hello: object, allowedHosts: () => Set<string>, appDir?: string|null}} ctx
  */
-export function makeHandler({ bridge, hello, allowedHosts }) {
+export function makeHandler({ bridge, hello, allowedHosts, appDir = null }) {
+  const atomeScript = atomeFileSystemScript();
   const streams = new Set();
   bridge.onMessage((message) => {
     const data = `data: ${JSON.stringify(message)}\n\n`;
@@ -137,12 +193,30 @@ export function makeHandler({ bridge, hello, allowedHosts }) {
     send(res, 200, await readFile(path.join(publicDir, file)), type);
   }
 
+  /** A file of the user's own front end, byte for byte, without the host's CSP (it is their page). */
+  async function serveApp(res, pathname) {
+    const file = appDir ? await resolveAppFile(appDir, pathname) : null;
+    if (!file) return send(res, 404, { error: appDir ? 'not found' : 'no --app folder is served' });
+    res.writeHead(200, {
+      'Content-Type': appTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+    res.end(await readFile(file));
+  }
+
   const handler = async (req, res) => {
     try {
       const url = new URL(req.url, 'http://host.invalid');
       if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { error: 'unexpected Host header' });
       if (req.method === 'GET') {
         if (staticFiles[url.pathname]) return await serveStatic(res, staticFiles[url.pathname]);
+        if (url.pathname === '/atome-filesystem.js') return send(res, 200, atomeScript, contentTypes['.js']);
+        if (url.pathname === '/app') {
+          res.writeHead(301, { Location: '/app/' });
+          return res.end();
+        }
+        if (url.pathname.startsWith('/app/')) return await serveApp(res, url.pathname);
         if (url.pathname === '/api/hello') return send(res, 200, hello);
         if (url.pathname === '/events') return events(req, res);
         return send(res, 404, { error: 'not found' });

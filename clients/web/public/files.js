@@ -1,7 +1,7 @@
 // The file browser: a folder listing with breadcrumbs, create, rename, delete, and content
 // search. The listing is always what the server last answered; live changes re-list it.
 import { closeFile, currentPath, openFile, renamed } from './editor.js';
-import { rpc } from './rpc.js';
+import { fileSystem, rpc } from './rpc.js';
 import { ask, describeError, formatBytes, formatTime, h, toast } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
@@ -13,14 +13,9 @@ const join = (dir, name) => (dir ? `${dir}/${name}` : name);
 const parentOf = (path) => path.split('/').slice(0, -1).join('/');
 const baseName = (path) => path.split('/').pop();
 
+/** Every entry of the folder, through the seeds' bridge (it follows every page). */
 async function listAll(path) {
-  const entries = [];
-  let cursor;
-  do {
-    const page = await rpc('listFiles', { path, limit: 1000, ...(cursor ? { cursor } : {}) });
-    entries.push(...page.entries);
-    cursor = page.nextCursor;
-  } while (cursor && entries.length < 10000);
+  const entries = await fileSystem('listFiles', path);
   return entries.sort((a, b) => (a.type === 'directory') !== (b.type === 'directory')
     ? (a.type === 'directory' ? -1 : 1)
     : a.name.localeCompare(b.name));
@@ -140,7 +135,8 @@ async function remove(entry) {
   });
   if (!ok) return;
   try {
-    await rpc('deleteFile', { path: entry.path, recursive: isDir });
+    if (isDir) await rpc('deleteFile', { path: entry.path, recursive: true });
+    else await fileSystem('deleteFile', entry.path);
     if (currentPath() === entry.path || currentPath()?.startsWith(`${entry.path}/`)) closeFile();
     await refresh();
     toast(`Deleted ${entry.name}`, 'success');

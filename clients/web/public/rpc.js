@@ -74,3 +74,13 @@ export function connectEvents(onStatus) {
   });
   return source;
 }
+
+/**
+ * Calls one function of the seeds' bridge (`window.AtomeFileSystem`, from /atome-filesystem.js)
+ * and resolves with its `data`; a failure rejects with an RpcError carrying the server's code.
+ */
+export async function fileSystem(name, ...args) {
+  const result = await window.AtomeFileSystem[name](...args);
+  if (!result.success) throw new RpcError(name, { code: 0, message: result.error, data: { code: result.code ?? 'InternalError' } });
+  return result.data;
+}
