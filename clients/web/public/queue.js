@@ -31,13 +31,17 @@ async function act(item, method, params, done) {
 
 function card(item) {
   const error = errorText(item.error);
+  // The server's two outcomes besides done: a failure to retry (the item stays pending, one more
+  // failed attempt) or a failure for good. A failed item can be put back the same way.
+  const failure = { message: 'Marked failed in the web front end' };
   const actions = item.status === 'pending'
     ? [
       h('button.btn.primary.complete', { onclick: () => act(item, 'queue/complete', { result: { completedFrom: 'web' } }, `Completed ${item.kind}`) }, 'Mark done'),
-      h('button.btn.fail', { onclick: () => act(item, 'queue/fail', { error: { message: 'Marked failed in the web front end' } }, `Marked ${item.kind} failed`) }, 'Mark failed'),
+      h('button.btn.retry-later', { onclick: () => act(item, 'queue/fail', { error: failure, retry: true }, `${item.kind} failed; it will be retried`) }, 'Failed, retry later'),
+      h('button.btn.danger.give-up', { onclick: () => act(item, 'queue/fail', { error: failure }, `Gave up on ${item.kind}`) }, 'Give up'),
     ]
     : item.status === 'failed'
-      ? [h('button.btn.primary.retry', { onclick: () => act(item, 'queue/fail', { error: item.error ?? null, retry: true }, `${item.kind} will be retried`) }, 'Retry')]
+      ? [h('button.btn.primary.retry', { onclick: () => act(item, 'queue/fail', { error: item.error ?? failure, retry: true }, `${item.kind} will be retried`) }, 'Retry')]
       : [];
   return h('article.card.queue-item', { dataset: { id: item.id, status: item.status } },
     h('div.card-head', {},

@@ -266,6 +266,19 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
     await page.waitFor(`location.hash === '#storage' && !document.getElementById('view-storage').hidden`);
   });
 
+  it('keeps the host\'s rules for pages under /app/: no lifecycle, host-path or debug methods, no other origin', async () => {
+    const refused = await page.eval(`Promise.all(['shutdown', 'exit', 'initialize', 'importFile', 'exportFile', 'getFileUri', 'debug/echo'].map((method) =>
+      fetch('/rpc', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: method, method, params: {} }) })
+        .then((r) => r.json()).then((b) => [method, b.error?.data?.code])))`);
+    for (const [method, code] of refused) assert.equal(code, 'MethodNotFound', method);
+    const other = await fetch(new URL('/rpc', host.url), {
+      method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'http://evil.example' },
+      body: JSON.stringify({ id: 1, method: 'listFiles', params: {} }),
+    });
+    assert.equal(other.status, 403);
+    assert.equal((await rpc('ping')) !== undefined, true); // the server is still up
+  });
+
   it('raised no errors in the pages', () => {
     assert.deepEqual(page.errors, []);
   });
