@@ -7,6 +7,7 @@ import { describeError, h, toast } from './ui.js';
 const $ = (id) => document.getElementById(id);
 
 let onChanged = () => {};
+let edited = false; // the user changed the form since it was last filled: a refresh keeps their edits
 
 const reasonText = {
   lowBattery: 'Battery under 20% and not charging',
@@ -82,7 +83,7 @@ function readForm() {
 export async function refreshDevice() {
   try {
     const { conditions, policy } = await rpc('host/getConditions');
-    renderForm(conditions);
+    if (!edited) renderForm(conditions);
     renderPolicy(policy);
   } catch (error) {
     toast(`Could not read the device conditions: ${describeError(error)}`, 'error');
@@ -91,10 +92,12 @@ export async function refreshDevice() {
 
 export function setupDevice({ changed } = {}) {
   onChanged = changed ?? onChanged;
+  for (const type of ['input', 'change']) $('conditions-form').addEventListener(type, () => { edited = true; });
   $('conditions-form').addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
       const { policy } = await rpc('host/setConditions', readForm());
+      edited = false;
       renderPolicy(policy);
       toast('Conditions applied', 'success');
       onChanged();

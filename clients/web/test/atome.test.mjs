@@ -279,6 +279,18 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
     assert.equal((await rpc('ping')) !== undefined, true); // the server is still up
   });
 
+  it('runs the README\'s ten-line page as written', async () => {
+    const readme = readFileSync(path.join(here, '..', 'README.md'), 'utf8');
+    const block = /<!-- example: ten-line page[^>]*-->\n```html\n([\s\S]*?)```/.exec(readme);
+    assert.ok(block, 'the README has the example');
+    assert.equal(block[1].trimEnd().split('\n').length, 10);
+    writeFileSync(path.join(appDir, 'hello.html'), block[1]);
+    await page.goto(`${host.url}app/hello.html`);
+    await page.waitFor(`document.getElementById('out').textContent.includes('storage')`);
+    assert.deepEqual(JSON.parse(await page.text('#out')), { project: { bpm: 120 }, storage: 'icloud' }); // migrated above
+    assert.equal(readFileSync(path.join(roots.cloud, 'Projects/hello.atome'), 'utf8'), '{"bpm":120}');
+  });
+
   it('raised no errors in the pages', () => {
     assert.deepEqual(page.errors, []);
   });
