@@ -8,7 +8,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startHost } from '../host.mjs';
+import { parseHostArgs, startHost } from '../host.mjs';
 
 let tmp, host;
 
@@ -81,6 +81,15 @@ describe('the web host', () => {
     const event = JSON.parse(text.split('\n').find((line) => line.includes('outside.txt')).slice('data: '.length));
     assert.equal(event.method, 'workspace/didChangeFiles');
     assert.ok(event.params.changes.some((c) => c.path === 'outside.txt'));
+  });
+
+  it('serves no /app/ without --app, includes the seeds\' bridge in its page, and reads --app', async () => {
+    assert.equal((await fetch(new URL('/app/', host.url))).status, 404);
+    assert.match(await (await fetch(host.url)).text(), /<script src="\/atome-filesystem.js"><\/script>/);
+    assert.equal(parseHostArgs(['--app', 'front', '--', '--template', 'atome']).appDir, path.resolve('front'));
+    assert.deepEqual(parseHostArgs(['--app', 'front', '--', '--template', 'atome']).serverArgs, ['--template', 'atome']);
+    assert.throws(() => parseHostArgs(['--app']), /--app needs a folder/);
+    await assert.rejects(startHost({ port: 0, quiet: true, appDir: path.join(tmp, 'missing') }), /is not a folder/);
   });
 
   it('reports that there was nothing to cancel for an id not in flight', async () => {
