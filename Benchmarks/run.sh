@@ -170,7 +170,7 @@ fi  # WB_ONLY_FILES
 # The file API against what the system does without the server, alternating in rounds so
 # both see the same machine state; every request in ndjson framing. Trees are made before
 # the server starts (it watches nothing unless asked) and removed at the end.
-declare -A MISSING_NOTED=()
+MISSING_NOTED=" "  # the labels of baselines already noted as not installed
 fsb() {  # fsb ARGS...: fs_bench, figures appended to the results
     local rc=0 i args=("$@") tool="" label=""
     for (( i = 0; i < ${#args[@]}; i++ )); do
@@ -179,8 +179,8 @@ fsb() {  # fsb ARGS...: fs_bench, figures appended to the results
     done
     if [[ $1 == exec && -n "$tool" ]] && ! command -v "$tool" > /dev/null; then
         # A baseline that is not installed is not measured (and is no failure of the run).
-        if [[ -z "${MISSING_NOTED[$label]:-}" ]]; then
-            MISSING_NOTED[$label]=1
+        if [[ "$MISSING_NOTED" != *" $label "* ]]; then
+            MISSING_NOTED+="$label "
             python3 -c 'import json, sys; print(json.dumps({"test": "skipped", "what": "the `" + sys.argv[2] + "` baseline (" + sys.argv[1] + ")", "reason": "`" + sys.argv[2] + "` is not installed (scripts/setup.sh --bench installs it)", "baseline": sys.argv[1], "tool": sys.argv[2]}))' "$label" "$tool" >> "$RESULTS"
             log "skipped the $label baseline: $tool is not installed"
         fi

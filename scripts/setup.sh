@@ -43,9 +43,12 @@ fi
 # venv for the PyPI peers it installs itself (the MCP filesystem server, matplotlib).
 if [ "${1:-}" = "--bench" ]; then
   extra=()
-  need() {  # need COMMAND DEBIAN-PACKAGE [BREW-FORMULA]
+  need() {  # need COMMAND DEBIAN-PACKAGE [BREW-FORMULA] (each package once; bash 3 has no sets)
     command -v "$1" >/dev/null 2>&1 && return
-    if command -v apt-get >/dev/null 2>&1; then extra+=("$2"); elif [ -n "${3:-}" ]; then extra+=("$3"); fi
+    local pkg="$2"
+    command -v apt-get >/dev/null 2>&1 || pkg="${3:-}"
+    [ -n "$pkg" ] || return 0
+    case " ${extra[*]-} " in *" $pkg "*) ;; *) extra+=("$pkg") ;; esac
   }
   need gcc gcc
   need rg ripgrep ripgrep
@@ -61,7 +64,6 @@ if [ "${1:-}" = "--bench" ]; then
     extra+=(python3-venv)
   fi
   if ((${#extra[@]})); then
-    mapfile -t extra < <(printf '%s\n' "${extra[@]}" | sort -u)
     echo "setup: installing ${extra[*]} for the benchmarks" >&2
     if command -v apt-get >/dev/null 2>&1; then
       sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
