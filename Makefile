@@ -55,9 +55,10 @@ generate:
 fuzz:
 	bash Tests/Fuzz/run.sh
 
-## Runs every benchmark and rewrites Benchmarks/README.md.
+## Runs every benchmark and rewrites Benchmarks/README.md (installs its baselines first: rg, rsync…).
 bench:
 	bash scripts/setup.sh
+	bash scripts/setup.sh --bench
 	bash Benchmarks/run.sh
 
 clean:

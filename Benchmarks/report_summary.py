@@ -48,19 +48,25 @@ def append_figures(fmed):
 
 
 class Summary:
-    def __init__(self, rows, find, fmed, codec, fmt):
+    def __init__(self, rows, find, fmed, codec, fmt, why=None):
         self.rows, self.find, self.fmed, self.codec, self.fmt = rows, find, fmed, codec, fmt
+        self.why = why or {}  # {baseline label: why it was not measured} (baselines.not_measured)
         self.out = []  # (claim, figure, baseline, ratio, target, met)
 
     def add(self, claim, figure, baseline, ratio, target, met):
         self.out.append((claim, figure, baseline, ratio, target, met))
 
-    def one(self, claim, a, b, unit, target, ok, nd=1, lower_is_better=True):
-        """A claim with one figure `a` against one baseline `b`; ok(ratio) -> met."""
+    def missing(self, base):
+        """"not measured (why)" for a baseline label that did not run, else None."""
+        return None if base not in self.why else f"not measured ({self.why[base]})"
+
+    def one(self, claim, a, b, unit, target, ok, nd=1, lower_is_better=True, base=None):
+        """A claim with one figure `a` against one baseline `b` (labelled `base`); ok(ratio) -> met."""
         f = self.fmt
         r = None if a is None or not b else a / b
-        self.add(claim, "—" if a is None else f"{f(a, nd)} {unit}", "—" if b is None else f"{f(b, nd)} {unit}",
-                 "—" if r is None else f"{r:.2f}x", target, None if r is None else ok(r))
+        gone = self.missing(base) if b is None else None
+        self.add(claim, "—" if a is None else f"{f(a, nd)} {unit}", gone or ("—" if b is None else f"{f(b, nd)} {unit}"),
+                 "not measured" if gone else ("—" if r is None else f"{r:.2f}x"), target, None if r is None else ok(r))
 
     def per_placement(self, claim, test, key, unit, target, ok_ratio=None, ok_value=None, fig_target="server",
                       base_target="floor", fmedian=None):
@@ -128,24 +134,26 @@ class Summary:
         rng = _get(fmed("server-files", "range", encoding="utf8"), "mb_per_s")
         cat = fmed("cat-text", "exec", framing=None)
         catm = None if cat is None else 64 * MIB / (cat["p50_ms"] / 1e3) / 1e6
-        self.one("`loadFile` 64 MiB of text in 1 MiB ranges vs `cat`", rng, catm, "MB/s", "none set", lambda r: None)
+        self.one("`loadFile` 64 MiB of text in 1 MiB ranges vs `cat`", rng, catm, "MB/s", "none set", lambda r: None, base="cat-text")
         save, dd = fmed("server-files", "save4k"), fmed("dd", "exec", framing=None)
         self.one("durable 4 KiB `saveFile` vs `dd conv=fsync`, p50", None if save is None else save["p50_us"] / 1e3,
-                 _get(dd, "p50_ms"), "ms", "≤ 1.3x", lambda r: r <= 1.3, nd=3)
+                 _get(dd, "p50_ms"), "ms", "≤ 1.3x", lambda r: r <= 1.3, nd=3, base="dd")
         lst, fnd = fmed("server-files", "list"), fmed("find", "exec", framing=None)
         self.one("recursive `listFiles` of 101,000 entries vs `find -printf`", _get(lst, "seconds"), _sec(fnd), "s",
-                 "≤ 2x", lambda r: r <= 2, nd=3)
+                 "≤ 2x", lambda r: r <= 2, nd=3, base="find")
         for case, tgt, rg, label in [("sensitive", "server-files", "rg", "`rg -n`"), ("insensitive", "server-files-i", "rg-i", "`rg -n -i`")]:
             self.one(f"literal `searchFiles` of 200 MB ({case}) vs {label}", _get(fmed(tgt, "search"), "seconds"),
-                     _sec(fmed(rg, "exec", framing=None)), "s", "≤ 2x", lambda r: r <= 2, nd=3)
+                     _sec(fmed(rg, "exec", framing=None)), "s", "≤ 2x", lambda r: r <= 2, nd=3, base=rg)
         self.one("`importFile` 1 GiB vs `cp && sync`", _get(fmed("server-files", "import"), "seconds"),
-                 _sec(fmed("cp-sync", "exec", framing=None)), "s", "≤ 1.2x", lambda r: r <= 1.2, nd=2)
+                 _sec(fmed("cp-sync", "exec", framing=None)), "s", "≤ 1.2x", lambda r: r <= 1.2, nd=2, base="cp-sync")
         mig, rsy, cps = fmed("server-migrate", "migrate"), fmed("rsync", "exec", framing=None), fmed("cp-sha256", "exec", framing=None)
         m = _get(mig, "seconds")
+        gone = self.missing("rsync") if rsy is None else None
         self.add("`migrate` 2,000 files / 1 GiB vs `rsync -a` (and `cp -a` + `sha256sum`)",
-                 "—" if m is None else f"{fmt(m, 2)} s", "—" if rsy is None else
-                 f"{fmt(_sec(rsy), 2)} s" + ("" if cps is None else f" ({fmt(_sec(cps), 2)} s)"),
-                 "—" if m is None or rsy is None else f"{m / _sec(rsy):.2f}x" + ("" if cps is None else f" ({m / _sec(cps):.2f}x)"),
+                 "—" if m is None else f"{fmt(m, 2)} s", gone or ("—" if rsy is None else
+                 f"{fmt(_sec(rsy), 2)} s" + ("" if cps is None else f" ({fmt(_sec(cps), 2)} s)")),
+                 "not measured" if gone else
+                 ("—" if m is None or rsy is None else f"{m / _sec(rsy):.2f}x" + ("" if cps is None else f" ({m / _sec(cps):.2f}x)")),
                  "≤ 1.0x vs `rsync`", None if m is None or rsy is None else m / _sec(rsy) <= 1.0)
         ap = append_figures(fmed)
         if ap is None or ap["paired"]:

@@ -16,6 +16,15 @@
 #   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
 #   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call in
 #                                          the default placement (3), half as many pinned
+#   WB_QUICK=1 ...                         a quick run (minutes, not an hour): small trees, one round,
+#                                          no 1 GiB tests, no session phases; the report goes to
+#                                          Benchmarks/out/README.quick.md (Benchmarks/README.md and the
+#                                          plots are left alone). For checking the machinery, not figures.
+#
+# A baseline tool that is not installed (`scripts/setup.sh --bench` installs them all) is not run:
+# the results get a "skipped" line naming it, the report says "not measured" and why wherever its
+# ratio would be, and that alone does not make the exit status non-zero. A baseline that runs and
+# fails is a failure (its figures are not used, and the exit status is non-zero).
 #
 # The server binary is copied to Benchmarks/out/workspace-bridge first and that copy is what
 # runs, so a rebuild during the run changes nothing.
@@ -34,6 +43,12 @@ RESULTS="$OUT/results.jsonl"
 START=$(date +%s)
 
 log() { printf '[bench %3ss] %s\n' "$(( $(date +%s) - START ))" "$*" >&2; }
+QUICK=${WB_QUICK:-}
+q() {  # q FULL QUICK: the figure for this run
+    if [[ -n "$QUICK" ]]; then echo "$2"; else echo "$1"; fi
+}
+MIN_FREE_GIB=$(q 5 1)
+if [[ -n "$QUICK" ]]; then log "WB_QUICK: small trees, one round, no 1 GiB tests, no session phases"; fi
 
 log "building bench_client, echo_peer, fs_bench and mcp_bench"
 gcc -O2 -Wall -Wextra -o "$OUT/bench_client" "$HERE/bench_client.c"
@@ -98,6 +113,7 @@ SAMPLER=$!
 export WB_LOAD_SAMPLES="$OUT/load-samples.txt" WB_CACHE_SAMPLES="$OUT/cache-samples.txt"
 
 FAILED=0
+export WB_QUICK="$QUICK"
 BENCH_PREFIX=()
 client() {  # client LABEL FRAMING TESTS [bench_client options...] -- COMMAND...
     local label=$1 framing=$2 tests=$3
@@ -115,7 +131,7 @@ SERVER=("$WB_BIN" --enable-debug-methods)
 # Floor and server alternate so that both see the same machine state. Round trips and
 # pipelined throughput swing with where the scheduler puts the two processes, so they run in
 # ROUNDS rounds and the report takes the median of each figure over the rounds.
-ROUNDS=${WB_ROUNDS:-3}
+ROUNDS=${WB_ROUNDS:-$(q 3 1)}
 # debug/blob sizes (bytes of string) for the payload sweep; 1 MiB is the headline figure.
 BLOB_SIZES=1024,16384,65536,262144,1048576,4194304
 if [[ -n "${WB_ONLY_FILES:-}" || -n "${WB_ONLY_STORAGE:-}" || -n "${WB_ONLY_MCP:-}" ]]; then
@@ -154,8 +170,22 @@ fi  # WB_ONLY_FILES
 # The file API against what the system does without the server, alternating in rounds so
 # both see the same machine state; every request in ndjson framing. Trees are made before
 # the server starts (it watches nothing unless asked) and removed at the end.
+MISSING_NOTED=" "  # the labels of baselines already noted as not installed
 fsb() {  # fsb ARGS...: fs_bench, figures appended to the results
-    local rc=0
+    local rc=0 i args=("$@") tool="" label=""
+    for (( i = 0; i < ${#args[@]}; i++ )); do
+        if [[ ${args[i]} == --label ]]; then label=${args[i + 1]}; fi
+        if [[ ${args[i]} == -- ]]; then tool=${args[i + 1]}; break; fi
+    done
+    if [[ $1 == exec && -n "$tool" ]] && ! command -v "$tool" > /dev/null; then
+        # A baseline that is not installed is not measured (and is no failure of the run).
+        if [[ "$MISSING_NOTED" != *" $label "* ]]; then
+            MISSING_NOTED+="$label "
+            python3 -c 'import json, sys; print(json.dumps({"test": "skipped", "what": "the `" + sys.argv[2] + "` baseline (" + sys.argv[1] + ")", "reason": "`" + sys.argv[2] + "` is not installed (scripts/setup.sh --bench installs it)", "baseline": sys.argv[1], "tool": sys.argv[2]}))' "$label" "$tool" >> "$RESULTS"
+            log "skipped the $label baseline: $tool is not installed"
+        fi
+        return 0
+    fi
     "$OUT/fs_bench" "$@" >> "$RESULTS" || rc=$?
     if (( rc != 0 )); then log "  fs_bench $1 exited $rc"; FAILED=1; fi
 }
@@ -177,17 +207,23 @@ pick_base() {  # the folder for temporary trees: WB_FILES_DIR, else /tmp or /wor
     local d
     if [[ -n "${WB_FILES_DIR:-}" ]]; then echo "$WB_FILES_DIR"; return; fi
     for d in /tmp /work; do
-        if [[ -d "$d" ]] && awk -v f="$(free_gib "$d")" 'BEGIN {exit !(f >= 5)}'; then echo "$d"; return; fi
+        if [[ -d "$d" ]] && awk -v f="$(free_gib "$d")" -v m="$MIN_FREE_GIB" 'BEGIN {exit !(f >= m)}'; then echo "$d"; return; fi
     done
 }
 if [[ -z "${WB_SKIP_FILES:-}" ]]; then
-    FILE_ROUNDS=${WB_FILE_ROUNDS:-3}
+    FILE_ROUNDS=${WB_FILE_ROUNDS:-$(q 3 1)}
     BIG=1
+    RANGE_BYTES=$(q 67108864 4194304)
+    RTT=$(q 10000 1000); RTT_WARM=$(q 1000 100); OPS=$(q 200 20)
     base=${WB_FILES_DIR:-}
     if [[ -z "$base" ]]; then
         for d in /tmp /work; do
-            if [[ -d "$d" ]] && awk -v f="$(free_gib "$d")" 'BEGIN {exit !(f >= 5)}'; then base=$d; break; fi
+            if [[ -d "$d" ]] && awk -v f="$(free_gib "$d")" -v m="$MIN_FREE_GIB" 'BEGIN {exit !(f >= m)}'; then base=$d; break; fi
         done
+    fi
+    if [[ -n "$QUICK" ]]; then
+        BIG=0
+        note "1 GiB tests" "a quick run (WB_QUICK)"
     fi
     if [[ -z "$base" ]]; then
         base=/tmp
@@ -203,11 +239,11 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
     log "workspace files: making the trees in $FS_TMP ($(free_gib "$base") GiB free)"
     t0=$(date +%s.%N)
     mkdir -p "$WS/bench" "$WS/range" "$FS_TMP/host" "$FS_TMP/dd" "$FS_TMP/loop"
-    "$OUT/fs_bench" gen-tree "$WS/list" 1000 100
+    "$OUT/fs_bench" gen-tree "$WS/list" "$(q 1000 20)" "$(q 100 10)"
     t_list=$(date +%s.%N)
-    "$OUT/fs_bench" gen-text "$WS/search" 20000 10000 "$WORD" 1000
-    "$OUT/fs_bench" gen-file "$WS/range/text64m.txt" 67108864 text
-    "$OUT/fs_bench" gen-file "$WS/range/bin64m.bin" 67108864 random
+    "$OUT/fs_bench" gen-text "$WS/search" "$(q 20000 200)" 10000 "$WORD" "$(q 1000 10)"
+    "$OUT/fs_bench" gen-file "$WS/range/text64m.txt" "$RANGE_BYTES" text
+    "$OUT/fs_bench" gen-file "$WS/range/bin64m.bin" "$RANGE_BYTES" random
     "$OUT/fs_bench" gen-file "$FS_TMP/dd/src4k" 4096 text4k
     if (( BIG )); then
         "$OUT/fs_bench" gen-file "$FS_TMP/host/big1g.bin" 1073741824 random
@@ -220,18 +256,18 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
 
     # 1, 2: 4 KiB loadFile / saveFile round trips; durable saves against dd and a C loop.
     for (( round = 1; round <= FILE_ROUNDS; round++ )); do
-        client floor-files ndjson echo4k --rtt 10000 --warmup 1000 -- "$OUT/echo_peer"
-        client server-files ndjson rtt,load4k,save4k --rtt 10000 --warmup 1000 --save-runs 200 --child-stderr "$FLOG" -- "${FSERVER[@]}"
+        client floor-files ndjson echo4k --rtt "$RTT" --warmup "$RTT_WARM" -- "$OUT/echo_peer"
+        client server-files ndjson rtt,load4k,save4k --rtt "$RTT" --warmup "$RTT_WARM" --save-runs "$OPS" --child-stderr "$FLOG" -- "${FSERVER[@]}"
         log "dd conv=fsync x200, C fsync loop x200"
-        fsb exec --label dd --runs 200 --warmup 10 -- dd if="$FS_TMP/dd/src4k" of="$FS_TMP/dd/dst4k" bs=4096 count=1 conv=fsync status=none
-        fsb fsync-loop --label fsync-loop "$FS_TMP/loop" 200
+        fsb exec --label dd --runs "$OPS" --warmup 10 -- dd if="$FS_TMP/dd/src4k" of="$FS_TMP/dd/dst4k" bs=4096 count=1 conv=fsync status=none
+        fsb fsync-loop --label fsync-loop "$FS_TMP/loop" "$OPS"
     done
     if command -v taskset > /dev/null && (( $(nproc) >= 2 )); then
         BENCH_PREFIX=(taskset -c 0)
-        client floor-files-samecpu ndjson echo4k --rtt 10000 --warmup 1000 -- taskset -c 0 "$OUT/echo_peer"
-        client server-files-samecpu ndjson rtt,load4k --rtt 10000 --warmup 1000 --child-stderr "$FLOG" -- taskset -c 0 "${FSERVER[@]}"
-        client floor-files-crosscpu ndjson echo4k --rtt 10000 --warmup 1000 -- taskset -c 1 "$OUT/echo_peer"
-        client server-files-crosscpu ndjson rtt,load4k --rtt 10000 --warmup 1000 --child-stderr "$FLOG" -- taskset -c 1 "${FSERVER[@]}"
+        client floor-files-samecpu ndjson echo4k --rtt "$RTT" --warmup "$RTT_WARM" -- taskset -c 0 "$OUT/echo_peer"
+        client server-files-samecpu ndjson rtt,load4k --rtt "$RTT" --warmup "$RTT_WARM" --child-stderr "$FLOG" -- taskset -c 0 "${FSERVER[@]}"
+        client floor-files-crosscpu ndjson echo4k --rtt "$RTT" --warmup "$RTT_WARM" -- taskset -c 1 "$OUT/echo_peer"
+        client server-files-crosscpu ndjson rtt,load4k --rtt "$RTT" --warmup "$RTT_WARM" --child-stderr "$FLOG" -- taskset -c 1 "${FSERVER[@]}"
         BENCH_PREFIX=()
     fi
 
@@ -241,8 +277,8 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
         fsb exec --label cat-bin --runs 5 --warmup 1 -- cat "$WS/range/bin64m.bin"
         fsb exec --label cat-text --runs 5 --warmup 1 -- cat "$WS/range/text64m.txt"
         fsb exec --label base64 --runs 3 --warmup 1 -- base64 "$WS/range/bin64m.bin"
-        client server-files ndjson range --range-path range/bin64m.bin --range-total 67108864 --encoding base64 --passes 3 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
-        client server-files ndjson range --range-path range/text64m.txt --range-total 67108864 --encoding utf8 --passes 3 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
+        client server-files ndjson range --range-path range/bin64m.bin --range-total "$RANGE_BYTES" --encoding base64 --passes 3 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
+        client server-files ndjson range --range-path range/text64m.txt --range-total "$RANGE_BYTES" --encoding utf8 --passes 3 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
     done
 
     # 4: recursive listing of 1,000 folders x 100 files, 10,000 per page, against find.
@@ -333,9 +369,9 @@ else
     MIG="$ST_TMP/mig"
     INFO="$ST_TMP/info"
     mkdir -p "$MIG/local" "$INFO/cloud" "$INFO/cfg"
-    "$OUT/fs_bench" gen-sizes "$MIG/local/data" 2000 1073741824 >> "$RESULTS" 2> /dev/null
+    "$OUT/fs_bench" gen-sizes "$MIG/local/data" "$(q 2000 100)" "$(q 1073741824 33554432)" >> "$RESULTS" 2> /dev/null
     t_mig=$(date +%s.%N)
-    "$OUT/fs_bench" gen-tree "$INFO/local" 1000 100
+    "$OUT/fs_bench" gen-tree "$INFO/local" "$(q 1000 20)" "$(q 100 10)"
     t1=$(date +%s.%N)
     python3 -c 'import json, sys; print(json.dumps({"test": "storage_env", "dir": sys.argv[1], "fs": sys.argv[2], "free_gib": float(sys.argv[3]), "mig_seconds": round(float(sys.argv[4]) - float(sys.argv[6]), 1), "tree_seconds": round(float(sys.argv[5]) - float(sys.argv[4]), 1), "rsync": sys.argv[7]}))' \
         "$ST_TMP" "$(stat -f -c %T "$ST_TMP")" "$(free_gib "$base")" "$t_mig" "$t1" "$t0" "$(rsync --version 2>/dev/null | head -1)" >> "$RESULTS"
@@ -356,19 +392,19 @@ else
             roots "$MIG"
             client "server-migrate${2:-}" ndjson migrate --child-stderr "$SLOG" -- "${SRV[@]}" ;;
         rsync)
-            if ! command -v rsync > /dev/null; then return; fi
-            log "rsync -a of 1 GiB"
+            log "rsync -a of the tree"
             fsb exec --label "rsync${2:-}" --runs 1 -- rsync -a "$MIG/local/" "$MIG/rsync/" ;;
         cp)
             log "cp -a && sha256sum of both sides"
             fsb exec --label "cp-sha256${2:-}" --runs 1 -- sh -c 'cp -a "$1" "$2" && (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum) && (cd "$2" && find . -type f -print0 | sort -z | xargs -0 sha256sum)' sh "$MIG/local" "$MIG/cp" ;;
         esac
     }
-    command -v rsync > /dev/null || note "rsync baseline" "rsync is not installed (apt-get install rsync)"
     mig_run server -warmup
     mig_run rsync -warmup
     mig_run cp -warmup
-    for order in "server rsync cp" "rsync cp server" "cp server rsync" "server rsync cp" "rsync cp server"; do
+    ORDERS=("server rsync cp" "rsync cp server" "cp server rsync" "server rsync cp" "rsync cp server")
+    if [[ -n "$QUICK" ]]; then ORDERS=("server rsync cp"); fi
+    for order in "${ORDERS[@]}"; do
         for what in $order; do mig_run "$what"; done
     done
     rm -rf "$MIG/cloud" "$MIG/rsync" "$MIG/cp"
@@ -377,12 +413,15 @@ else
     # 2: getStorageInfo on a local root of 100,000 files (1,000 folders x 100): the first call
     # of a fresh server walks the tree, then 50 more; against find | wc -l, warm caches.
     roots "$INFO"
-    for (( round = 1; round <= 3; round++ )); do
-        log "find -type f | wc -l over 100,000 files"
+    for (( round = 1; round <= $(q 3 1); round++ )); do
+        log "find -type f | wc -l over the tree"
         fsb exec --label find-count --runs 3 --warmup 1 -- sh -c 'find "$1" -type f | wc -l' sh "$INFO/local"
         client server-storage ndjson storageinfo --info-runs 50 --child-stderr "$SLOG" -- "${SRV[@]}"
     done
 
+    if [[ -n "$QUICK" ]]; then
+        note "session benchmarks" "a quick run (WB_QUICK)"
+    else
     # 3: durable one-message appends, paired with write + fsync of the same line in C: after the
     # warm-up, bench_client takes the last journal line the server wrote and follows (or, every
     # other pair, precedes) each measured append with one write + fsync of it to a file on the
@@ -419,6 +458,7 @@ else
         AGAIN_DIR="$SES/bg$round-again"
         session_client server-background ndjson background --bg-sessions 100 --child-stderr "$SLOG"
     done
+    fi  # WB_QUICK
     log "removing $ST_TMP"
     cleanup_files
     fi
@@ -529,7 +569,9 @@ if [[ -n "$CODEC_BIN" ]]; then
     "$CODEC_BIN" >> "$RESULTS" || { log "codec_bench failed"; FAILED=1; }
 fi
 
-log "writing README.md"
+README_OUT="$HERE/README.md"
+if [[ -n "$QUICK" ]]; then README_OUT="$OUT/README.quick.md"; fi
+log "writing $README_OUT"
 export WB_BIN WB_LOAD_AFTER WB_BUSY_AFTER
 WB_LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 WB_BUSY_AFTER=$(busy_now)
@@ -537,16 +579,18 @@ stop_sampler
 # The plots need matplotlib: a virtual environment in Benchmarks/out (kept between runs), filled
 # from PyPI on first use. Without it the README is still written, without plots.
 PLOT_VENV="$OUT/plot-venv"
-if ! "$PLOT_VENV/bin/python" -c 'import matplotlib' 2> /dev/null; then
+if [[ -n "$QUICK" ]]; then
+    log "WB_QUICK: no plots"
+elif ! "$PLOT_VENV/bin/python" -c 'import matplotlib' 2> /dev/null; then
     log "installing matplotlib from PyPI into $PLOT_VENV"
     rm -rf "$PLOT_VENV"
     { python3 -m venv "$PLOT_VENV" && "$PLOT_VENV/bin/python" -m pip install -q --disable-pip-version-check matplotlib; } \
         > "$OUT/plot-venv-install.log" 2>&1 || log "matplotlib could not be installed (Benchmarks/out/plot-venv-install.log): no plots"
 fi
-if "$PLOT_VENV/bin/python" -c 'import matplotlib' 2> /dev/null; then
+if [[ -z "$QUICK" ]] && "$PLOT_VENV/bin/python" -c 'import matplotlib' 2> /dev/null; then
     log "drawing the plots"
     "$PLOT_VENV/bin/python" "$HERE/report_plots.py" "$RESULTS" "$HERE" || log "report_plots.py failed: no new plots"
 fi
-python3 "$HERE/report.py" "$RESULTS" "$HERE/README.md"
+python3 "$HERE/report.py" "$RESULTS" "$README_OUT"
 log "done in $(( $(date +%s) - START )) s"
 exit $FAILED

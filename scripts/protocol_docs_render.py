@@ -226,6 +226,8 @@ class Renderer:
         for text in (m.get("summary"), m.get("description")):
             if text:
                 out += [text, ""]
+        if "x-retry" in m:
+            out += [self.retry_line(m["x-retry"]), ""]
         out += ["**Params**", ""]
         if m["params"]:
             out += ["| name | type | required | default | description |", "| --- | --- | --- | --- | --- |"]
@@ -242,6 +244,22 @@ class Renderer:
         for ex in m.get("examples", []):
             out += self.example(m, ex)
         return out[:-1] if out and out[-1] == "" else out
+
+    RETRY_KINDS = {"safe": "safe to repeat", "idempotent": "a repeat changes nothing more",
+                   "keyed": "safe to repeat with the same {key}", "unsafe": "not safe to repeat"}
+
+    def retry_line(self, r: dict) -> str:
+        """What a repeat of the request does (x-retry), linked to the Retries section."""
+        kind = self.RETRY_KINDS[r["kind"]].format(key=f"`{r.get('key', '')}`")
+        extra = []
+        if r.get("differs"):
+            extra.append("differs: " + ", ".join(f"`{f}`" for f in r["differs"]))
+        if r.get("repeatError"):
+            extra.append(f"repeat answers `{r['repeatError']}`")
+        if r.get("repeatResult"):
+            extra.append(f"repeat answers {code(r['repeatResult'])}")
+        tail = f" ({'; '.join(extra)})" if extra else ""
+        return f"**Retry** ({self.link('section', 'retries', kind)}){tail}: {r['note']}"
 
     EVERY_REQUEST = ("InvalidRequest", "InternalError", "ServerNotInitialized", "RequestCancelled")
 
@@ -321,8 +339,8 @@ class Renderer:
             anchor = base if n == 0 else f"{base}-{n}"
             if pending and pending[0][0] == line:
                 anchors[pending.pop(0)[1]] = anchor
-            if text.lower() == "errors":
-                anchors.setdefault("section:errors", anchor)
+            if text.lower() in ("errors", "retries"):
+                anchors.setdefault(f"section:{text.lower()}", anchor)
             level = len(line) - len(line.lstrip("#"))
             if level in (2, 3):
                 toc.append("  " * (level - 2) + f"- [{text.replace('`', '')}](#{anchor})")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what building and testing need, only when missing: jansson (with pkg-config)
-# and the Python test packages. Safe to run again; used by `make` and `.ci/run`.
+# and the Python test packages (--test), or what `make bench` compares with (--bench).
+# Safe to run again; used by `make` and `.ci/run`.
 set -euo pipefail
 
 missing=()
@@ -33,5 +34,43 @@ if [ "${1:-}" = "--test" ]; then
     echo "setup: installing ${extra[*]}" >&2
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${extra[@]}" >/dev/null
+  fi
+fi
+
+# `make bench`: every tool Benchmarks/run.sh times or needs beside the server (grep the script for
+# them): gcc for its C drivers, rg and grep for search, rsync, cp and sha256sum for migrate, dd,
+# cat, base64, find, wc, taskset for the pinned placements, ps for the load samples, and Python's
+# venv for the PyPI peers it installs itself (the MCP filesystem server, matplotlib).
+if [ "${1:-}" = "--bench" ]; then
+  extra=()
+  need() {  # need COMMAND DEBIAN-PACKAGE [BREW-FORMULA] (each package once; bash 3 has no sets)
+    command -v "$1" >/dev/null 2>&1 && return
+    local pkg="$2"
+    command -v apt-get >/dev/null 2>&1 || pkg="${3:-}"
+    [ -n "$pkg" ] || return 0
+    case " ${extra[*]-} " in *" $pkg "*) ;; *) extra+=("$pkg") ;; esac
+  }
+  need gcc gcc
+  need rg ripgrep ripgrep
+  need rsync rsync rsync
+  need grep grep
+  need dd coreutils
+  need sha256sum coreutils coreutils
+  need find findutils
+  need taskset util-linux
+  need ps procps
+  need lscpu util-linux
+  if command -v apt-get >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    extra+=(python3-venv)
+  fi
+  if ((${#extra[@]})); then
+    echo "setup: installing ${extra[*]} for the benchmarks" >&2
+    if command -v apt-get >/dev/null 2>&1; then
+      sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+      $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+      $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${extra[@]}" >/dev/null
+    elif command -v brew >/dev/null 2>&1; then
+      brew install "${extra[@]}"
+    fi
   fi
 fi

@@ -31,7 +31,8 @@ public struct ResumeResult: Sendable, Equatable {
 
 extension SessionStore {
     /// Moves a session along the state table (see `SessionState`). `error` is kept with a move to
-    /// `failed`. Refused moves throw `InvalidTransition` with `from`, `to` and `allowed`.
+    /// `failed`. Refused moves throw `InvalidTransition` with `from`, `to` and `allowed`; a move to
+    /// the state the session is already in is a no-op (no record, no notification), so a retry succeeds.
     public func transition(id: String, to: SessionState,
                            error: JSON? = nil) throws(SessionError) -> (session: Session, from: SessionState) {
         let h = try handle(id)
@@ -41,9 +42,12 @@ extension SessionStore {
             defer { h.lock.unlock() }
             try current(h)
             let from = h.data!.state
+            // Already there (a retry whose answer was lost): nothing is written, nothing is sent.
+            if from == to { return (view(h), from) }
             guard from.canTransition(to: to) else { throw .invalidTransition(from, to) }
             try prepareWrite(h)
             let from2 = h.data!.state  // the lease may have brought a newer state
+            if from2 == to { return (view(h), from2) }
             guard from2.canTransition(to: to) else { throw .invalidTransition(from2, to) }
             var r: JSONObject = ["t": "state", "from": .string(from2.rawValue), "to": .string(to.rawValue)]
             if to == .failed, let error { r["error"] = error }

@@ -77,6 +77,7 @@ enum StorageMethods {
                 "copied": .int(Int64(report.copied)), "skipped": .int(Int64(report.skipped)),
                 "conflicts": .int(Int64(report.conflicts)), "bytes": .int(report.bytes), "verified": .int(Int64(report.verified)),
                 "durationMs": .int(Int64(report.durationMs)), "switched": .bool(report.switched), "resumed": .bool(report.resumed),
+                "alreadyActive": .bool(report.alreadyActive),
                 "notDownloaded": .array(report.notDownloaded.map(JSON.string)),
                 "renamed": .array(report.renamed.map { ["from": .string($0.from), "to": .string($0.to)] }),
             ]
@@ -97,10 +98,12 @@ enum StorageMethods {
             else { throw RPCError.invalidParams(field: "location", expected: "\"local\", \"cloud\" or \"decideLater\"", got: "nothing") }
             let storage = try server.storage()
             let before = try? storage.manager.active()
-            let info = try storage.choose(choice)
+            let (info, alreadyActive) = try storage.choose(choice)
             let after = try storage.manager.active()
             if before !== after { try server.changes.retarget(after, connection: ctx.serving) }
-            return info.json
+            guard case .object(var o) = info.json else { return info.json }
+            o["alreadyActive"] = .bool(alreadyActive)
+            return .object(o)
         })
     }
 }

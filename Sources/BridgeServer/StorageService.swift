@@ -49,9 +49,10 @@ final class StorageService: Sendable {
         return tracker
     }
 
-    func choose(_ choice: StorageChoice) throws -> StorageInfo {
-        try manager.choose(choice)
-        return try info()
+    /// The choice made, with whether it already was the choice (`alreadyActive`: nothing written).
+    func choose(_ choice: StorageChoice) throws -> (info: StorageInfo, alreadyActive: Bool) {
+        let changed = try manager.choose(choice)
+        return (try info(), !changed)
     }
 }
 

@@ -44,6 +44,9 @@ public struct Migration: Sendable {
         public var durationMs = 0
         public var switched = false
         public var resumed = false
+        /// `to` already was the active root and no migration was pending: nothing was done
+        /// (what a client's retry of a finished migration gets).
+        public var alreadyActive = false
         /// Placeholders in the source whose content is not on this machine: not migrated.
         public var notDownloaded: [String] = []
         /// Keep-both conflicts: where each source file was placed instead.
@@ -52,6 +55,7 @@ public struct Migration: Sendable {
         public static func == (a: Report, b: Report) -> Bool {
             a.copied == b.copied && a.skipped == b.skipped && a.conflicts == b.conflicts && a.bytes == b.bytes
                 && a.verified == b.verified && a.switched == b.switched && a.notDownloaded == b.notDownloaded
+                && a.alreadyActive == b.alreadyActive
         }
     }
 
@@ -73,7 +77,12 @@ public struct Migration: Sendable {
         let from: StorageLocation = options.to == .local ? .cloud : .local
         let pending = manager.settings.pendingMigration.flatMap(PendingMigration.init)
         if manager.location == options.to && pending == nil {
-            throw WorkspaceError(.invalidArgument, "the workspace is already in \(options.to.rawValue) storage")
+            // A retry of a migration that finished (its answer lost, or the client crashed):
+            // nothing to copy, nothing to switch. Success, and the report says why.
+            var report = Report()
+            report.alreadyActive = true
+            report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
+            return report
         }
         let source = try manager.workspace(from)
         let target = try manager.workspace(options.to)

@@ -101,12 +101,19 @@ public final class StorageManager: Sendable {
 
     /// The first-run choice: `cloud` needs an available cloud root (`CloudUnavailable`
     /// otherwise); `decideLater` uses local and keeps asking. Persisted before it returns.
-    public func choose(_ choice: StorageChoice) throws(WorkspaceError) {
+    /// Returns false when this already was the choice (nothing is written then: a retry is a no-op).
+    @discardableResult
+    public func choose(_ choice: StorageChoice) throws(WorkspaceError) -> Bool {
         if choice == .cloud { _ = try cloudWorkspace(bootstrap: true, reopen: true) }
+        let location: StorageLocation = choice == .cloud ? .cloud : .local
+        let needsChoice = choice == .decideLater
+        let current = settings
+        if current.location == location && current.needsChoice == needsChoice { return false }
         try update { s in
-            s.location = choice == .cloud ? .cloud : .local
-            s.needsChoice = choice == .decideLater
+            s.location = location
+            s.needsChoice = needsChoice
         }
+        return true
     }
 
     /// Changes the persisted settings (crash-safely) and the in-memory copy together.

@@ -27,6 +27,49 @@ struct StorageTests {
         #expect(!second.info(files: 0, bytes: 0, provider: nil).needsChoice)
     }
 
+    @Test("choosing what is already chosen writes nothing and says so; a real change says it changed")
+    func chooseAgain() throws {
+        let dir = tempDir()
+        mkdir(dir + "/cloud", 0o755)
+        let m = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        #expect(try m.choose(.cloud))
+        var before = stat()
+        let settings = try #require(Self.onlyFile(in: dir + "/config"))
+        #expect(stat(settings, &before) == 0)
+        #expect(try !m.choose(.cloud))
+        var after = stat()
+        #expect(stat(settings, &after) == 0 && after.st_ino == before.st_ino)  // settings are saved by rename: not rewritten
+        #expect(try m.choose(.decideLater))  // local, and ask again: a change
+        #expect(try !m.choose(.decideLater))
+    }
+
+    @Test("a migration to the active root with nothing pending does nothing and reports alreadyActive")
+    func migrateToActiveRoot() throws {
+        let dir = tempDir()
+        mkdir(dir + "/cloud", 0o755)
+        let m = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        let report = try Migration(manager: m, options: .init(to: .local)).run(isCancelled: { false }) { _ in }
+        #expect(report.alreadyActive && !report.switched && report.copied == 0 && report.verified == 0)
+        #expect(m.location == .local)
+        #expect(m.info(files: 0, bytes: 0, provider: nil).pendingMigration == nil)
+    }
+
+    /// The one regular file somewhere under `dir` (the machine settings), by path.
+    static func onlyFile(in dir: String) -> String? {
+        guard let d = opendir(dir) else { return nil }
+        defer { closedir(d) }
+        var found: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name == "." || name == ".." { continue }
+            var st = stat()
+            let path = dir + "/" + name
+            guard stat(path, &st) == 0 else { continue }
+            if (st.st_mode & S_IFMT) == S_IFDIR { if let inner = onlyFile(in: path) { found.append(inner) } } else { found.append(path) }
+        }
+        return found.count == 1 ? found[0] : nil
+    }
+
     @Test("choosing a missing cloud root fails with CloudUnavailable and changes nothing")
     func missingCloud() throws {
         let dir = tempDir()

@@ -324,3 +324,19 @@ def test_migrate_refuses_a_target_without_enough_space(spawn, tmp_path, small_cl
     assert err["data"]["needed"] >= 12 << 20 and err["data"]["free"] <= 8 << 20, err
     assert os.listdir(small_cloud) == [], f"files were written to the full target: {os.listdir(small_cloud)}"
     assert i["storageType"] == "local" and i["pendingMigration"] is None
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_migrate_to_the_active_root_with_nothing_pending_is_a_no_op_that_says_so(spawn, tmp_path, dry_run):
+    # What a client sends when it retries a migration whose answer it lost (or after a crash).
+    b, roots = arrange(spawn, tmp_path, "local")
+    before, cloud_before = user_files(roots.local), user_files(roots.cloud)
+
+    r = b.result("migrate", {"to": "local", "mode": "move", "dryRun": dry_run}, timeout=60)
+
+    assert r["alreadyActive"] is True and r["switched"] is False and r["resumed"] is False
+    assert (r["copied"], r["verified"], r["bytes"], r["conflicts"]) == (0, 0, 0, 0)
+    assert user_files(roots.local) == before and user_files(roots.cloud) == cloud_before
+    after = info(b)
+    assert after["storageType"] == "local" and after["pendingMigration"] is None
+    assert b.result("ping") == {}

@@ -361,6 +361,8 @@ export interface StorageInfo {
   /** Free space of the active root's file system. */
   freeBytes: ByteCount;
   pendingMigration: PendingMigration | null;
+  /** Only in chooseStorage's answer: true when `location` already was this machine's choice (nothing was written), false when the choice changed. */
+  alreadyActive?: boolean;
 }
 
 export interface MigrateResult {
@@ -379,6 +381,8 @@ export interface MigrateResult {
   switched: boolean;
   /** An interrupted migration was continued. */
   resumed: boolean;
+  /** `to` already was the active root and no migration was pending: nothing was copied or switched (a retry of a migration that finished). */
+  alreadyActive: boolean;
   /** Placeholders (content not on this machine): not migrated. */
   notDownloaded: WorkspacePath[];
   /** keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`). */
@@ -932,7 +936,7 @@ export type GetStorageInfoParams = Record<string, never>;
 /**
  * Makes the per-machine storage choice (persisted in the configuration folder, never inside a synced root); answers like getStorageInfo.
  *
- * cloud needs an available cloud root (CloudUnavailable otherwise). decideLater uses local and keeps needsChoice true. Waits for every earlier request and holds later ones back. Moves no files (see migrate).
+ * cloud needs an available cloud root (CloudUnavailable otherwise). decideLater uses local and keeps needsChoice true. Waits for every earlier request and holds later ones back. Moves no files (see migrate). The current choice again is a no-op (nothing written) answered with alreadyActive true.
  */
 export interface ChooseStorageParams {
   location: "local" | "cloud" | "decideLater";
@@ -941,7 +945,7 @@ export interface ChooseStorageParams {
 /**
  * Copies or moves every file of the active root to the other one, verified (SHA-256) and resumable; switches the storage choice once, at the end.
  *
- * A manifest of the source, a free-space check (InsufficientSpace with data.needed and data.free), then per file: staging inside the target (.wb-staging.nosync), fsync, re-hash, rename into place, a journal record, and in move mode deleting the source file. Folders (also empty ones) are recreated. Identical files are skipped; different content is a conflict handled per onConflict (fail: AlreadyExists with data.conflicts before anything is written). Placeholders are listed in notDownloaded. $/cancelRequest: -32800, no partial file visible, choice unchanged, getStorageInfo shows pendingMigration; the next migrate with the same to and mode resumes. Migrating to the active root with nothing pending: InvalidArgument. Waits for every earlier request and holds later ones back.
+ * A manifest of the source, a free-space check (InsufficientSpace with data.needed and data.free), then per file: staging inside the target (.wb-staging.nosync), fsync, re-hash, rename into place, a journal record, and in move mode deleting the source file. Folders (also empty ones) are recreated. Identical files are skipped; different content is a conflict handled per onConflict (fail: AlreadyExists with data.conflicts before anything is written). Placeholders are listed in notDownloaded. $/cancelRequest: -32800, no partial file visible, choice unchanged, getStorageInfo shows pendingMigration; the next migrate with the same to and mode resumes. Migrating to the active root with nothing pending (a retry of a migration that finished) succeeds and does nothing: alreadyActive true, copied 0, switched false. Waits for every earlier request and holds later ones back.
  */
 export interface MigrateParams {
   to: StorageLocation;
@@ -1049,7 +1053,7 @@ export interface SessionDeleteParams {
 /**
  * Moves a session along the state table; sends session/didChangeState.
  *
- * A move not in the table → InvalidTransition with data.from, data.to and data.allowed (the states `from` may move to). Another device holding the lease → SessionLocked.
+ * A move to the state the session is already in is a no-op (nothing written, no notification; the answer is the session). Any other move not in the table → InvalidTransition with data.from, data.to and data.allowed (the states `from` may move to). Another device holding the lease → SessionLocked.
  */
 export interface SessionTransitionParams {
   id: SessionId;

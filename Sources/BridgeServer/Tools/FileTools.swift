@@ -54,7 +54,8 @@ enum FileTools {
         },
         Tool(name: "move_file", title: "Move or rename",
              description: "Moves or renames a file or folder; refuses to replace an existing target unless overwrite.",
-             readOnly: false, destructive: true, idempotent: false) { c in
+             // A repeat finds `from` gone (NotFound) and changes nothing more: idempotent in MCP's sense.
+             readOnly: false, destructive: true, idempotent: true) { c in
             let from = try c.arguments.path("from")
             let s = try c.workspace.move(from: from, to: try c.arguments.path("to"), overwrite: try c.arguments.bool("overwrite") ?? false)
             return ToolOutput(text: "Moved \(from) to \(s.path).", structured: FileMethods.moved(from, s))

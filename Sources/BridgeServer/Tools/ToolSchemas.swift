@@ -965,6 +965,10 @@ enum ToolSchemas {
               "type": "null"
             }
           ]
+        },
+        "alreadyActive": {
+          "type": "boolean",
+          "description": "Only in chooseStorage's answer: true when `location` already was this machine's choice (nothing was written), false when the choice changed."
         }
       },
       "required": [

@@ -397,7 +397,8 @@ class Methods(Connection):
 
         cloud needs an available cloud root (CloudUnavailable otherwise). decideLater uses local and
         keeps needsChoice true. Waits for every earlier request and holds later ones back. Moves no
-        files (see migrate).
+        files (see migrate). The current choice again is a no-op (nothing written) answered with
+        alreadyActive true.
 
         Sends ``chooseStorage``.
         """
@@ -423,8 +424,9 @@ class Methods(Connection):
         conflict handled per onConflict (fail: AlreadyExists with data.conflicts before anything is
         written). Placeholders are listed in notDownloaded. $/cancelRequest: -32800, no partial file
         visible, choice unchanged, getStorageInfo shows pendingMigration; the next migrate with the
-        same to and mode resumes. Migrating to the active root with nothing pending:
-        InvalidArgument. Waits for every earlier request and holds later ones back.
+        same to and mode resumes. Migrating to the active root with nothing pending (a retry of a
+        migration that finished) succeeds and does nothing: alreadyActive true, copied 0, switched
+        false. Waits for every earlier request and holds later ones back.
 
         Sends ``migrate``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
         """
@@ -602,8 +604,10 @@ class Methods(Connection):
         """
         Moves a session along the state table; sends session/didChangeState.
 
-        A move not in the table → InvalidTransition with data.from, data.to and data.allowed (the
-        states `from` may move to). Another device holding the lease → SessionLocked.
+        A move to the state the session is already in is a no-op (nothing written, no notification;
+        the answer is the session). Any other move not in the table → InvalidTransition with
+        data.from, data.to and data.allowed (the states `from` may move to). Another device holding
+        the lease → SessionLocked.
 
         Sends ``session/transition``.
         """

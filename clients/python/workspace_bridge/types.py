@@ -475,8 +475,7 @@ class StorageInfoUsage(TypedDict):
     bytes: ByteCount
 
 
-class StorageInfo(TypedDict):
-    """Where the workspace is and how full it is (getStorageInfo, chooseStorage)."""
+class _StorageInfoRequired(TypedDict):
     #: The active root.
     storageType: StorageLocation
     #: A cloud root is configured (--cloud-root, initializationOptions.cloudRoot, or the iCloud
@@ -496,6 +495,13 @@ class StorageInfo(TypedDict):
     #: Free space of the active root's file system.
     freeBytes: ByteCount
     pendingMigration: Union[PendingMigration, None]
+
+
+class StorageInfo(_StorageInfoRequired, total=False):
+    """Where the workspace is and how full it is (getStorageInfo, chooseStorage)."""
+    #: Only in chooseStorage's answer: true when `location` already was this machine's choice
+    #: (nothing was written), false when the choice changed.
+    alreadyActive: bool
 
 
 _MigrateResultRenamedItemRequired = TypedDict("_MigrateResultRenamedItemRequired", {
@@ -524,6 +530,9 @@ class MigrateResult(TypedDict):
     switched: bool
     #: An interrupted migration was continued.
     resumed: bool
+    #: `to` already was the active root and no migration was pending: nothing was copied or switched
+    #: (a retry of a migration that finished).
+    alreadyActive: bool
     #: Placeholders (content not on this machine): not migrated.
     notDownloaded: List[WorkspacePath]
     #: keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`).

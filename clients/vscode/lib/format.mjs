@@ -31,6 +31,7 @@ export function storageSummary(info) {
 
 /** One line describing migrate's answer. */
 export function migrationSummary(to, result) {
+  if (result.alreadyActive) return `Already using ${to} storage: nothing to migrate.`;
   const parts = [`${result.copied} copied`, `${result.skipped} skipped`];
   if (result.conflicts > 0) parts.push(`${result.conflicts} conflicts kept both`);
   if (result.notDownloaded.length > 0) parts.push(`${result.notDownloaded.length} not downloaded (left out)`);

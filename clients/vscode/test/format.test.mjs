@@ -23,3 +23,8 @@ test('migrationSummary reports conflicts, placeholders left out and a resumed ru
   const text = migrationSummary('cloud', { copied: 5, skipped: 1, conflicts: 2, bytes: 10, switched: true, resumed: true, notDownloaded: ['a'] });
   assert.equal(text, 'Now using cloud storage: 5 copied, 1 skipped, 2 conflicts kept both, 1 not downloaded (left out) (10 bytes, resumed).');
 });
+
+test('migrationSummary says so when the target already was the active root (a retried migrate)', () => {
+  const text = migrationSummary('cloud', { copied: 0, skipped: 0, conflicts: 0, bytes: 0, switched: false, resumed: false, alreadyActive: true, notDownloaded: [] });
+  assert.equal(text, 'Already using cloud storage: nothing to migrate.');
+});

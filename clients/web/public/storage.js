@@ -157,7 +157,7 @@ async function runMigration(to, mode, { confirmed = false } = {}) {
   render();
   try {
     const result = await rpc('migrate', { to, mode, workDoneToken: migration.token }, { id: migration.id });
-    lastResult = `${result.resumed ? 'Resumed and finished' : 'Done'}: ${result.copied} files copied (${formatBytes(result.bytes)}), ${result.verified} verified, ${result.skipped} already there${result.conflicts ? `, ${result.conflicts} kept side by side` : ''}${result.notDownloaded.length ? `, ${result.notDownloaded.length} not downloaded` : ''}.`;
+    lastResult = result.alreadyActive ? `Already in ${to} storage: nothing to migrate.` : `${result.resumed ? 'Resumed and finished' : 'Done'}: ${result.copied} files copied (${formatBytes(result.bytes)}), ${result.verified} verified, ${result.skipped} already there${result.conflicts ? `, ${result.conflicts} kept side by side` : ''}${result.notDownloaded.length ? `, ${result.notDownloaded.length} not downloaded` : ''}.`;
     toast(`Your workspace is now in ${to === 'cloud' ? 'the cloud' : 'this computer'}.`, 'success');
   } catch (error) {
     lastResult = error.code === 'RequestCancelled' ? 'Cancelled: nothing was switched. You can resume later.' : `Failed: ${describeError(error)}`;
