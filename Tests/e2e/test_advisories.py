@@ -404,11 +404,14 @@ def _outside(adv: Adv, name: str, files: dict[str, bytes]) -> Path:
 
 
 def test_GHSA_53mr_w429_c597_a_parent_swapped_for_a_link_during_writes(adv):
-    """Writes (save, append, edit with ifMatch, create folder, move and copy destinations) while
+    """Writes (save, replace, append, create folder, move and copy destinations, delete) while
     their parent folder is swapped for a link to outside: every one lands inside or is refused."""
-    out = _outside(adv, "race_out", {"f": SECRET_MARKER + b"-race\n"})
+    out = _outside(adv, "race_out", {"f": SECRET_MARKER + b"-race\n",
+                                      **{f"del-{i}": SECRET_MARKER + b"-del\n" for i in range(RACE_ROUNDS)}})
     (adv.root / "d").mkdir()
     (adv.root / "d/f").write_bytes(INSIDE)
+    for i in range(RACE_ROUNDS):
+        (adv.root / f"d/del-{i}").write_bytes(INSIDE)
     (adv.root / "m").mkdir()
     for i in range(RACE_ROUNDS):
         (adv.root / f"m/{i}.txt").write_bytes(INSIDE)
@@ -422,17 +425,19 @@ def test_GHSA_53mr_w429_c597_a_parent_swapped_for_a_link_during_writes(adv):
             ("mkdir", f.do("createFolder", {"path": f"d/sub-{i}/deeper"})),
             ("move-to", f.do("moveFile", {"from": f"m/{i}.txt", "to": f"d/moved-{i}.txt"})),
             ("copy-to", f.do("copyFile", {"from": "context.md", "to": f"d/copied-{i}.md"})),
+            ("delete", f.do("deleteFile", {"path": f"d/del-{i}"})),
         ]
 
     counts = race(adv, "d", out, one_round)
-    assert sorted(os.listdir(out)) == ["f", OUTSIDE_ONLY_NAME], "something was written into the outside folder"
+    assert sorted(os.listdir(out)) == sorted(["f", OUTSIDE_ONLY_NAME] + [f"del-{i}" for i in range(RACE_ROUNDS)]), \
+        "something was written into or deleted from the outside folder"
     assert (out / "f").read_bytes() == SECRET_MARKER + b"-race\n"
     assert (adv.root / "d/f").read_bytes() == INSIDE
     print(f"{adv.face.name}: {counts}")
 
 
 def test_GHSA_p9cv_8g75_4xcg_a_folder_swapped_for_a_link_during_reads(adv):
-    """Reads (whole, head and tail ranges, hash, list, tree, search, copy source; resources/read on
+    """Reads (whole, head and tail ranges, hash, list, tree, searches, copy source; resources/read on
     the MCP face) while the folder is swapped for a link to outside: only inside bytes come back."""
     out = _outside(adv, "race_out", {"f": SECRET_MARKER + b"-race\n"})
     (adv.root / "d").mkdir()
@@ -457,9 +462,15 @@ def test_GHSA_p9cv_8g75_4xcg_a_folder_swapped_for_a_link_during_reads(adv):
         assert not listing.ok or [e["name"] for e in listing.value["entries"]] == ["f"], listing
         found = f.do("searchFiles", {"query": "TOPSECRET", "path": "d"})
         assert not found.ok or found.value["matches"] == [], found
+        everywhere = f.do("searchFiles", {"query": "TOPSECRET", "path": ""})
+        assert everywhere.ok and everywhere.value["matches"] == [], everywhere
+        tree = f.do("listFiles", {"path": "", "recursive": True})
+        # the real folder is `d` or `d.link` at any moment; nothing of the outside one is listed
+        assert tree.ok and {e["name"] for e in tree.value["entries"] if e["path"].startswith(("d/", "d.link/"))} <= {"f"}, tree
         copied = f.do("copyFile", {"from": "d/f", "to": f"copies/{i}"})
         assert not copied.ok or (adv.root / f"copies/{i}").read_bytes() == INSIDE
-        rounds += [("info", info), ("list", listing), ("search", found), ("copy-from", copied)]
+        rounds += [("info", info), ("list", listing), ("search", found), ("search-all", everywhere), ("tree", tree),
+                   ("copy-from", copied)]
         if isinstance(f, McpFace):
             res = f.read_resource("d/f")
             assert not res.ok or res.value["contents"][0]["text"] == INSIDE.decode(), res
