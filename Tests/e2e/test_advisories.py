@@ -319,6 +319,42 @@ def test_cve_2025_53109_no_method_or_tool_makes_a_link(adv):
     adv.face.ping()
 
 
+# -- MCP file resources: the same spellings as resource URIs ---------------------------------------
+
+RESOURCE_CASES = [   # (id, where, data.code); None: SymlinkNotFollowed where names ignore case, else NotFound
+    ("CVE-2025-53109-resource-link-to-file", "{root}/link_file", SNF),
+    ("CVE-2025-53109-resource-through-linked-folder", "{root}/evil/secret.txt", SNF),
+    ("CVE-2025-53110-resource-underscore-sibling", "{tmp}/ws_evil/secret.txt", OW),
+    ("CVE-2025-53110-resource-dash-sibling", "{tmp}/ws-evil/secret.txt", OW),
+    ("CVE-2025-53110-resource-digit-sibling", "{tmp}/ws2/secret.txt", OW),
+    ("GHSA-7rgq-gccq-qphx-resource-quote-sibling", "{tmp}/ws'/secret.txt", OW),
+    ("GHSA-7rgq-gccq-qphx-resource-encoded-quote-sibling", "{tmp}/ws%27/secret.txt", OW),
+    ("GHSA-7rgq-gccq-qphx-resource-space-sibling", "{tmp}/ws%20/secret.txt", OW),
+    ("GHSA-7rgq-gccq-qphx-resource-dquote-sibling", "{tmp}/ws%22/secret.txt", OW),
+    ("GHSA-4gxg-m5jx-9j57-resource-upper-root", "{tmp}/WS/secret.txt", OW),
+    ("GHSA-4gxg-m5jx-9j57-resource-upper-link", "{root}/EVIL/secret.txt", None),
+]
+
+
+@pytest.mark.parametrize("adv", ["mcp"], indirect=True)
+@pytest.mark.parametrize("where, code", [c[1:] for c in RESOURCE_CASES], ids=[c[0] for c in RESOURCE_CASES])
+def test_advisory_resource_uri_is_refused(adv, where, code):
+    """resources/read and resources/subscribe of the advisories' spellings as file:// URIs."""
+    uri = "file://" + where.replace("{root}", str(adv.root)).replace("{tmp}", str(adv.w))
+    code = code or (SNF if adv.ci else NF)
+    r = adv.face.r
+
+    with adv.guard(inside_unchanged=True):
+        read = r.call("resources/read", {"uri": uri})
+        sub = r.call("resources/subscribe", {"uri": uri})
+
+    for res in (read, sub):
+        assert "error" in res and res["error"]["code"] == -32803, f"{uri}: {res}"
+        assert res["error"]["data"]["code"] == code, f"{uri}: expected {code}: {res}"
+    adv.assert_nothing_leaked()
+    adv.face.ping()
+
+
 # -- the races ------------------------------------------------------------------------------------
 
 _libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
