@@ -50,21 +50,35 @@ public final class SandboxedRoot: Sendable {
         return FileDescriptor(r)
         #else
         if useOpenat2 {
-            let r = wb_openat2_beneath(fd.raw, path.string, all, UInt32(mode))
-            guard r >= 0 else {
+            for _ in 1...Self.resolveAttempts {
+                let r = wb_openat2_beneath(fd.raw, path.string, all, UInt32(mode))
+                if r >= 0 { return FileDescriptor(r) }
                 let e = errno
-                // O_NOFOLLOW | O_DIRECTORY on a link answers ENOTDIR: say what it really is.
-                if (e == ENOTDIR || e == ELOOP) && passesThroughLink(path) { throw .symlink(path.string) }
-                throw Self.classify(e, path: path)
+                // RESOLVE_NO_SYMLINKS answers ELOOP for a link on the way; O_NOFOLLOW | O_DIRECTORY
+                // answers ENOTDIR for a trailing link. Look again, holding what is there now, so a
+                // folder swapped with a link and back is never called "not a folder".
+                if e == ELOOP { throw .symlink(path.string) }
+                guard e == ENOTDIR else { throw Self.classify(e, path: path) }
+                let held = wb_hold_entry(fd.raw, path.string, 1)
+                guard held >= 0 else {
+                    if errno == ELOOP { throw .symlink(path.string) }
+                    throw errno == ENOSYS ? Self.classify(e, path: path) : Self.classify(errno, path: path)
+                }
+                if let folder = try Self.reopen(held: FileDescriptor(held), flags: all, path: path) { return folder }
+                if flags & O_DIRECTORY != 0 { throw Self.classify(ENOTDIR, path: path) }
+                // A folder on the way was not one at the first look and is at the second: again.
             }
-            return FileDescriptor(r)
+            throw Self.classify(ENOTDIR, path: path)
         }
         let parent = try walk(path.parent)
         let r = openat(parent.raw, path.name, all, mode)
-        guard r >= 0 else { throw Self.classify(errno, path: path) }
+        guard r >= 0 else { throw Self.classify(errno, path: path, parent: parent.raw, name: path.name) }
         return FileDescriptor(r)
         #endif
     }
+
+    /// How many times a resolution whose path changes under it is tried.
+    static let resolveAttempts = 3
 
     /// The fallback walk: one `openat(O_NOFOLLOW | O_DIRECTORY)` per component.
     private func walk(_ path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor {
@@ -73,26 +87,35 @@ public final class SandboxedRoot: Sendable {
         var walked = WorkspacePath.root
         for c in path.components {
             walked = walked.appending(c)
-            let next = openat(current.raw, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { throw Self.classify(errno, path: walked, parent: current.raw, name: c) }
-            current = FileDescriptor(next)
+            current = try Self.openFolder(c, in: current.raw, path: walked)
         }
         return current
     }
 
-    /// Whether any component of `path` is a symbolic link (looked at without following any).
-    func passesThroughLink(_ path: WorkspacePath) -> Bool {
-        var current = FileDescriptor(openat(fd.raw, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
-        guard current.raw >= 0 else { return false }
-        for c in path.components {
-            guard let st = Sys.lstat(current.raw, c) else { return false }
-            if st.isSymlink { return true }
-            guard st.isDirectory else { return false }
-            let next = openat(current.raw, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { return false }
-            current = FileDescriptor(next)
+    /// The folder `name` of `parent`, never through a link. When the open is refused, the entry
+    /// is held (O_PATH) to tell what it is at that moment: a link is `SymlinkNotFollowed`, a
+    /// folder (one swapped with a link and back) is opened from the held descriptor.
+    static func openFolder(_ name: String, in parent: Int32, path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor {
+        let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+        let next = openat(parent, name, flags)
+        if next >= 0 { return FileDescriptor(next) }
+        let e = errno
+        if e == ENOTDIR || e == ELOOP {
+            let held = wb_hold_entry(parent, name, 0)
+            if held >= 0, let folder = try reopen(held: FileDescriptor(held), flags: flags, path: path) { return folder }
         }
-        return false
+        throw classify(e, path: path, parent: parent, name: name)
+    }
+
+    /// The folder a held entry (`wb_hold_entry`) is, opened with `flags` (the very folder that was
+    /// held); nil when it is neither a folder nor a link; `SymlinkNotFollowed` for a link.
+    private static func reopen(held: FileDescriptor, flags: Int32, path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor? {
+        let st = try Sys.fstat(held.raw, path: path.string)
+        if st.isSymlink { throw .symlink(path.string) }
+        guard st.isDirectory else { return nil }
+        let r = openat(held.raw, ".", flags)
+        guard r >= 0 else { throw .errno(errno, "open", path: path.string) }
+        return FileDescriptor(r)
     }
 
     /// ELOOP means a link on the way (RESOLVE_NO_SYMLINKS / O_NOFOLLOW); ENOTDIR from the
@@ -112,9 +135,7 @@ public final class SandboxedRoot: Sendable {
             if mkdirat(current.raw, c, 0o755) != 0 && errno != EEXIST {
                 throw .errno(errno, "create the folder", path: walked.string)
             }
-            let next = openat(current.raw, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { throw Self.classify(errno, path: walked, parent: current.raw, name: c) }
-            current = FileDescriptor(next)
+            current = try Self.openFolder(c, in: current.raw, path: walked)
         }
         return current
     }
