@@ -78,6 +78,7 @@ enum StorageMethods {
                 "conflicts": .int(Int64(report.conflicts)), "bytes": .int(report.bytes), "verified": .int(Int64(report.verified)),
                 "durationMs": .int(Int64(report.durationMs)), "switched": .bool(report.switched), "resumed": .bool(report.resumed),
                 "notDownloaded": .array(report.notDownloaded.map(JSON.string)),
+                "skippedEntries": FileMethods.skipped(report.skippedEntries),
                 "renamed": .array(report.renamed.map { ["from": .string($0.from), "to": .string($0.to)] }),
             ]
         })

@@ -25,7 +25,7 @@ extension Workspace {
     public func receive(_ path: WorkspacePath, from source: Workspace, to destination: WorkspacePath, overwrite: Bool,
                         isCancelled: () -> Bool) throws(WorkspaceError) -> Received
     {
-        let input = try source.root.open(path, flags: O_RDONLY)
+        let input = try source.root.openFile(path)
         let sourceStat = try Sys.fstat(input.raw, path: path.string)
         guard sourceStat.isRegular else {
             throw WorkspaceError(.invalidArgument, "'\(path)' is not a regular file", path: path.string)
@@ -126,7 +126,7 @@ extension Workspace {
 
     /// The SHA-256 of a file (for verifying a migration that is resumed).
     public func sha256(_ path: WorkspacePath) throws(WorkspaceError) -> String {
-        let file = try root.open(path, flags: O_RDONLY)
+        let file = try root.openFile(path)
         return try withExtendedLifetime(file) { () throws(WorkspaceError) in try Self.sha256(of: file.raw, path: path) }
     }
 
