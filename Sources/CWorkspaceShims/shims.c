@@ -47,8 +47,11 @@ int wb_open_regular(int dirfd, const char *path, int flags, unsigned int mode, i
     if (fd < 0) {
         int e = errno;
         /* ENXIO: a socket, or a FIFO opened for writing with no reader; EOPNOTSUPP: a socket on
-           Apple systems; ENODEV: a device without a driver. Only an lstat says which. */
-        if ((e == ENXIO || e == EOPNOTSUPP || e == ENODEV) && fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0
+           Apple systems; ENODEV, EACCES, EPERM: a device without a driver, or on a `nodev` mount.
+           These come only once the path resolved (no link on the way), so the lstat that tells a
+           FIFO, socket or device apart looks at the same entry. */
+        if ((e == ENXIO || e == EOPNOTSUPP || e == ENODEV || e == EACCES || e == EPERM)
+            && fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0
             && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
             *type = (unsigned int)(st.st_mode & S_IFMT);
             e = ENXIO;

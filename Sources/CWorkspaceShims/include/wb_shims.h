@@ -23,8 +23,8 @@ int wb_full_fsync(int fd);
 /// With `beneath`, `path` is resolved like wb_openat2_beneath (Linux) or with O_NOFOLLOW_ANY
 /// (Apple); otherwise it is one openat. Returns the fd, or -1 with errno. When the entry is
 /// not a regular file, `*type` is its S_IFMT bits (0 otherwise) and errno is EISDIR for a
-/// folder, ENXIO for the rest: a socket, which open itself refuses with ENXIO (EOPNOTSUPP on
-/// Apple), is told apart by an lstat of `path`.
+/// folder, ENXIO for the rest. When the open itself fails (a socket: ENXIO, EOPNOTSUPP on
+/// Apple; a device on a `nodev` mount: EACCES), an lstat of `path` tells a special file apart.
 int wb_open_regular(int dirfd, const char *path, int flags, unsigned int mode, int beneath, unsigned int *type);
 
 /// Whether the running kernel supports openat2 (probed once).
