@@ -183,3 +183,32 @@ def test_agent_tools_answer_not_a_regular_file_and_the_connection_stays(spawn, t
         assert sc["code"] == "NotARegularFile" and f"'{args.get('path', args.get('from'))}'" in sc["error"], (name, sc)
         assert b.result("ping", timeout=PROMPT) == {}
     assert type_of(place.root / "pipe") == "fifo" and not (place.root / "c").exists()
+
+
+def test_a_fifo_in_place_of_a_journal_or_a_settings_file_never_blocks(spawn, tmp_path):
+    from sessions_helpers import Place, create
+    place = Place(tmp_path)
+    b = place.start(spawn)
+    sid = create(b, title="journal")["id"]
+    b.result("settings/set", {"values": {"theme": "dark"}})
+    b.kill()
+    journal = place.sessions_dir / sid / "journal.jsonl"
+    journal.unlink()
+    make_special(journal, "fifo")
+    settings = place.root / ".workspace" / "settings"
+    for f in [p for p in settings.iterdir() if p.suffix == ".json"]:
+        f.unlink()
+        make_special(f, "fifo")
+    make_special(settings / "other-device.json", "fifo")
+
+    b = place.start(spawn)
+    for method, params in [("session/get", {"id": sid}),
+                           ("session/appendMessages", {"id": sid, "messages": [{"role": "user", "content": "hi"}]}),
+                           ("session/list", {}), ("settings/get", {}), ("settings/set", {"values": {"theme": "light"}})]:
+        started = time.monotonic()
+        b.call(method, params, timeout=PROMPT)
+        assert time.monotonic() - started < PROMPT, method
+        assert b.result("ping", timeout=PROMPT) == {}
+    assert type_of(journal) == "fifo"
+    b.close_stdin()
+    assert b.wait_exit(timeout=PROMPT) == 0
