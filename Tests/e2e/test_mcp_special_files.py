@@ -48,8 +48,9 @@ async def test_tools_refuse_a_special_file_at_once(binary, place, kind):
 
         info = tool_ok(await tool(c, "get_file_info", {"path": "d/special"}))
         assert info["type"] == kind
-        listed = tool_ok(await tool(c, "list_files", {"path": "d"}))
-        assert [(e["name"], e["type"]) for e in listed["entries"]] == [("special", kind)]
+        r = await tool(c, "list_files", {"path": "d"})
+        assert [(e["name"], e["type"]) for e in tool_ok(r)["entries"]] == [("special", kind)]
+        assert r.content[0].text == f"- d/special ({kind}, not readable)"
 
         with anyio.fail_after(PROMPT):
             with pytest.raises(MCPError) as e:

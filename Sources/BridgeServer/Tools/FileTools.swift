@@ -41,7 +41,8 @@ enum FileTools {
              readOnly: true, destructive: false, idempotent: true) { c in
             let page = try FileMethods.listPage(c.workspace, c.arguments, c.request)
             let lines = page.entries.map { e in
-                "\(e.type == .directory ? "d" : "-") \(e.path.string)\(e.type == .file ? " (\(e.size) bytes)" : "")"
+                let note = e.type == .file ? " (\(e.size) bytes)" : e.type == .directory ? "" : " (\(e.type.rawValue), not readable)"
+                return "\(e.type == .directory ? "d" : "-") \(e.path.string)\(note)"
             }
             return ToolOutput(text: lines.isEmpty ? "(empty)" : lines.joined(separator: "\n"), structured: FileMethods.listResult(page))
         },
