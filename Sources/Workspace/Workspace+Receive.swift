@@ -33,9 +33,9 @@ extension Workspace {
         let sourceSize = Int64(sourceStat.st_size)
         let staging = try root.makeDirectories(WorkspacePath(components: [Self.stagingFolder] + destination.parent.components))
         let tmp = destination.name
-        let outRaw = openat(staging.raw, tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard outRaw >= 0 else { throw .errno(errno, "stage", path: destination.string) }
-        let out = FileDescriptor(outRaw)
+        // The staging name may already exist (a run that was killed): never wait on what it is.
+        let out = FileDescriptor(try Sys.openRegular(staging.raw, tmp, flags: O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW,
+                                                     path: destination.string))
         var placed = false
         defer { if !placed { unlinkat(staging.raw, tmp, 0) } }
 
