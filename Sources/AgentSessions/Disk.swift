@@ -38,6 +38,14 @@ enum Disk {
         return stat(path, &st) == 0 ? identity(st) : nil
     }
 
+    /// `open(2)` of a journal or snapshot that can never wait on what the path turns out to be
+    /// (`wb_open_regular`, the routine the workspace uses for every file's bytes): mode 0644 for
+    /// a new file; -1 with errno (ENXIO for a FIFO, socket or device, EISDIR for a folder).
+    static func openRegular(_ path: String, _ flags: Int32) -> Int32 {
+        var type: UInt32 = 0
+        return wb_open_regular(AT_FDCWD, path, flags, 0o644, 0, &type)
+    }
+
     static func identity(fd: Int32) -> FileIdentity? {
         var st = stat()
         return fstat(fd, &st) == 0 ? identity(st) : nil
@@ -45,7 +53,7 @@ enum Disk {
 
     /// The whole file, or `nil` when it does not exist.
     static func readFile(_ path: String) throws(SessionError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = openRegular(path, O_RDONLY)
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw .io("cannot open \(path)", errno: errno, path: path)

@@ -134,7 +134,7 @@ struct JournalWriter {
     /// Opens `path` for appending after `validEnd`, creating it if needed. Bytes after
     /// `validEnd` (a torn tail) are cut off and the cut is flushed.
     static func openForAppend(_ path: String, validEnd: Int64) throws(SessionError) -> JournalWriter {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        let fd = Disk.openRegular(path, O_RDWR | O_CREAT)
         guard fd >= 0 else { throw .io("cannot open the journal \(path)", errno: errno, path: path) }
         var st = stat()
         guard fstat(fd, &st) == 0 else {

@@ -102,7 +102,7 @@ public final class OfflineQueue: Sendable {
         for _ in 0..<3 {
             if i.fd < 0 {
                 try Disk.makeDirectories(directory)
-                i.fd = open(journalPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+                i.fd = Disk.openRegular(journalPath, O_RDWR | O_CREAT)
                 guard i.fd >= 0 else { throw .io("cannot open the queue journal", errno: errno, path: journalPath) }
             }
             while flock(i.fd, LOCK_EX) != 0 {
@@ -127,7 +127,7 @@ public final class OfflineQueue: Sendable {
             let kept = try Journal.setAside(journalPath, validEnd: i.validEnd)
             i.warnings.append(SessionWarning(sessionId: nil, message: "the damaged queue journal was kept as \(kept)"))
             close(i.fd)
-            i.fd = open(journalPath, O_RDWR | O_CLOEXEC)
+            i.fd = Disk.openRegular(journalPath, O_RDWR)
             guard i.fd >= 0, flock(i.fd, LOCK_EX) == 0 else { throw .io("cannot reopen the queue journal", errno: errno, path: journalPath) }
         }
         var writer = JournalWriter(path: journalPath, fd: i.fd, end: i.validEnd)

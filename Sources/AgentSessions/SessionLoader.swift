@@ -24,7 +24,7 @@ enum SessionLoader {
     /// `nil` when the folder has no journal (not a session, or one whose creation never finished).
     static func load(folder: String, id: String, useSnapshot: Bool = true) throws(SessionError) -> LoadedSession? {
         let path = folder + "/" + Journal.file
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Disk.openRegular(path, O_RDONLY)
         if fd < 0 {
             if errno == ENOENT || errno == ENOTDIR { return nil }
             throw .io("cannot open the journal of session \(id)", errno: errno, path: path)

@@ -75,7 +75,7 @@ extension SessionStore {
     /// Runs `body` with a descriptor open on the session's journal. Lock held.
     func withJournal<T>(_ h: SessionHandle, _ body: (Int32) throws(SessionError) -> T) throws(SessionError) -> T {
         if let w = h.writer { return try body(w.fd) }
-        let fd = open(h.journalPath, O_RDONLY | O_CLOEXEC)
+        let fd = Disk.openRegular(h.journalPath, O_RDONLY)
         guard fd >= 0 else { throw .io("cannot open the journal of session \(h.id)", errno: errno, path: h.journalPath) }
         defer { Disk.closeDescriptor(fd) }
         return try body(fd)

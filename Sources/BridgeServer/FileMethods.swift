@@ -62,9 +62,9 @@ enum FileMethods {
         methods.append(method("copyFile", claims: { p in [.read("file", try p.path("from").string), .write("file", try p.path("to").string)] }) {
             ws, p, ctx in
             let from = try p.path("from")
-            let s = try ws.copy(from: from, to: try p.path("to"), overwrite: try p.bool("overwrite") ?? false,
+            let r = try ws.copy(from: from, to: try p.path("to"), overwrite: try p.bool("overwrite") ?? false,
                                 isCancelled: { ctx.isCancelled })
-            return moved(from, s)
+            return copied(from, r)
         })
         methods.append(method("createFolder", claims: write("path")) { ws, p, _ in
             let s = try ws.createFolder(try p.path("path"))
@@ -114,6 +114,18 @@ enum FileMethods {
     static func moved(_ from: WorkspacePath, _ s: FileStatus) -> JSON {
         ["from": .string(from.string), "to": .string(s.path.string), "type": .string(s.type.rawValue), "size": .int(s.size),
          "etag": .string(s.etag), "modified": .string(s.modified)]
+    }
+
+    /// A copy's result: `moved` plus every entry of a copied folder that was left out.
+    static func copied(_ from: WorkspacePath, _ r: Workspace.CopyResult) -> JSON {
+        guard case .object(var o) = moved(from, r.status) else { return moved(from, r.status) }
+        o["skippedEntries"] = skipped(r.skipped)
+        return .object(o)
+    }
+
+    /// `skipped` entries as the schema's `SkippedEntry`: path, type and the code reading it would answer.
+    static func skipped(_ entries: [SkippedEntry]) -> JSON {
+        .array(entries.map { ["path": .string($0.path.string), "type": .string($0.type.rawValue), "reason": .string($0.reason.rawValue)] })
     }
 
     static func load(_ ws: Workspace, _ p: Params, _ ctx: RequestContext? = nil) throws -> JSON {
@@ -197,7 +209,8 @@ enum FileMethods {
                     ["path": .string(m.path.string), "line": .int(Int64(m.line)), "column": .int(Int64(m.column)),
                      "text": .string(m.text)]
                 }),
-                "truncated": .bool(r.truncated), "filesSearched": .int(Int64(r.filesSearched))]
+                "truncated": .bool(r.truncated), "filesSearched": .int(Int64(r.filesSearched)),
+                "specialFilesSkipped": .int(Int64(r.specialFilesSkipped))]
     }
 }
 

@@ -79,6 +79,7 @@ enum StorageMethods {
                 "durationMs": .int(Int64(report.durationMs)), "switched": .bool(report.switched), "resumed": .bool(report.resumed),
                 "alreadyActive": .bool(report.alreadyActive),
                 "notDownloaded": .array(report.notDownloaded.map(JSON.string)),
+                "skippedEntries": FileMethods.skipped(report.skippedEntries),
                 "renamed": .array(report.renamed.map { ["from": .string($0.from), "to": .string($0.to)] }),
             ]
         })

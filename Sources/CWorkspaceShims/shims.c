@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
 #include <linux/openat2.h>
@@ -25,6 +26,54 @@ int wb_openat2_beneath(int dirfd, const char *path, int flags, unsigned int mode
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int wb_open_regular(int dirfd, const char *path, int flags, unsigned int mode, int beneath, unsigned int *type) {
+    *type = 0;
+    int all = flags | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    int fd;
+    do {
+        if (beneath) {
+#if defined(__APPLE__)
+            fd = openat(dirfd, path, all | O_NOFOLLOW | O_NOFOLLOW_ANY, (mode_t)mode);
+#else
+            fd = wb_openat2_beneath(dirfd, path, all | O_NOFOLLOW, mode);
+#endif
+        } else {
+            fd = openat(dirfd, path, all, (mode_t)mode);
+        }
+    } while (fd < 0 && errno == EINTR);
+    struct stat st;
+    if (fd < 0) {
+        int e = errno;
+        /* ENXIO: a socket, or a FIFO opened for writing with no reader; EOPNOTSUPP: a socket on
+           Apple systems; ENODEV, EACCES, EPERM: a device without a driver, or on a `nodev` mount.
+           These come only once the path resolved (no link on the way), so the lstat that tells a
+           FIFO, socket or device apart looks at the same entry. */
+        if ((e == ENXIO || e == EOPNOTSUPP || e == ENODEV || e == EACCES || e == EPERM)
+            && fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0
+            && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+            *type = (unsigned int)(st.st_mode & S_IFMT);
+            e = ENXIO;
+        }
+        errno = e;
+        return -1;
+    }
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        *type = (unsigned int)(st.st_mode & S_IFMT);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : ENXIO;
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0) (void)fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
 }
 
 int wb_have_openat2(void) {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CWorkspaceShims
+import Workspace
 
 /// Agent sessions (`.workspace/sessions/<id>/`) and the offline queue (`.workspace/queue/`) travel
 /// with the workspace when it migrates, as whole folders, before the storage choice switches.
@@ -90,7 +91,7 @@ public enum AgentDataMigration {
     }
 
     private static func copyFile(_ from: String, _ to: String) throws(MigrationCopyError) {
-        let src = open(from, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let src = Sys.openRegularHost(from, flags: O_RDONLY | O_NOFOLLOW)
         guard src >= 0 else { throw .init("cannot open \(from)", errno) }
         defer { close(src) }
         let dst = open(to, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -137,7 +138,7 @@ public enum AgentDataMigration {
     }
 
     private static func readAll(_ path: String) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        let fd = Sys.openRegularHost(path, flags: O_RDONLY | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var out: [UInt8] = []

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CWorkspaceShims
+import Workspace
 
 /// This device's id: the `machine-id` file in the configuration folder, created once with
 /// `O_EXCL` (and flushed) so concurrent first users agree on one id. Session leases name their
@@ -44,7 +45,7 @@ public enum DeviceIdentity {
 
     private static func read(_ path: String) -> String? {
         var buf = [UInt8](repeating: 0, count: 64)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Sys.openRegularHost(path, flags: O_RDONLY)
         guard fd >= 0 else { return nil }
         let n = Glibc_read(fd, &buf)
         close(fd)

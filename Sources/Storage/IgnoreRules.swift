@@ -28,7 +28,7 @@ enum IgnoreRules {
     /// Appends `line` to a text file unless a line equal to it is already there.
     static func appendLine(_ line: String, to path: String) {
         var existing: [UInt8] = []
-        let r = open(path, O_RDONLY | O_CLOEXEC)
+        let r = Sys.openRegularHost(path, flags: O_RDONLY)
         if r >= 0 {
             var buf = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -39,7 +39,7 @@ enum IgnoreRules {
             close(r)
         }
         if existing.split(separator: 10).contains(where: { String(decoding: $0, as: UTF8.self) == line }) { return }
-        let w = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        let w = Sys.openRegularHost(path, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644)
         guard w >= 0 else { return }
         let text = (existing.isEmpty || existing.last == 10 ? "" : "\n") + line + "\n"
         _ = text.withCString { write(w, $0, strlen($0)) }

@@ -32,7 +32,7 @@ struct MachineSettings: Equatable {
     static func load(configDirectory: String, localRoot: String) throws(WorkspaceError) -> MachineSettings {
         let path = file(configDirectory: configDirectory, localRoot: localRoot)
         var s = MachineSettings(file: path)
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = Sys.openRegularHost(path, flags: O_RDONLY)
         if fd < 0 {
             if errno == ENOENT { return s }
             throw WorkspaceError(.ioError, "cannot read the storage settings \(path): errno \(errno)", path: path)
@@ -69,7 +69,7 @@ struct MachineSettings: Equatable {
         let dir = String(path[..<slash])
         try makeDirectories(dir)
         let tmp = path + ".tmp-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = Sys.openRegularHost(tmp, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
         guard fd >= 0 else { throw WorkspaceError(.ioError, "cannot write \(tmp): errno \(errno)", path: path) }
         let ok = writeAll(fd, bytes) && wb_full_fsync(fd) == 0
         close(fd)

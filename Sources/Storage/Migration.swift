@@ -49,6 +49,9 @@ public struct Migration: Sendable {
         public var alreadyActive = false
         /// Placeholders in the source whose content is not on this machine: not migrated.
         public var notDownloaded: [String] = []
+        /// Links, FIFOs, sockets and devices in the source: not migrated, and in move mode left
+        /// where they were (never deleted), each reported.
+        public var skippedEntries: [SkippedEntry] = []
         /// Keep-both conflicts: where each source file was placed instead.
         public var renamed: [(from: String, to: String)] = []
 
@@ -56,6 +59,7 @@ public struct Migration: Sendable {
             a.copied == b.copied && a.skipped == b.skipped && a.conflicts == b.conflicts && a.bytes == b.bytes
                 && a.verified == b.verified && a.switched == b.switched && a.notDownloaded == b.notDownloaded
                 && a.alreadyActive == b.alreadyActive
+                && a.skippedEntries == b.skippedEntries
         }
     }
 
@@ -90,13 +94,15 @@ public struct Migration: Sendable {
         // The manifest.
         var files: [(path: WorkspacePath, size: Int64)] = []
         var report = Report()
-        try source.forEachFile { p, n in
+        var skippedEntries: [SkippedEntry] = []
+        try source.forEachFile(skipped: { skippedEntries.append($0) }) { p, n in
             switch SyncArtefacts.classify(p.name) {
             case .none, .conflictCopy: files.append((p, n))
             case .placeholder(_, let real): report.notDownloaded.append(p.parent.appending(real).string)
             case .hidden: break
             }
         }
+        report.skippedEntries = skippedEntries
         let resuming = pending.map { $0.to == options.to && $0.mode == options.mode.rawValue } ?? false
         var journal = MigrationJournal(file: MigrationJournal.file(configDirectory: manager.configDirectory, localRoot: manager.localRoot))
         let done = resuming ? journal.load() : [:]

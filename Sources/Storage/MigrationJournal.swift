@@ -32,7 +32,7 @@ struct MigrationJournal {
     /// The entries already recorded (nothing when there is no journal).
     func load() -> [String: Entry] {
         var out: [String: Entry] = [:]
-        let fd = open(file, O_RDONLY | O_CLOEXEC)
+        let fd = Sys.openRegularHost(file, flags: O_RDONLY)
         guard fd >= 0 else { return out }
         defer { close(fd) }
         var bytes: [UInt8] = []
@@ -54,7 +54,7 @@ struct MigrationJournal {
 
     mutating func start(fresh: Bool) throws(WorkspaceError) {
         try MachineSettings.makeDirectories(String(file[..<file.lastIndex(of: "/")!]))
-        fd = open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o600)
+        fd = Sys.openRegularHost(file, flags: O_WRONLY | O_CREAT | O_APPEND | (fresh ? O_TRUNC : 0), mode: 0o600)
         guard fd >= 0 else { throw WorkspaceError(.ioError, "cannot open the migration journal \(file): errno \(errno)") }
     }
 

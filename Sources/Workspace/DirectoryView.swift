@@ -102,9 +102,7 @@ struct DirectoryView {
     }
 
     private static func openFile(_ dir: FileDescriptor, _ name: String, path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor {
-        let r = openat(dir.raw, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard r >= 0 else { throw .errno(errno, "read", path: path.appending(name).string) }
-        return FileDescriptor(r)
+        FileDescriptor(try Sys.openRegular(dir.raw, name, flags: O_RDONLY | O_NOFOLLOW, path: path.appending(name).string))
     }
 
     /// macOS Sonoma and later keep not-downloaded iCloud files under their real names, flagged

@@ -4,9 +4,27 @@ import Glibc
 import Darwin
 #endif
 
-/// What a workspace entry is.
-public enum EntryType: String, Sendable {
-    case file, directory, symlink, other
+/// What a workspace entry is. FIFOs, sockets and devices are named: the server never reads
+/// or writes their bytes (`NotARegularFile`), but listings show them for what they are.
+public enum EntryType: String, Sendable, CaseIterable {
+    case file, directory, symlink, fifo, socket, charDevice, blockDevice, other
+
+    /// The type of an entry with these `st_mode` bits.
+    public init(mode: mode_t) {
+        switch mode & S_IFMT {
+        case S_IFREG: self = .file
+        case S_IFDIR: self = .directory
+        case S_IFLNK: self = .symlink
+        case S_IFIFO: self = .fifo
+        case S_IFSOCK: self = .socket
+        case S_IFCHR: self = .charDevice
+        case S_IFBLK: self = .blockDevice
+        default: self = .other
+        }
+    }
+
+    /// Whether bytes of such an entry are never read or written: FIFOs, sockets, devices.
+    public var isSpecial: Bool { self != .file && self != .directory && self != .symlink }
 }
 
 /// What the workspace knows of one entry, without following symbolic links.
@@ -26,12 +44,7 @@ public struct FileStatus: Sendable, Equatable {
 
     init(path: WorkspacePath, stat st: stat) {
         self.path = path
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: type = .file
-        case S_IFDIR: type = .directory
-        case S_IFLNK: type = .symlink
-        default: type = .other
-        }
+        type = EntryType(mode: st.st_mode)
         // Never reveal anything about a link's target: only the link's own facts.
         size = type == .directory ? 0 : Int64(st.st_size)
         modifiedNanos = st.modifiedNanos

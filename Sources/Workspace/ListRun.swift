@@ -38,13 +38,7 @@ public struct ListItem {
     init(_ e: DirectoryView.Entry) {
         name = e.name
         let st = e.stat
-        var type: EntryType
-        switch st.st_mode & S_IFMT {
-        case S_IFREG: type = .file
-        case S_IFDIR: type = .directory
-        case S_IFLNK: type = .symlink
-        default: type = .other
-        }
+        var type = EntryType(mode: st.st_mode)
         var size = type == .directory ? 0 : Int64(st.st_size)
         if e.state == "notDownloaded" {
             type = .file

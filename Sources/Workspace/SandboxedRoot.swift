@@ -36,22 +36,44 @@ public final class SandboxedRoot: Sendable {
         try open(path, flags: O_RDONLY | O_DIRECTORY)
     }
 
-    /// Opens `path` with `flags` (O_NOFOLLOW and O_CLOEXEC are always added).
-    func open(_ path: WorkspacePath, flags: Int32, mode: mode_t = 0o644) throws(WorkspaceError) -> FileDescriptor {
+    /// Opens the regular file at `path` to read or write its bytes, never waiting on what the
+    /// path turns out to be: `wb_open_regular` (O_NONBLOCK | O_NOCTTY, then fstat on the
+    /// descriptor), resolved beneath the root like `open`. A folder is `IsADirectory`; a FIFO,
+    /// socket or device `NotARegularFile` with its type, at once. The returned descriptor is
+    /// blocking again and known to be a regular file.
+    func openFile(_ path: WorkspacePath, flags: Int32 = O_RDONLY, mode: mode_t = 0o644) throws(WorkspaceError) -> FileDescriptor {
+        try open(path, flags: flags, mode: mode, regularOnly: true)
+    }
+
+    /// Opens `path` with `flags` (O_NOFOLLOW and O_CLOEXEC are always added). Anything that
+    /// reads or writes a file's bytes uses `openFile` instead.
+    func open(_ path: WorkspacePath, flags: Int32, mode: mode_t = 0o644, regularOnly: Bool = false) throws(WorkspaceError) -> FileDescriptor {
         let all = flags | O_NOFOLLOW | O_CLOEXEC
+        // The one place where the last component is opened: with `regularOnly`, through
+        // wb_open_regular (which throws here for a non-regular entry, errno set otherwise).
+        func last(_ dir: Int32, _ name: String, beneath: Bool) throws(WorkspaceError) -> Int32 {
+            guard regularOnly else {
+                return beneath ? wb_openat2_beneath(dir, name, all, UInt32(mode)) : openat(dir, name, all, mode)
+            }
+            var type: UInt32 = 0
+            let r = wb_open_regular(dir, name, all, UInt32(mode), beneath ? 1 : 0, &type)
+            if r < 0 && type != 0 { throw Sys.notRegular(type, path: path.string) }
+            return r
+        }
         if path.isRoot {
+            if regularOnly { throw WorkspaceError(.isADirectory, "the workspace root is a folder", path: "") }
             let r = openat(fd.raw, ".", all, mode)
             guard r >= 0 else { throw .errno(errno, "open", path: "") }
             return FileDescriptor(r)
         }
         #if canImport(Darwin)
-        let r = openat(fd.raw, path.string, all | O_NOFOLLOW_ANY, mode)
+        let r = regularOnly ? try last(fd.raw, path.string, beneath: true) : openat(fd.raw, path.string, all | O_NOFOLLOW_ANY, mode)
         guard r >= 0 else { throw .errno(errno, "open", path: path.string) }
         return FileDescriptor(r)
         #else
         if useOpenat2 {
             for _ in 1...Self.resolveAttempts {
-                let r = wb_openat2_beneath(fd.raw, path.string, all, UInt32(mode))
+                let r = try last(fd.raw, path.string, beneath: true)
                 if r >= 0 { return FileDescriptor(r) }
                 let e = errno
                 // RESOLVE_NO_SYMLINKS answers ELOOP for a link on the way; O_NOFOLLOW | O_DIRECTORY
@@ -71,7 +93,7 @@ public final class SandboxedRoot: Sendable {
             throw Self.classify(ENOTDIR, path: path)
         }
         let parent = try walk(path.parent)
-        let r = openat(parent.raw, path.name, all, mode)
+        let r = try last(parent.raw, path.name, beneath: false)
         guard r >= 0 else { throw Self.classify(errno, path: path, parent: parent.raw, name: path.name) }
         return FileDescriptor(r)
         #endif

@@ -13,7 +13,42 @@ final class FileDescriptor: @unchecked Sendable {
 }
 
 /// Small wrappers that retry on EINTR and map failures to `WorkspaceError`.
-enum Sys {
+public enum Sys {
+    /// Opens the regular file `name` relative to `dir` (AT_FDCWD for an absolute host path)
+    /// without ever waiting on what it turns out to be: `wb_open_regular` (O_NONBLOCK |
+    /// O_NOCTTY, then fstat on the descriptor). A folder is `IsADirectory`; a FIFO, socket or
+    /// device is `NotARegularFile` with its type, answered at once. `path` is the name shown in
+    /// errors. Every open of a file's bytes in the workspace (and of a host file) goes here or
+    /// through `SandboxedRoot.openFile`, which uses the same routine.
+    public static func openRegular(_ dir: Int32, _ name: String, flags: Int32, mode: mode_t = 0o644, path: String)
+        throws(WorkspaceError) -> Int32
+    {
+        var type: UInt32 = 0
+        let r = wb_open_regular(dir, name, flags, UInt32(mode), 0, &type)
+        guard r < 0 else { return r }
+        let e = errno
+        if type != 0 { throw notRegular(type, path: path) }
+        throw .errno(e, "open", path: path)
+    }
+
+    /// `open(2)` of a host file's bytes (the server's own files: settings, journals, ignore
+    /// lists) with `openRegular`'s guarantee: never waits, refuses anything but a regular file.
+    /// Returns the descriptor, or -1 with errno (EISDIR for a folder, ENXIO for a FIFO, socket
+    /// or device), like `open` itself, so callers keep their own error types.
+    public static func openRegularHost(_ path: String, flags: Int32, mode: mode_t = 0o600) -> Int32 {
+        var type: UInt32 = 0
+        return wb_open_regular(AT_FDCWD, path, flags, UInt32(mode), 0, &type)
+    }
+
+    /// The error for an entry of type `type` (S_IFMT bits) where a regular file was needed.
+    static func notRegular(_ type: UInt32, path: String) -> WorkspaceError {
+        let t = EntryType(mode: mode_t(type))
+        if t == .directory {
+            return WorkspaceError(.isADirectory, path.isEmpty ? "the workspace root is a folder" : "'\(path)' is a folder", path: path)
+        }
+        return .notARegularFile(path, type: t)
+    }
+
     /// Writes all of `bytes` to `fd` (looping over short writes).
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(WorkspaceError) {
         var off = 0

@@ -6,11 +6,21 @@ import Darwin
 import CWorkspaceShims
 
 extension Workspace {
-    /// Copies a file (crash-safely, like `save`) or a folder with its contents. Links inside a
-    /// copied folder are skipped, never followed. Without `overwrite` an existing destination
-    /// is `AlreadyExists`; a folder is only copied to a destination that does not exist.
+    /// What a copy made, and what it left out.
+    public struct CopyResult: Sendable {
+        /// The destination.
+        public var status: FileStatus
+        /// Entries of a copied folder that were not copied (FIFOs, sockets, devices, links), in
+        /// listing order.
+        public var skipped: [SkippedEntry]
+    }
+
+    /// Copies a file (crash-safely, like `save`) or a folder with its contents. Links, FIFOs,
+    /// sockets and devices inside a copied folder are skipped, never followed or read, and
+    /// reported in `skipped`. Without `overwrite` an existing destination is `AlreadyExists`;
+    /// a folder is only copied to a destination that does not exist.
     public func copy(from: WorkspacePath, to: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool = { false })
-        throws(WorkspaceError) -> FileStatus
+        throws(WorkspaceError) -> CopyResult
     {
         try checkClientPath(from)
         try checkClientPath(to)
@@ -19,37 +29,52 @@ extension Workspace {
         let source = try status(from)
         switch source.type {
         case .file:
-            let input = try root.open(from, flags: O_RDONLY)
-            let dst = try root.makeDirectories(to.parent)
-            Sys.lock(dst.raw)
-            defer { Sys.unlock(dst.raw) }
-            return try replace(in: dst, path: to, options: SaveOptions(exclusive: !overwrite)) { out throws(WorkspaceError) in
-                try Self.copyBytes(from: input.raw, to: out, path: to.string, isCancelled: isCancelled)
-            }
+            return CopyResult(status: try copyFile(from: from, to: to, overwrite: overwrite, isCancelled: isCancelled), skipped: [])
         case .directory:
             let dst = try root.makeDirectories(to.parent)
             if Sys.lstat(dst.raw, to.name) != nil {
                 throw WorkspaceError(.alreadyExists, "'\(to)' already exists; folders are only copied to a new name", path: to.string)
             }
-            try copyTree(from: from, to: to, isCancelled: isCancelled)
-            return try status(to)
+            var skipped: [SkippedEntry] = []
+            try copyTree(from: from, to: to, skipped: &skipped, isCancelled: isCancelled)
+            return CopyResult(status: try status(to), skipped: skipped)
         case .symlink:
             throw .symlink(from.string)
-        case .other:
-            throw WorkspaceError(.invalidArgument, "'\(from)' is not a regular file or folder", path: from.string)
+        default:
+            throw .notARegularFile(from.string, type: source.type)
         }
     }
 
-    private func copyTree(from: WorkspacePath, to: WorkspacePath, isCancelled: () -> Bool) throws(WorkspaceError) {
+    private func copyFile(from: WorkspacePath, to: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool) throws(WorkspaceError) -> FileStatus {
+        let input = try root.openFile(from)
+        let dst = try root.makeDirectories(to.parent)
+        Sys.lock(dst.raw)
+        defer { Sys.unlock(dst.raw) }
+        return try replace(in: dst, path: to, options: SaveOptions(exclusive: !overwrite)) { out throws(WorkspaceError) in
+            try Self.copyBytes(from: input.raw, to: out, path: to.string, isCancelled: isCancelled)
+        }
+    }
+
+    private func copyTree(from: WorkspacePath, to: WorkspacePath, skipped: inout [SkippedEntry], isCancelled: () -> Bool) throws(WorkspaceError) {
         if isCancelled() { throw .cancelled(from) }
         _ = try root.makeDirectories(to)
         let dir = try root.openDirectory(from)
         for name in try DirectoryReader.names(dir, path: from) where !TempName.isTemp(name) {
             guard let st = Sys.lstat(dir.raw, name) else { continue }
+            let child = from.appending(name)
             if st.isDirectory {
-                try copyTree(from: from.appending(name), to: to.appending(name), isCancelled: isCancelled)
+                try copyTree(from: child, to: to.appending(name), skipped: &skipped, isCancelled: isCancelled)
             } else if st.isRegular {
-                _ = try copy(from: from.appending(name), to: to.appending(name), overwrite: false, isCancelled: isCancelled)
+                do throws(WorkspaceError) {
+                    _ = try copyFile(from: child, to: to.appending(name), overwrite: false, isCancelled: isCancelled)
+                } catch {
+                    // Swapped for a special file or a link since it was listed: skipped all the same.
+                    guard error.code == .notARegularFile || error.code == .symlinkNotFollowed else { throw error }
+                    let now = Sys.lstat(dir.raw, name).map { EntryType(mode: $0.st_mode) } ?? .other
+                    skipped.append(SkippedEntry(path: child, type: now))
+                }
+            } else {
+                skipped.append(SkippedEntry(path: child, type: EntryType(mode: st.st_mode)))
             }
         }
     }
@@ -89,12 +114,8 @@ extension Workspace {
     {
         try checkClientPath(path)
         guard source.hasPrefix("/") else { throw WorkspaceError(.invalidArgument, "source must be an absolute path", path: source) }
-        let raw = open(source, O_RDONLY | O_CLOEXEC)
-        guard raw >= 0 else { throw .errno(errno, "read the source", path: source) }
-        let input = FileDescriptor(raw)
-        guard (try Sys.fstat(input.raw, path: source)).isRegular else {
-            throw WorkspaceError(.invalidArgument, "source '\(source)' is not a regular file", path: source)
-        }
+        // The host path is trusted (links followed), but never waited on: a FIFO is refused at once.
+        let input = FileDescriptor(try Sys.openRegular(AT_FDCWD, source, flags: O_RDONLY, path: source))
         let dst = try root.makeDirectories(path.parent)
         Sys.lock(dst.raw)
         defer { Sys.unlock(dst.raw) }
@@ -112,17 +133,19 @@ extension Workspace {
         guard destination.hasPrefix("/"), !destination.hasSuffix("/") else {
             throw WorkspaceError(.invalidArgument, "destination must be an absolute file path", path: destination)
         }
-        let input = try root.open(path, flags: O_RDONLY)
+        let input = try root.openFile(path)
         let st = try Sys.fstat(input.raw, path: path.string)
-        guard st.isRegular else { throw WorkspaceError(.isADirectory, "'\(path)' is not a file", path: path.string) }
         let slash = destination.lastIndex(of: "/")!
         let dirPath = slash == destination.startIndex ? "/" : String(destination[..<slash])
         let name = String(destination[destination.index(after: slash)...])
         let dirRaw = open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard dirRaw >= 0 else { throw .errno(errno, "open the destination folder", path: dirPath) }
         let dir = FileDescriptor(dirRaw)
-        if !overwrite, Sys.lstat(dir.raw, name) != nil {
-            throw WorkspaceError(.alreadyExists, "'\(destination)' already exists", path: destination)
+        if let existing = Sys.lstat(dir.raw, name) {
+            if !overwrite { throw WorkspaceError(.alreadyExists, "'\(destination)' already exists", path: destination) }
+            // Some program's FIFO, socket or device on the host is never replaced by a file.
+            let type = EntryType(mode: existing.st_mode)
+            if type.isSpecial { throw .notARegularFile(destination, type: type) }
         }
         let tmp = TempName.make(for: name)
         let outRaw = openat(dir.raw, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)

@@ -14,7 +14,8 @@ extension Workspace {
         public var eof: Bool
     }
 
-    /// Reads `length` bytes (to the end when nil) from `offset`. Refuses folders and links.
+    /// Reads `length` bytes (to the end when nil) from `offset`. Refuses folders, links, and
+    /// FIFOs, sockets and devices (`NotARegularFile`, at once: the open never waits).
     /// Reads more than `maxBytes` at once are refused with `TooLarge` (page with ranges).
     /// `admit` sees the number of bytes about to be read before anything is read (the server
     /// uses it to move large reads off its reader thread).
@@ -24,14 +25,12 @@ extension Workspace {
         try checkClientPath(path)
         let file: FileDescriptor
         do {
-            file = try root.open(path, flags: O_RDONLY)
+            file = try root.openFile(path)
         } catch {
             if error.code == .notFound, placeholderName(for: path) != nil { throw Self.notDownloaded(path) }
             throw error
         }
-        let st = try Sys.fstat(file.raw, path: path.string)
-        if st.isDirectory { throw WorkspaceError(.isADirectory, "'\(path)' is a folder", path: path.string) }
-        guard st.isRegular else { throw WorkspaceError(.invalidArgument, "'\(path)' is not a regular file", path: path.string) }
+        let st = try Sys.fstat(file.raw, path: path.string)  // a regular file: openFile checked
         let size = Int64(st.st_size)
         let start = min(max(0, offset), size)
         let wanted = length.map { max(0, min($0, size - start)) } ?? (size - start)
@@ -60,12 +59,13 @@ extension Workspace {
             status.state = "conflicted"
         }
         guard sha256 else { return (status, nil) }
-        if status.type == .symlink { throw .symlink(path.string) }
-        guard status.type == .file else {
-            throw WorkspaceError(.isADirectory, "only files have a SHA-256; '\(path)' is a \(status.type.rawValue)",
-                                 path: path.string)
+        switch status.type {
+        case .file: break
+        case .symlink: throw .symlink(path.string)
+        case .directory: throw WorkspaceError(.isADirectory, "only files have a SHA-256; '\(path)' is a folder", path: path.string)
+        default: throw .notARegularFile(path.string, type: status.type)
         }
-        let file = try root.open(path, flags: O_RDONLY)
+        let file = try root.openFile(path)
         let digest = try Self.sha256(of: file.raw, path: path, isCancelled: isCancelled)
         var hashed = FileStatus(path: path, stat: try Sys.fstat(file.raw, path: path.string))
         hashed.state = status.state

@@ -25,7 +25,7 @@ extension Workspace {
     public func receive(_ path: WorkspacePath, from source: Workspace, to destination: WorkspacePath, overwrite: Bool,
                         isCancelled: () -> Bool) throws(WorkspaceError) -> Received
     {
-        let input = try source.root.open(path, flags: O_RDONLY)
+        let input = try source.root.openFile(path)
         let sourceStat = try Sys.fstat(input.raw, path: path.string)
         guard sourceStat.isRegular else {
             throw WorkspaceError(.invalidArgument, "'\(path)' is not a regular file", path: path.string)
@@ -33,9 +33,9 @@ extension Workspace {
         let sourceSize = Int64(sourceStat.st_size)
         let staging = try root.makeDirectories(WorkspacePath(components: [Self.stagingFolder] + destination.parent.components))
         let tmp = destination.name
-        let outRaw = openat(staging.raw, tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard outRaw >= 0 else { throw .errno(errno, "stage", path: destination.string) }
-        let out = FileDescriptor(outRaw)
+        // The staging name may already exist (a run that was killed): never wait on what it is.
+        let out = FileDescriptor(try Sys.openRegular(staging.raw, tmp, flags: O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW,
+                                                     path: destination.string))
         var placed = false
         defer { if !placed { unlinkat(staging.raw, tmp, 0) } }
 
@@ -126,7 +126,7 @@ extension Workspace {
 
     /// The SHA-256 of a file (for verifying a migration that is resumed).
     public func sha256(_ path: WorkspacePath) throws(WorkspaceError) -> String {
-        let file = try root.open(path, flags: O_RDONLY)
+        let file = try root.openFile(path)
         return try withExtendedLifetime(file) { () throws(WorkspaceError) in try Self.sha256(of: file.raw, path: path) }
     }
 

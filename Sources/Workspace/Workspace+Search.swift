@@ -32,10 +32,13 @@ extension Workspace {
         /// True when `maxResults` cut the search short.
         public var truncated: Bool
         public var filesSearched: Int
+        /// FIFOs, sockets and devices met under the path: never opened, never searched.
+        public var specialFilesSkipped = 0
     }
 
     /// Searches file contents under `path`, in listing order, one entry per matching line.
-    /// Binary files (a NUL byte in the first 8 KiB) are skipped; links are never followed.
+    /// Binary files (a NUL byte in the first 8 KiB) are skipped; links are never followed;
+    /// FIFOs, sockets and devices are never opened, only counted (`specialFilesSkipped`).
     /// The walk lists the candidate files, then one thread per core searches them; results are
     /// merged in listing order, so the first `maxResults` matches are the same as a sequential
     /// search would give. `progress` is called with the number of files searched so far.
@@ -46,21 +49,26 @@ extension Workspace {
         guard !options.query.isEmpty else { throw WorkspaceError(.invalidArgument, "the query is empty") }
         _ = try LineMatcher(options)  // a bad pattern is reported before any work
         var files: [WorkspacePath] = []
+        var special = 0
         let start = try status(options.path)
         if start.type == .file {
             files = [options.path]
+        } else if start.type.isSpecial {
+            throw .notARegularFile(options.path.string, type: start.type)
         } else {
             try collect(try root.openDirectory(options.path), path: options.path, options: options, into: &files,
-                        isCancelled: isCancelled)
+                        special: &special, isCancelled: isCancelled)
         }
         let searcher = ParallelSearch(workspace: self, options: options, files: files)
         try searcher.run(isCancelled: isCancelled, progress: progress)
-        return searcher.result()
+        var result = searcher.result()
+        result.specialFilesSkipped = special
+        return result
     }
 
     /// The files a search will read, in listing order.
     private func collect(_ dir: FileDescriptor, path: WorkspacePath, options: SearchOptions, into files: inout [WorkspacePath],
-                         isCancelled: () -> Bool) throws(WorkspaceError)
+                         special: inout Int, isCancelled: () -> Bool) throws(WorkspaceError)
     {
         if isCancelled() { throw .cancelled(path) }
         for entry in try DirectoryView.entries(dir, path: path, includeHidden: options.includeHidden)
@@ -71,7 +79,13 @@ extension Workspace {
                 if Workspace.isServerFolder(child) { continue }
                 let sub = openat(dir.raw, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard sub >= 0 else { continue }
-                try collect(FileDescriptor(sub), path: child, options: options, into: &files, isCancelled: isCancelled)
+                try collect(FileDescriptor(sub), path: child, options: options, into: &files, special: &special,
+                            isCancelled: isCancelled)
+                continue
+            }
+            if EntryType(mode: st.st_mode).isSpecial {
+                let relative = child.components.dropFirst(options.path.components.count).joined(separator: "/")
+                if options.glob?.matches(relativePath: relative, name: entry.name) ?? true { special += 1 }
                 continue
             }
             guard st.isRegular, Int64(st.st_size) <= options.maxFileBytes else { continue }
@@ -83,7 +97,7 @@ extension Workspace {
 
     /// Searches one file (never following a link); nil when it is binary or unreadable.
     func searchOne(_ path: WorkspacePath, matcher: LineMatcher, limit: Int, maxFileBytes: Int64) -> [SearchMatch]? {
-        guard let file = try? root.open(path, flags: O_RDONLY), let st = try? Sys.fstat(file.raw, path: path.string),
+        guard let file = try? root.openFile(path), let st = try? Sys.fstat(file.raw, path: path.string),
             st.isRegular, let bytes = try? Sys.pread(file.raw, count: Int(min(Int64(st.st_size), maxFileBytes)), offset: 0, path: path.string)
         else { return nil }
         let probe = min(bytes.count, 8192)

@@ -8,13 +8,16 @@ extension Workspace {
     /// Calls `body` with every regular file under `path` and its size, depth first, never
     /// following links, skipping the server's private folders, its temp files, and sync engines'
     /// internal files (`.stfolder`, `.stignore`, engine temp files…). Placeholders and conflict
-    /// copies are included under their names on disk.
-    public func forEachFile(under path: WorkspacePath = .root, _ body: (WorkspacePath, Int64) -> Void) throws(WorkspaceError) {
+    /// copies are included under their names on disk. Links, FIFOs, sockets and devices are not
+    /// files to carry: each is passed to `skipped` instead.
+    public func forEachFile(under path: WorkspacePath = .root, skipped: (SkippedEntry) -> Void = { _ in },
+                            _ body: (WorkspacePath, Int64) -> Void) throws(WorkspaceError) {
         let dir = try root.openDirectory(path)
-        walkFiles(dir, path: path, depth: 0, body)
+        walkFiles(dir, path: path, depth: 0, skipped: skipped, body)
     }
 
-    private func walkFiles(_ dir: FileDescriptor, path: WorkspacePath, depth: Int, _ body: (WorkspacePath, Int64) -> Void) {
+    private func walkFiles(_ dir: FileDescriptor, path: WorkspacePath, depth: Int, skipped: (SkippedEntry) -> Void,
+                           _ body: (WorkspacePath, Int64) -> Void) {
         guard depth < 256, let names = try? DirectoryReader.names(dir, path: path) else { return }
         for name in names where !TempName.isTemp(name) {
             if case .hidden = SyncArtefacts.classify(name) { continue }
@@ -26,7 +29,9 @@ extension Workspace {
             } else if st.isDirectory {
                 let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard sub >= 0 else { continue }
-                walkFiles(FileDescriptor(sub), path: child, depth: depth + 1, body)
+                walkFiles(FileDescriptor(sub), path: child, depth: depth + 1, skipped: skipped, body)
+            } else {
+                skipped(SkippedEntry(path: child, type: EntryType(mode: st.st_mode)))
             }
         }
     }

@@ -67,6 +67,8 @@ extension Workspace {
         if let st = existing {
             if st.isDirectory { throw WorkspaceError(.isADirectory, "'\(path)' is a folder", path: path.string) }
             if st.isSymlink { throw .symlink(path.string) }
+            // A FIFO, socket or device is some program's, not a document: never replaced.
+            if !st.isRegular { throw .notARegularFile(path.string, type: EntryType(mode: st.st_mode)) }
             if options.exclusive { throw WorkspaceError(.alreadyExists, "'\(path)' already exists", path: path.string) }
             mode = st.st_mode & 0o7777
         }
@@ -123,14 +125,10 @@ extension Workspace {
         let dir = createParents ? try root.makeDirectories(path.parent) : try root.openDirectory(path.parent)
         Sys.lock(dir.raw)
         defer { Sys.unlock(dir.raw) }
-        let raw = openat(dir.raw, path.name, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard raw >= 0 else {
-            if errno == ELOOP { throw .symlink(path.string) }
-            throw .errno(errno, "append to", path: path.string)
-        }
-        let file = FileDescriptor(raw)
+        // Never waits on a FIFO without a reader, never writes into a socket or device.
+        let file = FileDescriptor(try Sys.openRegular(dir.raw, path.name, flags: O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW,
+                                                      path: path.string))
         let before = try Sys.fstat(file.raw, path: path.string)
-        guard before.isRegular else { throw WorkspaceError(.isADirectory, "'\(path)' is not a regular file", path: path.string) }
         do {
             try Sys.writeAll(file.raw, bytes, path: path.string)
             try Sys.fsync(file.raw, path: path.string)

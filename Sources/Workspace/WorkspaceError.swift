@@ -16,6 +16,8 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
         case outsideWorkspace = "OutsideWorkspace"
         case invalidPath = "InvalidPath"
         case symlinkNotFollowed = "SymlinkNotFollowed"
+        /// A FIFO, socket or device: its bytes are never read or written (`data.type`).
+        case notARegularFile = "NotARegularFile"
         case preconditionFailed = "PreconditionFailed"
         case notText = "NotText"
         case tooLarge = "TooLarge"
@@ -79,6 +81,22 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
 
     static func cancelled(_ path: WorkspacePath) -> WorkspaceError {
         WorkspaceError(.cancelled, "cancelled", path: path.string)
+    }
+
+    /// The entry at `path` is a FIFO, socket or device (`type`), whose bytes the workspace never
+    /// reads or writes: opening one could wait forever for a peer.
+    public static func notARegularFile(_ path: String, type: EntryType) -> WorkspaceError {
+        let what: String
+        switch type {
+        case .fifo: what = "a named pipe (FIFO)"
+        case .socket: what = "a socket"
+        case .charDevice: what = "a character device"
+        case .blockDevice: what = "a block device"
+        default: what = "not a regular file"
+        }
+        let shown = path.isEmpty ? "the workspace root" : "'\(path)'"
+        return WorkspaceError(.notARegularFile, "\(shown) is \(what); only regular files are read or written",
+                              path: path, details: ["type": .string(type.rawValue)])
     }
 
     static func symlink(_ path: String) -> WorkspaceError {

@@ -64,11 +64,12 @@ write("json", "generate-long-strings", b"\x01" + bytes([6, 3, 5, 3]) + b'"\\\x01
       + bytes([3]) + struct.pack(">d", float("inf")))
 
 # paths: [op][tokens]; op % 6: read, info, info+sha256, list, list recursive (bit 7: hidden), exclusive save
+# (bit 6: an empty append instead)
 VOCAB = ["a", "b", "c", "file", "deep.txt", ".hidden", "top.txt", "sp ace", "ünï", "x", "%41", "y", "up", "abs", "out",
          "outrel", "secret", "up2", "esc", "loop1", "loop2", "self", "dangling", "inner", "innerdir", "proc", "etc",
          "chain", "deeper", "outside", "root", "passwd", ".workspace", "private.txt", ".wb-staging.nosync",
          ".syncthing.x.wb-0000000000000000.tmp", "..", ".", "", "%2e%2e", "%2E", "%252e%252e", "%2f", "~", "\\", "C:",
-         "new", "self/self", "up/root", "../outside"]
+         "new", "self/self", "up/root", "../outside", "pipe", "sock", "null", "pipelink"]
 source = open(os.path.join(HERE, "Targets", "PathTree.swift"), encoding="utf-8").read()
 swift_vocab = re.search(r"static let vocabulary: \[String\] = \[(.*?)\]\n", source, re.S).group(1)
 assert json.loads("[" + swift_vocab.strip().rstrip(",") + "]") == VOCAB, "VOCAB is out of date with PathTree.swift"
@@ -91,6 +92,11 @@ for name, data in {
     "list-root-recursive-hidden": bytes([LISTR | 0x80]), "list-innerdir": path(LIST, "innerdir"),
     "list-a-recursive": path(LISTR, "a"), "save-new": path(SAVE, "a", "new"), "save-through-up": path(SAVE, "up", "new"),
     "save-through-out": path(SAVE, "out", "new"), "save-dangling": path(SAVE, "dangling"),
+    "read-fifo": path(READ, "pipe"), "read-deep-fifo": path(READ, "a", "b", "pipe"), "read-socket": path(READ, "sock"),
+    "read-device": path(READ, "null"), "read-fifo-link": path(READ, "pipelink"), "read-outside-fifo": path(READ, "out", "pipe"),
+    "sha-fifo": path(SHA, "pipe"), "sha-socket": path(SHA, "sock"), "info-device": path(INFO, "null"),
+    "save-over-fifo": path(SAVE, "pipe"), "append-fifo": path(SAVE | 0x40, "pipe"), "append-socket": path(SAVE | 0x40, "sock"),
+    "append-device": path(SAVE | 0x40, "null"), "append-plain": path(SAVE | 0x40, "top.txt"), "append-new": path(SAVE | 0x40, "a", "new"),
 }.items():
     write("paths", name, data)
 

@@ -54,7 +54,7 @@ DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "D
                 "OutsideWorkspace", "InvalidPath", "PreconditionFailed", "NotText", "TooLarge",
                 "PermissionDenied", "NoSpace", "ReadOnly", "CloudUnavailable", "InsufficientSpace", "NotDownloaded",
                 "InvalidTransition", "BudgetExceeded", "SessionLocked", "SymlinkNotFollowed", "InvalidArgument",
-                "IOError", "QuotaExceeded"}
+                "IOError", "QuotaExceeded", "NotARegularFile"}
 HOST_ONLY = {"getFileUri", "importFile", "exportFile"}
 
 

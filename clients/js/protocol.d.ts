@@ -115,7 +115,7 @@ export interface BlobResult {
 
 /** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803). */
 export type ErrorData = {
-  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "InvalidArgument" | "QuotaExceeded" | "IOError";
+  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError";
   /** ParseError: what the JSON parser reported. */
   reason?: string;
   /** ParseError: line of the error in the message. */
@@ -174,6 +174,8 @@ export type ErrorData = {
   quota?: "keys" | "bytes";
   /** InvalidArgument from settings/*: the key refused. */
   key?: string;
+  /** NotARegularFile: what the entry is (a named pipe, a Unix socket, a character or block device). Its bytes are never read or written; the answer comes at once, never after waiting on the entry. */
+  type?: "fifo" | "socket" | "charDevice" | "blockDevice" | "other";
 };
 
 /** A workspace-relative, '/'-separated path; "" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. */
@@ -188,8 +190,16 @@ export type Timestamp = string;
 /** How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes. */
 export type FileEncoding = "utf8" | "base64";
 
-/** What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. */
-export type EntryType = "file" | "directory" | "symlink" | "other";
+/** What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has. */
+export type EntryType = "file" | "directory" | "symlink" | "fifo" | "socket" | "charDevice" | "blockDevice" | "other";
+
+/** An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read) or a symbolic link (SymlinkNotFollowed: never followed). Every one is reported; a move never deletes it. */
+export interface SkippedEntry {
+  path: WorkspacePath;
+  type: EntryType;
+  /** The error code reading the entry would answer. */
+  reason: "NotARegularFile" | "SymlinkNotFollowed";
+}
 
 /** `current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud `.name.icloud`, Nextcloud `name.nextcloud`, a dataless file), listed under the real name with the real size when the engine records it; loadFile answers NotDownloaded. `conflicted`: the file has conflict copies (see listConflicts). */
 export type FileState = "current" | "notDownloaded" | "conflicted";
@@ -248,7 +258,7 @@ export interface DeleteResult {
   deleted: true;
 }
 
-/** The destination after a move or copy. */
+/** The destination after a move or copy; a copy also says what it left out. */
 export interface TransferResult {
   from: WorkspacePath;
   to: WorkspacePath;
@@ -256,6 +266,8 @@ export interface TransferResult {
   size: ByteCount;
   etag: Etag;
   modified: Timestamp;
+  /** copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs, sockets, devices, links), in listing order. */
+  skippedEntries?: SkippedEntry[];
 }
 
 export interface CreateFolderResult {
@@ -296,6 +308,8 @@ export interface SearchResult {
   /** Whether maxResults cut the search short. */
   truncated: boolean;
   filesSearched: ByteCount;
+  /** FIFOs, sockets and devices under the path (matching the glob): never opened, not searched. */
+  specialFilesSkipped: number;
 }
 
 export interface WatchResult {
@@ -385,6 +399,8 @@ export interface MigrateResult {
   alreadyActive: boolean;
   /** Placeholders (content not on this machine): not migrated. */
   notDownloaded: WorkspacePath[];
+  /** Links, FIFOs, sockets and devices in the source: not migrated. In move mode they stay in the old root (never deleted) and the roots still switch; each is listed here (dryRun: that would be). */
+  skippedEntries: SkippedEntry[];
   /** keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`). */
   renamed: {
     from: WorkspacePath;
@@ -768,7 +784,7 @@ export interface WindowLogMessageParams {
 /**
  * Writes a whole file crash-safely (temp file in the same folder, fsync, rename, fsync of the folder) before answering.
  *
- * The file's permission bits are kept. A folder at the path → IsADirectory. Errors: NotFound, AlreadyExists, IsADirectory, NotADirectory, PreconditionFailed, OutsideWorkspace, InvalidPath, SymlinkNotFollowed, PermissionDenied, NoSpace, ReadOnly, IOError.
+ * The file's permission bits are kept. A folder at the path → IsADirectory; a FIFO, socket or device at the path → NotARegularFile (data.type): never replaced. Errors: NotFound, AlreadyExists, IsADirectory, NotADirectory, PreconditionFailed, OutsideWorkspace, InvalidPath, SymlinkNotFollowed, NotARegularFile, PermissionDenied, NoSpace, ReadOnly, IOError.
  */
 export interface SaveFileParams {
   path: WorkspacePath;
@@ -786,7 +802,7 @@ export interface SaveFileParams {
 /**
  * Reads a byte range of a file (at most 16 MiB a call).
  *
- * More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are not UTF-8, or a range starting inside a character → NotText; a range ending inside a character is cut back. A folder → IsADirectory.
+ * More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are not UTF-8, or a range starting inside a character → NotText; a range ending inside a character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at once: its bytes are never read or written.
  */
 export interface LoadFileParams {
   path: WorkspacePath;
@@ -796,7 +812,11 @@ export interface LoadFileParams {
   length?: number;
 }
 
-/** Appends to a file (created when missing), atomically per call, under an advisory lock shared by every server process. */
+/**
+ * Appends to a file (created when missing), atomically per call, under an advisory lock shared by every server process.
+ *
+ * A folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at once: its bytes are never read or written.
+ */
 export interface AppendFileParams {
   path: WorkspacePath;
   data: string;
@@ -807,7 +827,7 @@ export interface AppendFileParams {
 /**
  * Lists a folder in stable depth-first order (siblings sorted by the bytes of their names), `limit` entries at a time.
  *
- * Links are listed as type symlink and never descended into. Not a folder → NotADirectory.
+ * Links are listed as type symlink and never descended into; FIFOs, sockets and devices as fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
  */
 export interface ListFilesParams {
   /** The folder; default "" (the root). */
@@ -849,7 +869,7 @@ export interface MoveFileParams {
 /**
  * Copies a file, or a folder with its contents (links inside are skipped) to a destination that does not exist.
  *
- * A folder into itself → InvalidArgument; an existing destination without overwrite → AlreadyExists.
+ * A folder into itself → InvalidArgument; an existing destination without overwrite → AlreadyExists. A FIFO, socket or device as `from` → NotARegularFile. Inside a copied folder, links, FIFOs, sockets and devices are not copied: each is listed in skippedEntries (path, type, reason).
  */
 export interface CopyFileParams {
   from: WorkspacePath;
@@ -866,7 +886,11 @@ export interface CreateFolderParams {
   path: WorkspacePath;
 }
 
-/** What is known of one entry, without following links; optionally the content's SHA-256. */
+/**
+ * What is known of one entry, without following links; optionally the content's SHA-256.
+ *
+ * The status of any entry, FIFOs and sockets included (their type says what they are). hash on anything but a file: a folder → IsADirectory, a link → SymlinkNotFollowed, a FIFO, socket or device → NotARegularFile (data.type), at once.
+ */
 export interface GetFileInfoParams {
   path: WorkspacePath;
   hash?: "sha256";
@@ -875,7 +899,7 @@ export interface GetFileInfoParams {
 /**
  * Searches file contents under a folder (or one file) in listing order, one match per matching line.
  *
- * Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed. An empty query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
+ * Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
  */
 export interface SearchFilesParams {
   /** A literal string, or a Swift Regex (Perl-like) with regex: true. */
@@ -907,7 +931,7 @@ export interface GetFileUriParams {
 /**
  * Copies a host file into the workspace at disk speed, atomically and durably like saveFile (host only).
  *
- * An existing destination without overwrite → AlreadyExists; a missing source → NotFound.
+ * An existing destination without overwrite → AlreadyExists; a missing source → NotFound. A source that is a FIFO, socket or device on the host → NotARegularFile, at once (never waits for a writer).
  */
 export interface ImportFileParams {
   source: HostPath;
@@ -918,7 +942,7 @@ export interface ImportFileParams {
 /**
  * Copies a workspace file to a host path at disk speed (host only).
  *
- * An existing destination without overwrite → AlreadyExists.
+ * An existing destination without overwrite → AlreadyExists. A workspace file that is a FIFO, socket or device, or a host destination that is one → NotARegularFile.
  */
 export interface ExportFileParams {
   path: WorkspacePath;
@@ -945,7 +969,7 @@ export interface ChooseStorageParams {
 /**
  * Copies or moves every file of the active root to the other one, verified (SHA-256) and resumable; switches the storage choice once, at the end.
  *
- * A manifest of the source, a free-space check (InsufficientSpace with data.needed and data.free), then per file: staging inside the target (.wb-staging.nosync), fsync, re-hash, rename into place, a journal record, and in move mode deleting the source file. Folders (also empty ones) are recreated. Identical files are skipped; different content is a conflict handled per onConflict (fail: AlreadyExists with data.conflicts before anything is written). Placeholders are listed in notDownloaded. $/cancelRequest: -32800, no partial file visible, choice unchanged, getStorageInfo shows pendingMigration; the next migrate with the same to and mode resumes. Migrating to the active root with nothing pending (a retry of a migration that finished) succeeds and does nothing: alreadyActive true, copied 0, switched false. Waits for every earlier request and holds later ones back.
+ * A manifest of the source, a free-space check (InsufficientSpace with data.needed and data.free), then per file: staging inside the target (.wb-staging.nosync), fsync, re-hash, rename into place, a journal record, and in move mode deleting the source file. Folders (also empty ones) are recreated. Identical files are skipped; different content is a conflict handled per onConflict (fail: AlreadyExists with data.conflicts before anything is written). Placeholders are listed in notDownloaded. Links, FIFOs, sockets and devices are not migrated and each is listed in skippedEntries; in move mode they stay in the old root (a move never deletes what it did not copy) and the choice still switches. $/cancelRequest: -32800, no partial file visible, choice unchanged, getStorageInfo shows pendingMigration; the next migrate with the same to and mode resumes. Migrating to the active root with nothing pending (a retry of a migration that finished) succeeds and does nothing: alreadyActive true, copied 0, switched false. Waits for every earlier request and holds later ones back.
  */
 export interface MigrateParams {
   to: StorageLocation;

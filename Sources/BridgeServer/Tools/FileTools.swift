@@ -41,7 +41,8 @@ enum FileTools {
              readOnly: true, destructive: false, idempotent: true) { c in
             let page = try FileMethods.listPage(c.workspace, c.arguments, c.request)
             let lines = page.entries.map { e in
-                "\(e.type == .directory ? "d" : "-") \(e.path.string)\(e.type == .file ? " (\(e.size) bytes)" : "")"
+                let note = e.type == .file ? " (\(e.size) bytes)" : e.type == .directory ? "" : " (\(e.type.rawValue), not readable)"
+                return "\(e.type == .directory ? "d" : "-") \(e.path.string)\(note)"
             }
             return ToolOutput(text: lines.isEmpty ? "(empty)" : lines.joined(separator: "\n"), structured: FileMethods.listResult(page))
         },
@@ -61,12 +62,13 @@ enum FileTools {
             return ToolOutput(text: "Moved \(from) to \(s.path).", structured: FileMethods.moved(from, s))
         },
         Tool(name: "copy_file", title: "Copy",
-             description: "Copies a file or folder; refuses to replace an existing target unless overwrite.",
+             description: "Copies a file or folder; refuses to replace an existing target unless overwrite. FIFOs, sockets, devices and links inside a folder are not copied and are listed in skipped.",
              readOnly: false, destructive: false, idempotent: true) { c in
             let from = try c.arguments.path("from")
-            let s = try c.workspace.copy(from: from, to: try c.arguments.path("to"), overwrite: try c.arguments.bool("overwrite") ?? false,
+            let r = try c.workspace.copy(from: from, to: try c.arguments.path("to"), overwrite: try c.arguments.bool("overwrite") ?? false,
                                          isCancelled: cancelled(c))
-            return ToolOutput(text: "Copied \(from) to \(s.path).", structured: FileMethods.moved(from, s))
+            let left = r.skipped.isEmpty ? "" : " Skipped (not copied): " + r.skipped.map { "\($0.path) (\($0.type.rawValue))" }.joined(separator: ", ") + "."
+            return ToolOutput(text: "Copied \(from) to \(r.status.path).\(left)", structured: FileMethods.copied(from, r))
         },
         Tool(name: "create_folder", title: "Create a folder",
              description: "Creates a folder and any missing parents.",

@@ -331,12 +331,16 @@ enum ToolSchemas {
                 "minLength": 1
               },
               "type": {
-                "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only.",
+                "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
                 "type": "string",
                 "enum": [
                   "file",
                   "directory",
                   "symlink",
+                  "fifo",
+                  "socket",
+                  "charDevice",
+                  "blockDevice",
                   "other"
                 ]
               },
@@ -457,7 +461,7 @@ enum ToolSchemas {
       "additionalProperties": false
     },
     "output": {
-      "description": "The destination after a move or copy.",
+      "description": "The destination after a move or copy; a copy also says what it left out.",
       "type": "object",
       "properties": {
         "from": {
@@ -469,12 +473,16 @@ enum ToolSchemas {
           "type": "string"
         },
         "type": {
-          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only.",
+          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
           "type": "string",
           "enum": [
             "file",
             "directory",
             "symlink",
+            "fifo",
+            "socket",
+            "charDevice",
+            "blockDevice",
             "other"
           ]
         },
@@ -491,6 +499,48 @@ enum ToolSchemas {
           "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
           "type": "string",
           "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+        },
+        "skippedEntries": {
+          "type": "array",
+          "items": {
+            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read) or a symbolic link (SymlinkNotFollowed: never followed). Every one is reported; a move never deletes it.",
+            "type": "object",
+            "properties": {
+              "path": {
+                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+                "type": "string"
+              },
+              "type": {
+                "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+                "type": "string",
+                "enum": [
+                  "file",
+                  "directory",
+                  "symlink",
+                  "fifo",
+                  "socket",
+                  "charDevice",
+                  "blockDevice",
+                  "other"
+                ]
+              },
+              "reason": {
+                "type": "string",
+                "enum": [
+                  "NotARegularFile",
+                  "SymlinkNotFollowed"
+                ],
+                "description": "The error code reading the entry would answer."
+              }
+            },
+            "required": [
+              "path",
+              "type",
+              "reason"
+            ],
+            "additionalProperties": false
+          },
+          "description": "copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs, sockets, devices, links), in listing order."
         }
       },
       "required": [
@@ -532,7 +582,7 @@ enum ToolSchemas {
       "additionalProperties": false
     },
     "output": {
-      "description": "The destination after a move or copy.",
+      "description": "The destination after a move or copy; a copy also says what it left out.",
       "type": "object",
       "properties": {
         "from": {
@@ -544,12 +594,16 @@ enum ToolSchemas {
           "type": "string"
         },
         "type": {
-          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only.",
+          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
           "type": "string",
           "enum": [
             "file",
             "directory",
             "symlink",
+            "fifo",
+            "socket",
+            "charDevice",
+            "blockDevice",
             "other"
           ]
         },
@@ -566,6 +620,48 @@ enum ToolSchemas {
           "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
           "type": "string",
           "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+        },
+        "skippedEntries": {
+          "type": "array",
+          "items": {
+            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read) or a symbolic link (SymlinkNotFollowed: never followed). Every one is reported; a move never deletes it.",
+            "type": "object",
+            "properties": {
+              "path": {
+                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+                "type": "string"
+              },
+              "type": {
+                "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+                "type": "string",
+                "enum": [
+                  "file",
+                  "directory",
+                  "symlink",
+                  "fifo",
+                  "socket",
+                  "charDevice",
+                  "blockDevice",
+                  "other"
+                ]
+              },
+              "reason": {
+                "type": "string",
+                "enum": [
+                  "NotARegularFile",
+                  "SymlinkNotFollowed"
+                ],
+                "description": "The error code reading the entry would answer."
+              }
+            },
+            "required": [
+              "path",
+              "type",
+              "reason"
+            ],
+            "additionalProperties": false
+          },
+          "description": "copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs, sockets, devices, links), in listing order."
         }
       },
       "required": [
@@ -656,12 +752,16 @@ enum ToolSchemas {
           "description": "The last component (\"\" for the root)."
         },
         "type": {
-          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only.",
+          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
           "type": "string",
           "enum": [
             "file",
             "directory",
             "symlink",
+            "fifo",
+            "socket",
+            "charDevice",
+            "blockDevice",
             "other"
           ]
         },
@@ -804,12 +904,18 @@ enum ToolSchemas {
         "filesSearched": {
           "type": "integer",
           "minimum": 0
+        },
+        "specialFilesSkipped": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "FIFOs, sockets and devices under the path (matching the glob): never opened, not searched."
         }
       },
       "required": [
         "matches",
         "truncated",
-        "filesSearched"
+        "filesSearched",
+        "specialFilesSkipped"
       ],
       "additionalProperties": false
     },

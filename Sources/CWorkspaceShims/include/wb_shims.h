@@ -16,6 +16,17 @@ int wb_renameat_noreplace(int olddirfd, const char *oldpath, int newdirfd, const
 /// platter there), fsync elsewhere.
 int wb_full_fsync(int fd);
 
+/// Opens a regular file in a way that can never wait on what the path turns out to be: the
+/// open carries O_NONBLOCK | O_NOCTTY | O_CLOEXEC (a FIFO does not wait for a writer or reader,
+/// a terminal never becomes the controlling one), then fstat on the descriptor refuses anything
+/// but a regular file before a byte is read or written, and O_NONBLOCK is cleared again.
+/// With `beneath`, `path` is resolved like wb_openat2_beneath (Linux) or with O_NOFOLLOW_ANY
+/// (Apple); otherwise it is one openat. Returns the fd, or -1 with errno. When the entry is
+/// not a regular file, `*type` is its S_IFMT bits (0 otherwise) and errno is EISDIR for a
+/// folder, ENXIO for the rest. When the open itself fails (a socket: ENXIO, EOPNOTSUPP on
+/// Apple; a device on a `nodev` mount: EACCES), an lstat of `path` tells a special file apart.
+int wb_open_regular(int dirfd, const char *path, int flags, unsigned int mode, int beneath, unsigned int *type);
+
 /// Whether the running kernel supports openat2 (probed once).
 int wb_have_openat2(void);
 

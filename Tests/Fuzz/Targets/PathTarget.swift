@@ -8,7 +8,7 @@ import Workspace
 /// Path resolution through the workspace API, against `PathTree` (a root full of links).
 ///
 /// Input: byte 0 picks the operation (read, info, info with SHA-256, list, recursive list,
-/// exclusive save) and options; each further byte is a literal ASCII character (below 0x80)
+/// exclusive save, or with bit 6 an empty append) and options; each further byte is a literal ASCII character (below 0x80)
 /// or a name from `PathTree.vocabulary` (0x80–0xBF: the name, 0xC0–0xFF: the name and `/`).
 /// Invariants:
 /// - a path is refused only with a typed `WorkspaceError`; an accepted path has no empty,
@@ -20,7 +20,10 @@ import Workspace
 /// - a listing succeeds only for a folder reached without a link, and lists only entries
 ///   beneath it, never entering a link;
 /// - a save lands on a new regular file inside the root (then deleted), and the folder
-///   outside never changes;
+///   outside never changes; an append succeeds only on a regular file reached without a link
+///   (or a new one, then deleted);
+/// - a FIFO, socket or device reached without a link is never opened: a read, a SHA-256 and an
+///   append answer `NotARegularFile` naming its type (and promptly: a hang is a libFuzzer timeout);
 /// - conversely, a client path to a plain file or folder reached without links is never
 ///   refused (the sandbox does not over-refuse); the server's private names always are.
 public enum PathTarget: FuzzTarget {
@@ -52,7 +55,8 @@ public enum PathTarget: FuzzTarget {
         case 0: try checkRead(path, lexical, reserved, tree)
         case 1, 2: try checkInfo(path, lexical, reserved, tree, sha256: op % 6 == 2)
         case 3, 4: try checkList(path, lexical, reserved, tree, recursive: op % 6 == 4, hidden: op & 0x80 != 0)
-        default: try checkSave(path, lexical, reserved, tree)
+        default:
+            if op & 0x40 != 0 { try checkAppend(path, lexical, reserved, tree) } else { try checkSave(path, lexical, reserved, tree) }
         }
     }
 
@@ -67,6 +71,7 @@ public enum PathTarget: FuzzTarget {
         case .failure(let error):
             try require(error is WorkspaceError, "read '\(path)' threw an untyped error: \(error)")
             try require(reserved || lexical != .entry(S_IFREG), "reading the plain file '\(path)' was refused: \(error)")
+            if !reserved { try requireNotRegularAnswer(error as? WorkspaceError, path, lexical, "read") }
         }
     }
 
@@ -79,8 +84,7 @@ public enum PathTarget: FuzzTarget {
             try require(status.path == path, "info on '\(path)' reported '\(status.path)'")
             switch lexical {
             case .entry(let type):
-                let expected: EntryType = type == S_IFREG ? .file : type == S_IFDIR ? .directory : .other
-                try require(status.type == expected, "info on '\(path)' says \(status.type)")
+                try require(status.type == EntryType(mode: type), "info on '\(path)' says \(status.type)")
                 if sha256 { try require(type == S_IFREG && hash?.utf8.count == 64, "a SHA-256 of '\(path)', a \(status.type)") }
             case .link where lastIsLink:
                 try require(status.type == .symlink && !sha256, "info on the link '\(path)' says \(status.type)")
@@ -90,6 +94,7 @@ public enum PathTarget: FuzzTarget {
         case .failure(let error):
             guard case .entry(let type) = lexical, !reserved else { return }
             try require(sha256 && type != S_IFREG, "info on '\(path)' (no link on the way) was refused: \(error)")
+            try requireNotRegularAnswer(error, path, lexical, "SHA-256")
         }
     }
 
@@ -136,6 +141,35 @@ public enum PathTarget: FuzzTarget {
         }
         // A refusal is fine; what matters is that nothing happened outside.
         try require(PathTree.names(tree.outside) == tree.outsideNames, "the folder outside the root changed")
+    }
+
+    static func checkAppend(_ path: WorkspacePath, _ lexical: PathTree.Lexical, _ reserved: Bool, _ tree: PathTree) throws(FuzzFailure) {
+        let before = tree.lexical(path.components)
+        switch Result(catching: { () throws(WorkspaceError) in try tree.workspace.append(path, contents: [], createParents: false) }) {
+        case .success(let status):
+            try require(!reserved, "appended to the server's private '\(path)'")
+            try require(lexical == .entry(S_IFREG) || lexical == .missing, "an append to '\(path)' succeeded, but the path was \(lexical)")
+            try require(status.type == .file, "the appended '\(path)' is a \(status.type)")
+            try requireInside(path, tree)
+            if lexical == .missing {
+                do { try tree.workspace.delete(path, recursive: false) } catch {
+                    throw FuzzFailure("cannot delete the appended '\(path)': \(error)")
+                }
+            }
+        case .failure(let error):
+            try require(reserved || lexical != .entry(S_IFREG), "appending to the plain file '\(path)' was refused: \(error)")
+            if !reserved { try requireNotRegularAnswer(error, path, lexical, "append") }
+        }
+        try require(tree.lexical(path.components) == before || before == .missing, "an append changed what '\(path)' is")
+        try require(PathTree.names(tree.outside) == tree.outsideNames, "the folder outside the root changed")
+    }
+
+    /// A FIFO, socket or device reached without a link is refused as NotARegularFile, naming its type.
+    private static func requireNotRegularAnswer(_ error: WorkspaceError?, _ path: WorkspacePath, _ lexical: PathTree.Lexical,
+                                                _ what: String) throws(FuzzFailure) {
+        guard case .entry(let type) = lexical, EntryType(mode: type).isSpecial else { return }
+        try require(error?.code == .notARegularFile && error?.details["type"] == .string(EntryType(mode: type).rawValue),
+                    "\(what) of the special file '\(path)' (\(EntryType(mode: type))) answered \(String(describing: error))")
     }
 
     private static func requireInside(_ path: WorkspacePath, _ tree: PathTree) throws(FuzzFailure) {

@@ -6,8 +6,9 @@ import Darwin
 import Workspace
 
 /// A workspace full of symbolic links (to `/`, to `..`, to absolute and relative paths
-/// outside, loops, chains, dangling ones, links to files and folders inside), next to an
-/// `outside` folder holding a secret, built once per process.
+/// outside, loops, chains, dangling ones, links to files and folders inside) and special files
+/// (FIFOs, a Unix socket, a character device where mknod is allowed, and a link to a FIFO),
+/// next to an `outside` folder holding a secret and a FIFO, built once per process.
 ///
 /// Every regular file inside the root holds `inside:<its workspace path>`, so a successful
 /// read proves which file was opened; every file outside holds `OUTSIDE`.
@@ -36,8 +37,14 @@ final class PathTree: Sendable {
         "outrel", "secret", "up2", "esc", "loop1", "loop2", "self", "dangling", "inner", "innerdir", "proc", "etc",
         "chain", "deeper", "outside", "root", "passwd", ".workspace", "private.txt", ".wb-staging.nosync",
         ".syncthing.x.wb-0000000000000000.tmp", "..", ".", "", "%2e%2e", "%2E", "%252e%252e", "%2f", "~", "\\", "C:",
-        "new", "self/self", "up/root", "../outside",
+        "new", "self/self", "up/root", "../outside", "pipe", "sock", "null", "pipelink",
     ]
+
+    /// Special files inside the root: FIFOs, a socket, a character device (/dev/null's numbers;
+    /// only where mknod is allowed). Opening any of them for bytes must be refused at once.
+    static let fifos = ["pipe", "a/b/pipe"]
+    static let sockets = ["sock"]
+    static let devices = ["null"]
 
     private init() {
         base = TempFolder.make("paths")
@@ -55,6 +62,11 @@ final class PathTree: Sendable {
             Self.writeFile(root + "/" + file, "inside:" + file)
         }
         for (name, target) in Self.links { symlink(target, root + "/" + name) }
+        for fifo in Self.fifos { mkfifo(root + "/" + fifo, 0o644) }
+        mkfifo(outside + "/pipe", 0o644)
+        for sock in Self.sockets { Self.makeSocket(root + "/" + sock) }
+        for device in Self.devices { _ = mknod(root + "/" + device, S_IFCHR | 0o600, dev_t((1 << 8) | 3)) }
+        symlink("pipe", root + "/pipelink")
         symlink(outside, root + "/out")
         symlink(outside + "/secret", root + "/a/secret")
         do {
@@ -70,6 +82,24 @@ final class PathTree: Sendable {
         precondition(fd >= 0, "cannot create \(path)")
         _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
+    }
+
+    /// A Unix socket bound at `path` (nobody listens; the socket file stays after the close).
+    static func makeSocket(_ path: String) {
+        let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard s >= 0 else { return }
+        defer { close(s) }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let fits = withUnsafeMutableBytes(of: &addr.sun_path) { buf -> Bool in
+            guard path.utf8.count < buf.count else { return false }
+            for (i, b) in path.utf8.enumerated() { buf[i] = b }
+            return true
+        }
+        guard fits else { return }
+        _ = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
     }
 
     static func names(_ folder: String) -> [String] {

@@ -95,9 +95,11 @@ class Methods(Connection):
         Writes a whole file crash-safely (temp file in the same folder, fsync, rename, fsync of the
         folder) before answering.
 
-        The file's permission bits are kept. A folder at the path → IsADirectory. Errors: NotFound,
+        The file's permission bits are kept. A folder at the path → IsADirectory; a FIFO, socket or
+        device at the path → NotARegularFile (data.type): never replaced. Errors: NotFound,
         AlreadyExists, IsADirectory, NotADirectory, PreconditionFailed, OutsideWorkspace,
-        InvalidPath, SymlinkNotFollowed, PermissionDenied, NoSpace, ReadOnly, IOError.
+        InvalidPath, SymlinkNotFollowed, NotARegularFile, PermissionDenied, NoSpace, ReadOnly,
+        IOError.
 
         Sends ``saveFile``.
         """
@@ -126,7 +128,8 @@ class Methods(Connection):
 
         More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are
         not UTF-8, or a range starting inside a character → NotText; a range ending inside a
-        character is cut back. A folder → IsADirectory.
+        character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile
+        (data.type), answered at once: its bytes are never read or written.
 
         Sends ``loadFile``.
         """
@@ -145,6 +148,9 @@ class Methods(Connection):
         """
         Appends to a file (created when missing), atomically per call, under an advisory lock shared
         by every server process.
+
+        A folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at
+        once: its bytes are never read or written.
 
         Sends ``appendFile``.
         """
@@ -173,7 +179,8 @@ class Methods(Connection):
         Lists a folder in stable depth-first order (siblings sorted by the bytes of their names),
         `limit` entries at a time.
 
-        Links are listed as type symlink and never descended into. Not a folder → NotADirectory.
+        Links are listed as type symlink and never descended into; FIFOs, sockets and devices as
+        fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
 
         Sends ``listFiles``.
         """
@@ -236,7 +243,9 @@ class Methods(Connection):
         that does not exist.
 
         A folder into itself → InvalidArgument; an existing destination without overwrite →
-        AlreadyExists.
+        AlreadyExists. A FIFO, socket or device as `from` → NotARegularFile. Inside a copied folder,
+        links, FIFOs, sockets and devices are not copied: each is listed in skippedEntries (path,
+        type, reason).
 
         Sends ``copyFile``.
         """
@@ -264,6 +273,10 @@ class Methods(Connection):
         """
         What is known of one entry, without following links; optionally the content's SHA-256.
 
+        The status of any entry, FIFOs and sockets included (their type says what they are). hash on
+        anything but a file: a folder → IsADirectory, a link → SymlinkNotFollowed, a FIFO, socket or
+        device → NotARegularFile (data.type), at once.
+
         Sends ``getFileInfo``.
         """
         return self.request('getFileInfo', build_params({'path': path}, {'hash': hash}))
@@ -285,8 +298,9 @@ class Methods(Connection):
         line.
 
         Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files
-        only with includeHidden; links are never followed. An empty query or a bad regex →
-        InvalidArgument. Honours $/cancelRequest (-32800).
+        only with includeHidden; links are never followed; FIFOs, sockets and devices are never
+        opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty
+        query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
 
         Sends ``searchFiles``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
         """
@@ -344,7 +358,9 @@ class Methods(Connection):
         Copies a host file into the workspace at disk speed, atomically and durably like saveFile
         (host only).
 
-        An existing destination without overwrite → AlreadyExists; a missing source → NotFound.
+        An existing destination without overwrite → AlreadyExists; a missing source → NotFound. A
+        source that is a FIFO, socket or device on the host → NotARegularFile, at once (never waits
+        for a writer).
 
         For a host process on the same machine.
 
@@ -364,7 +380,8 @@ class Methods(Connection):
         """
         Copies a workspace file to a host path at disk speed (host only).
 
-        An existing destination without overwrite → AlreadyExists.
+        An existing destination without overwrite → AlreadyExists. A workspace file that is a FIFO,
+        socket or device, or a host destination that is one → NotARegularFile.
 
         For a host process on the same machine.
 
@@ -422,11 +439,14 @@ class Methods(Connection):
         rename into place, a journal record, and in move mode deleting the source file. Folders
         (also empty ones) are recreated. Identical files are skipped; different content is a
         conflict handled per onConflict (fail: AlreadyExists with data.conflicts before anything is
-        written). Placeholders are listed in notDownloaded. $/cancelRequest: -32800, no partial file
-        visible, choice unchanged, getStorageInfo shows pendingMigration; the next migrate with the
-        same to and mode resumes. Migrating to the active root with nothing pending (a retry of a
-        migration that finished) succeeds and does nothing: alreadyActive true, copied 0, switched
-        false. Waits for every earlier request and holds later ones back.
+        written). Placeholders are listed in notDownloaded. Links, FIFOs, sockets and devices are
+        not migrated and each is listed in skippedEntries; in move mode they stay in the old root (a
+        move never deletes what it did not copy) and the choice still switches. $/cancelRequest:
+        -32800, no partial file visible, choice unchanged, getStorageInfo shows pendingMigration;
+        the next migrate with the same to and mode resumes. Migrating to the active root with
+        nothing pending (a retry of a migration that finished) succeeds and does nothing:
+        alreadyActive true, copied 0, switched false. Waits for every earlier request and holds
+        later ones back.
 
         Sends ``migrate``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
         """

@@ -189,6 +189,7 @@ ErrorCode = Literal[
     'BudgetExceeded',
     'SessionLocked',
     'SymlinkNotFollowed',
+    'NotARegularFile',
     'InvalidArgument',
     'QuotaExceeded',
     'IOError',
@@ -264,6 +265,10 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'quota': Literal['keys', 'bytes'],
     # InvalidArgument from settings/*: the key refused.
     'key': str,
+    # NotARegularFile: what the entry is (a named pipe, a Unix socket, a character or block device).
+    # Its bytes are never read or written; the answer comes at once, never after waiting on the
+    # entry.
+    'type': Literal['fifo', 'socket', 'charDevice', 'blockDevice', 'other'],
 }, total=False)
 
 
@@ -297,8 +302,30 @@ FileEncoding = Literal['utf8', 'base64']
 
 
 #: What an entry is, without following links: a symbolic link is `symlink` with the link's own facts
-#: only.
-EntryType = Literal['file', 'directory', 'symlink', 'other']
+#: only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes
+#: are never read or written (NotARegularFile); `other` is any other kind the system has.
+EntryType = Literal[
+    'file',
+    'directory',
+    'symlink',
+    'fifo',
+    'socket',
+    'charDevice',
+    'blockDevice',
+    'other',
+]
+
+
+class SkippedEntry(TypedDict):
+    """
+    An entry a folder copy or a migration left where it was: a FIFO, socket or device
+    (NotARegularFile: its bytes are never read) or a symbolic link (SymlinkNotFollowed: never
+    followed). Every one is reported; a move never deletes it.
+    """
+    path: WorkspacePath
+    type: EntryType
+    #: The error code reading the entry would answer.
+    reason: Literal['NotARegularFile', 'SymlinkNotFollowed']
 
 
 #: `current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud
@@ -373,8 +400,15 @@ _TransferResultRequired = TypedDict("_TransferResultRequired", {
 })
 
 
-class TransferResult(_TransferResultRequired):
-    """The destination after a move or copy."""
+_TransferResultOptional = TypedDict("_TransferResultOptional", {
+    # copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs,
+    # sockets, devices, links), in listing order.
+    'skippedEntries': List[SkippedEntry],
+}, total=False)
+
+
+class TransferResult(_TransferResultRequired, _TransferResultOptional):
+    """The destination after a move or copy; a copy also says what it left out."""
 
 
 class CreateFolderResult(TypedDict):
@@ -418,6 +452,8 @@ class SearchResult(TypedDict):
     #: Whether maxResults cut the search short.
     truncated: bool
     filesSearched: ByteCount
+    #: FIFOs, sockets and devices under the path (matching the glob): never opened, not searched.
+    specialFilesSkipped: int
 
 
 class WatchResult(TypedDict):
@@ -535,6 +571,10 @@ class MigrateResult(TypedDict):
     alreadyActive: bool
     #: Placeholders (content not on this machine): not migrated.
     notDownloaded: List[WorkspacePath]
+    #: Links, FIFOs, sockets and devices in the source: not migrated. In move mode they stay in the
+    #: old root (never deleted) and the roots still switch; each is listed here (dryRun: that would
+    #: be).
+    skippedEntries: List[SkippedEntry]
     #: keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`).
     renamed: List[MigrateResultRenamedItem]
 
