@@ -1,7 +1,9 @@
 import JSONRPC
+import Logging
 
-/// Everything the server is started with; passed in, never read from globals.
-public struct ServerConfiguration: Sendable {
+/// Everything the server process is started with: the one value the command line's options
+/// (`workspace-bridge`'s `ServerOptions`) map into, passed in and never read from globals.
+public struct ServerConfiguration: Sendable, Equatable {
     public var localRoot: String?
     public var cloudRoot: String?
     /// Where per-machine settings (the storage choice) live; default under the user's config folder.
@@ -17,6 +19,18 @@ public struct ServerConfiguration: Sendable {
     public var mcpSession: String?
     /// The process environment (for the default data folder), passed in rather than read globally.
     public var environment: [String: String]
+    /// How messages are framed on stdin/stdout (`--framing`; always NDJSON for `mcp`).
+    public var framing: FramingMode = .auto
+    /// The least severe level logged (`--log-level`).
+    public var logLevel: Logger.Level = .info
+    /// A file logs are appended to besides stderr (`--log-file`).
+    public var logFile: String?
+    /// How long one write to a client that reads nothing may block before the process ends
+    /// (`--output-stall-timeout`); nil: for ever.
+    public var outputStallTimeout: Duration? = .seconds(60)
+    /// How long the connection must be idle before memory is given back (`--idle-release-after`);
+    /// nil: never.
+    public var idleReleaseAfter: Duration? = .seconds(1)
 
     public init(localRoot: String? = nil, cloudRoot: String? = nil, maxMessageBytes: Int = 64 << 20,
                 enableDebugMethods: Bool = false, parentPollMilliseconds: Int = 250, environment: [String: String] = [:]) {
