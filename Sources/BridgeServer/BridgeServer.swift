@@ -9,6 +9,7 @@ import JSONRPC
 import Logging
 import Storage
 import Synchronization
+import SystemSupport
 import Workspace
 
 /// The method table and lifecycle rules of one WorkspaceBridge connection.

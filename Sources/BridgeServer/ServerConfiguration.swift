@@ -51,26 +51,24 @@ extension ServerConfiguration {
     /// `$XDG_DATA_HOME/workspace-bridge/default` (`~/.local/share/…`), or on macOS
     /// `~/Library/Application Support/workspace-bridge/default`.
     func defaultLocalRoot() throws -> String {
-        #if os(macOS)
-        if let home = environment["HOME"], !home.isEmpty { return home + "/Library/Application Support/workspace-bridge/default" }
-        #else
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/workspace-bridge/default" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/workspace-bridge/default" }
-        #endif
-        throw NoHome()
+        try userFolder(xdg: "XDG_DATA_HOME", underHome: ".local/share") + "/default"
     }
-}
 
-extension ServerConfiguration {
     /// `--config-dir`, else `$XDG_CONFIG_HOME/workspace-bridge` (`~/.config/…`), or on macOS
     /// `~/Library/Application Support/workspace-bridge` (per machine, never inside a synced root).
     func resolvedConfigDirectory() throws -> String {
         if let configDirectory { return configDirectory }
+        return try userFolder(xdg: "XDG_CONFIG_HOME", underHome: ".config")
+    }
+
+    /// The server's folder in the user's XDG base directory `variable` (an absolute path), else
+    /// under `~/underHome`; on macOS always in `~/Library/Application Support`.
+    private func userFolder(xdg variable: String, underHome: String) throws -> String {
         #if os(macOS)
         if let home = environment["HOME"], !home.isEmpty { return home + "/Library/Application Support/workspace-bridge" }
         #else
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/workspace-bridge" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/workspace-bridge" }
+        if let xdg = environment[variable], xdg.hasPrefix("/") { return xdg + "/workspace-bridge" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/" + underHome + "/workspace-bridge" }
         #endif
         throw NoHome()
     }

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BridgeServer
+import CWorkspaceShims
 import JSON
 import JSONRPC
 import Logging
@@ -56,11 +57,23 @@ enum ServerMain {
             options: Connection.Options(framing: configuration.framing, maxMessageBytes: configuration.maxMessageBytes,
                                         outputStallTimeout: configuration.outputStallTimeout,
                                         idleAfter: configuration.idleReleaseAfter,
-                                        onIdle: { IdleMemory.release(logger: logger) }),
+                                        onIdle: { releaseIdleMemory(logger) }),
             router: server, logger: logger)
         sink.attach(connection)
         let code = connection.run()
         connection.output.flushNow()
         exit(code)
+    }
+
+    /// Gives memory back once the connection is idle (`--idle-release-after`): the trick lives
+    /// in `wb_release_idle_memory` (CWorkspaceShims/idle_memory.c; Tests/e2e/test_idle_memory.py).
+    /// Runs on the reading thread with no request in flight.
+    private static func releaseIdleMemory(_ logger: Logger) {
+        let bytes = wb_release_idle_memory()
+        if bytes >= 0 {
+            logger.debug("idle: released the mappings of \(bytes >> 10) KiB of code and trimmed the heap")
+        } else {
+            logger.debug("idle: memory not released (errno \(errno))")
+        }
     }
 }
