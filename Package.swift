@@ -3,8 +3,9 @@ import PackageDescription
 
 /// WorkspaceBridge: a workspace-and-agent-session core served over stdio JSON-RPC 2.0.
 ///
-/// Targets and what each may depend on (arrows point down only; nothing below BridgeServer
-/// knows JSON-RPC, and nothing below JSONRPC knows MCP):
+/// Every target and what it may depend on (arrows point down only). The domain targets
+/// (Workspace, Storage, AgentSessions, FileWatching) and SystemSupport know nothing of JSON-RPC:
+/// their typed errors become protocol errors in BridgeServer only.
 ///
 ///     workspace-bridge  the executable: command line → ServerConfiguration → server process
 ///       → BridgeServer, JSONRPC, JSON, Storage, CWorkspaceShims, ArgumentParser, Logging
@@ -23,7 +24,7 @@ import PackageDescription
 ///     JSON              jansson values and text
 ///       → CJansson
 ///     SystemSupport     the low-level helpers, once: threads, clocks, timestamps, read/write loops
-///       → (the C library only)
+///       → (only the C library, Dispatch and Synchronization)
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library
 ///
