@@ -3,7 +3,32 @@ import PackageDescription
 
 /// WorkspaceBridge: a workspace-and-agent-session core served over stdio JSON-RPC 2.0.
 ///
-/// Layers (arrows point down only): workspace-bridge → BridgeServer → JSONRPC → JSON → CJansson.
+/// Every target and what it may depend on (arrows point down only). The domain targets
+/// (Workspace, Storage, AgentSessions, FileWatching) and SystemSupport know nothing of JSON-RPC:
+/// their typed errors become protocol errors in BridgeServer only.
+///
+///     workspace-bridge  the executable: command line → ServerConfiguration → server process
+///       → BridgeServer, JSONRPC, JSON, Storage, CWorkspaceShims, ArgumentParser, Logging
+///     BridgeServer      the methods, tools and MCP face; the one place domain errors become protocol errors
+///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
+///     JSONRPC           framing, the connection, scheduling, the worker pool
+///       → JSON, SystemSupport, Logging
+///     Storage           local/cloud storage choice, migration, synced settings
+///       → Workspace, JSON, SystemSupport, CWorkspaceShims
+///     AgentSessions     session journals, queue, leases
+///       → JSON, SystemSupport, CWorkspaceShims
+///     Workspace         files under one root: sandboxed paths, read/write/list/search
+///       → SystemSupport, CWorkspaceShims
+///     FileWatching      change events (inotify, FSEvents)
+///       → SystemSupport, CWorkspaceShims
+///     JSON              jansson values and text
+///       → CJansson
+///     SystemSupport     the low-level helpers, once: threads, clocks, timestamps, read/write loops
+///       → (only the C library, Dispatch and Synchronization)
+///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
+///     CJansson          the system jansson library
+///
+/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions; each test target tests its namesake.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -28,35 +53,36 @@ let package = Package(
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
         ),
         .target(name: "CWorkspaceShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        .target(name: "SystemSupport", swiftSettings: strict),
         .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
         .target(
             name: "FileWatching",
-            dependencies: ["CWorkspaceShims"],
+            dependencies: ["SystemSupport", "CWorkspaceShims"],
             swiftSettings: strict
         ),
         .target(
             name: "Workspace",
-            dependencies: ["CWorkspaceShims"],
+            dependencies: ["SystemSupport", "CWorkspaceShims"],
             swiftSettings: strict
         ),
         .target(
             name: "JSONRPC",
-            dependencies: ["JSON", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "SystemSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "BridgeServer",
-            dependencies: ["JSON", "JSONRPC", "Workspace", "Storage", "AgentSessions", "FileWatching", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "Storage", "AgentSessions", "FileWatching", "SystemSupport", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
             name: "Storage",
-            dependencies: ["Workspace", "JSON", "CWorkspaceShims"],
+            dependencies: ["Workspace", "JSON", "SystemSupport", "CWorkspaceShims"],
             swiftSettings: strict
         ),
         .target(
             name: "AgentSessions",
-            dependencies: ["JSON", "CWorkspaceShims"],
+            dependencies: ["JSON", "SystemSupport", "CWorkspaceShims"],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -68,15 +94,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "SystemSupportTests", dependencies: ["SystemSupport"], swiftSettings: strict),
         .testTarget(name: "JSONTests", dependencies: ["JSON"], swiftSettings: strict),
-        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON"], swiftSettings: strict),
-        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching"], swiftSettings: strict),
+        .testTarget(name: "JSONRPCTests", dependencies: ["JSONRPC", "JSON", "SystemSupport"], swiftSettings: strict),
+        .testTarget(name: "FileWatchingTests", dependencies: ["FileWatching", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "WorkspaceTests", dependencies: ["Workspace"], swiftSettings: strict),
-        .testTarget(name: "AgentSessionsTests", dependencies: ["AgentSessions", "JSON"], swiftSettings: strict),
+        .testTarget(name: "AgentSessionsTests", dependencies: ["AgentSessions", "JSON", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "SettingsTests", dependencies: ["Storage", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
-        .testTarget(name: "WorkspaceBridgeCommandTests", dependencies: ["workspace-bridge"], swiftSettings: strict),
+        .testTarget(name: "WorkspaceBridgeCommandTests", dependencies: ["workspace-bridge", "BridgeServer", "JSONRPC", "Workspace"], swiftSettings: strict),
         // Fuzzing (Tests/Fuzz/README.md): the targets, one libFuzzer driver per target (a replayer
         // when built without Tests/Fuzz/run.sh), and the test that replays corpus and regressions.
         .target(

@@ -4,11 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CWorkspaceShims
-
-func describeErrno(_ code: Int32) -> String {
-    guard let s = strerror(code) else { return "errno \(code)" }
-    return String(cString: s) + " (errno \(code))"
-}
+import SystemSupport
 
 /// Identity of a file at one moment: a change of any field means somebody else changed it.
 struct FileIdentity: Equatable, Sendable {
@@ -64,61 +60,17 @@ enum Disk {
     }
 
     /// Reads from the current offset to the end of the file.
-    static func readAll(_ fd: Int32) -> [UInt8]? {
-        var st = stat()
-        guard fstat(fd, &st) == 0 else { return nil }
-        var out = [UInt8]()
-        var capacity = max(Int(st.st_size) + 1, 4096)
-        while true {
-            let start = out.count
-            out.append(contentsOf: repeatElement(0, count: capacity - start))
-            var failed = false
-            let got = out.withUnsafeMutableBytes { b -> Int in
-                var at = start
-                while at < b.count {
-                    let n = read(fd, b.baseAddress! + at, b.count - at)
-                    if n < 0 { if errno == EINTR { continue }; failed = true; return at }
-                    if n == 0 { break }
-                    at += n
-                }
-                return at
-            }
-            if failed { return nil }
-            if got < capacity { out.removeSubrange(got...); return out }
-            capacity *= 2
-        }
-    }
+    static func readAll(_ fd: Int32) -> [UInt8]? { FileIO.readToEnd(fd) }
 
     /// `length` bytes at `offset`, or `nil` if the file is shorter or unreadable.
     static func pread(_ fd: Int32, offset: Int64, length: Int) -> [UInt8]? {
-        var out = [UInt8](repeating: 0, count: length)
-        let ok = out.withUnsafeMutableBytes { b -> Bool in
-            var at = 0
-            while at < length {
-                let n = systemPread(fd, b.baseAddress! + at, length - at, off_t(offset) + off_t(at))
-                if n < 0 { if errno == EINTR { continue }; return false }
-                if n == 0 { return false }
-                at += n
-            }
-            return true
-        }
-        return ok ? out : nil
+        guard let bytes = FileIO.pread(fd, count: length, offset: offset), bytes.count == length else { return nil }
+        return bytes
     }
 
     /// Writes everything at `offset` (or at the current position when `nil`); `false` with errno set.
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let n: Int
-            if let offset {
-                n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            } else {
-                n = write(fd, bytes.baseAddress! + done, bytes.count - done)
-            }
-            if n < 0 { if errno == EINTR { continue }; return false }
-            done += n
-        }
-        return true
+        FileIO.writeAll(fd, bytes, at: offset)
     }
 
     static func closeDescriptor(_ fd: Int32) { close(fd) }
@@ -130,7 +82,7 @@ enum Disk {
         // The workspace's temp-name convention: the writer's pid, then random bits, so the
         // start-up sweep only ever removes temp files of writers that are gone.
         let pid = UInt64(UInt32(truncatingIfNeeded: getpid()))
-        let tag = Timestamp.hex64(pid << 32 | UInt64(UInt32.random(in: .min ... .max)))
+        let tag = SessionNames.hex64(pid << 32 | UInt64(UInt32.random(in: .min ... .max)))
         return dir + ".syncthing." + base + ".wb-" + tag + ".tmp"
     }
 
@@ -162,12 +114,7 @@ enum Disk {
 
     /// Flushes a folder's entries (new, renamed and removed names) to stable storage.
     @discardableResult
-    static func syncDirectory(_ path: String) -> Bool {
-        let d = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard d >= 0 else { return false }
-        defer { close(d) }
-        return fsync(d) == 0
-    }
+    static func syncDirectory(_ path: String) -> Bool { FileIO.syncFolder(path) }
 
     static func makeDirectories(_ path: String) throws(SessionError) {
         var prefix = path.hasPrefix("/") ? "" : "."
@@ -180,18 +127,7 @@ enum Disk {
     }
 
     /// The names in a folder (without `.` and `..`), or `nil` if it cannot be read.
-    static func list(_ path: String) -> [String]? {
-        guard let d = opendir(path) else { return nil }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    static func list(_ path: String) -> [String]? { FileIO.names(inFolder: path) }
 
     /// Removes a folder and everything in it; links are removed, never followed.
     static func removeTree(_ path: String) -> Bool {
@@ -204,15 +140,3 @@ enum Disk {
         return unlink(path) == 0 || errno == ENOENT
     }
 }
-
-#if canImport(Glibc)
-@inline(__always)
-private func systemPread(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int, _ off: off_t) -> Int {
-    Glibc.pread(fd, buf, n, off)
-}
-#else
-@inline(__always)
-private func systemPread(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int, _ off: off_t) -> Int {
-    Darwin.pread(fd, buf, n, off)
-}
-#endif

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import JSON
+import SystemSupport
 
 /// Who may change a session: `<session>/lease.json` `{owner, expiresAt}`.
 ///
@@ -18,7 +19,7 @@ struct Lease: Equatable {
     var expiresAt: Int64
 
     var json: JSON {
-        ["owner": .string(owner), "expiresAt": .string(Timestamp.iso8601(expiresAt)), "expiresAtNanos": .int(expiresAt)]
+        ["owner": .string(owner), "expiresAt": .string(Timestamp.iso8601(nanos: expiresAt)), "expiresAtNanos": .int(expiresAt)]
     }
 
     init(owner: String, expiresAt: Int64) {
@@ -101,7 +102,7 @@ enum LeaseFile {
 
     static func locked(_ lease: Lease) -> SessionError {
         SessionError(.sessionLocked,
-                     "the session is owned by \(lease.owner) until \(Timestamp.iso8601(lease.expiresAt)); it is read-only here",
-                     data: ["owner": .string(lease.owner), "expiresAt": .string(Timestamp.iso8601(lease.expiresAt))])
+                     "the session is owned by \(lease.owner) until \(Timestamp.iso8601(nanos: lease.expiresAt)); it is read-only here",
+                     data: ["owner": .string(lease.owner), "expiresAt": .string(Timestamp.iso8601(nanos: lease.expiresAt))])
     }
 }

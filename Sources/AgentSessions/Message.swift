@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 
 /// Who wrote a message.
 public enum MessageRole: String, Sendable, CaseIterable {
@@ -15,7 +16,7 @@ public struct Message: Sendable, Equatable {
     /// When it was stored (nanoseconds since 1970, the store's clock).
     public let atNanos: Int64
 
-    public var at: String { Timestamp.iso8601(atNanos) }
+    public var at: String { Timestamp.iso8601(nanos: atNanos) }
 
     /// The protocol's message object.
     public var json: JSON {

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import JSON
 import Synchronization
+import SystemSupport
 
 /// Work to do when the network returns (`<root>/.workspace/queue/`), durable.
 ///
@@ -36,7 +37,7 @@ public final class OfflineQueue: Sendable {
     /// Opens and recovers the queue in `directory`. The folder is created by the first change,
     /// not here, so a read-only workspace can still be read (an absent queue is empty).
     public init(directory: String, snapshotInterval: Int = 512,
-                now: @escaping @Sendable () -> Int64 = Timestamp.wallClockNanos) throws(SessionError) {
+                now: @escaping @Sendable () -> Int64 = WallClock.nanos) throws(SessionError) {
         self.directory = directory
         self.now = now
         self.snapshotInterval = max(1, snapshotInterval)
@@ -174,7 +175,7 @@ public final class OfflineQueue: Sendable {
         guard !kind.isEmpty else { throw .invalid("kind must not be empty") }
         guard !idempotencyKey.isEmpty else { throw .invalid("idempotencyKey must not be empty") }
         return try inner.withLock { (i: inout Inner) throws(SessionError) -> QueueItem in
-            let id = Timestamp.randomId("q_")
+            let id = SessionNames.randomId("q_")
             let at = now()
             _ = try change(&i) { (s: QueueState) throws(SessionError) -> (records: [JSON], result: Int?) in
                 if s.byKey[idempotencyKey] != nil { return ([], nil) }

@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 
 /// One piece of deferred work in the offline queue.
 public struct QueueItem: Sendable, Equatable {
@@ -30,8 +31,8 @@ public struct QueueItem: Sendable, Equatable {
                              "status": .string(status.rawValue), "attempts": JSON(attempts)]
         if let result { o["result"] = result }
         if let error { o["error"] = error }
-        o["createdAt"] = .string(Timestamp.iso8601(createdAtNanos))
-        o["updatedAt"] = .string(Timestamp.iso8601(updatedAtNanos))
+        o["createdAt"] = .string(Timestamp.iso8601(nanos: createdAtNanos))
+        o["updatedAt"] = .string(Timestamp.iso8601(nanos: updatedAtNanos))
         return .object(o)
     }
 

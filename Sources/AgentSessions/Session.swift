@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 
 /// A session as clients see it: a value copied out of the store (changing it changes nothing).
 /// Times are wall-clock nanoseconds since 1970 from the store's clock; `createdAt` and
@@ -20,8 +21,8 @@ public struct Session: Sendable, Equatable {
     public var createdAtNanos: Int64
     public var updatedAtNanos: Int64
 
-    public var createdAt: String { Timestamp.iso8601(createdAtNanos) }
-    public var updatedAt: String { Timestamp.iso8601(updatedAtNanos) }
+    public var createdAt: String { Timestamp.iso8601(nanos: createdAtNanos) }
+    public var updatedAt: String { Timestamp.iso8601(nanos: updatedAtNanos) }
 
     /// The protocol's session object.
     public var json: JSON {
@@ -86,7 +87,7 @@ public struct ToolCallRecord: Sendable, Equatable {
     public var json: JSON {
         var o: JSONObject = ["toolCallId": .string(toolCallId), "name": .string(name), "arguments": arguments,
                              "status": .string(status.rawValue)]
-        if let startedAtNanos { o["startedAt"] = .string(Timestamp.iso8601(startedAtNanos)) }
+        if let startedAtNanos { o["startedAt"] = .string(Timestamp.iso8601(nanos: startedAtNanos)) }
         return .object(o)
     }
 

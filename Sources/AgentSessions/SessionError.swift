@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import JSON
+import SystemSupport
 
 /// A typed failure of a session-store or queue operation.
 ///

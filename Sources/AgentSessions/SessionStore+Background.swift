@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 
 extension SessionStore {
     /// The host is going to the background: checkpoints every `running` or `waitingForUser`
@@ -27,7 +28,7 @@ extension SessionStore {
                 try prepareWrite(h)
                 let from = h.data!.state
                 guard from.isActive else { h.lock.unlock(); continue }
-                let record: JSON = ["t": "ckpt", "cid": .string(Timestamp.randomId("ckpt_")), "from": .string(from.rawValue),
+                let record: JSON = ["t": "ckpt", "cid": .string(SessionNames.randomId("ckpt_")), "from": .string(from.rawValue),
                                     "to": "backgrounded", "reason": "background", "at": .int(now())]
                 let (bytes, next) = try stage(h, [record])
                 let before = h.writer!.end
@@ -69,7 +70,7 @@ extension SessionStore {
             var checkpoint: JSON?
             if let c = d.checkpoint {
                 let partial = c.partial.flatMap { try? readRecord(h, $0)["partial"] } ?? .null
-                checkpoint = ["checkpointId": .string(c.id), "at": .string(Timestamp.iso8601(c.at)),
+                checkpoint = ["checkpointId": .string(c.id), "at": .string(Timestamp.iso8601(nanos: c.at)),
                               "pendingToolCalls": .array(s.pendingToolCalls.map(\.json)), "partialResults": partial]
             }
             out.append((s, checkpoint))

@@ -9,7 +9,7 @@ extension SessionStore {
     /// Creates a session in state `idle`, durable before it returns, with this store holding its lease.
     public func create(title: String? = nil, agentType: String? = nil, config: SessionConfig = SessionConfig(),
                        metadata: JSON? = nil) throws(SessionError) -> Session {
-        let id = Timestamp.randomId("sess_")
+        let id = SessionNames.randomId("sess_")
         let folder = directory + "/" + id
         try Disk.makeDirectories(folder)
         let h = SessionHandle(id: id, folder: folder)
@@ -91,7 +91,7 @@ extension SessionStore {
         try current(h)
         try prepareWrite(h)
         h.closeWriter()
-        let grave = directory + "/" + Timestamp.randomId(".deleted-")
+        let grave = directory + "/" + SessionNames.randomId(".deleted-")
         guard rename(h.folder, grave) == 0 else { throw .io("cannot delete session \(id)", errno: errno, path: h.folder) }
         Disk.syncDirectory(directory)
         if !Disk.removeTree(grave) { warn(id, "the deleted session's files could not all be removed from \(grave)") }

@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 
 /// What `recordUsage` reports.
 public struct UsageReport: Sendable, Equatable {
@@ -127,14 +128,14 @@ extension SessionStore {
         defer { h.lock.unlock() }
         try current(h)
         try prepareWrite(h)
-        let cid = Timestamp.randomId("ckpt_")
+        let cid = SessionNames.randomId("ckpt_")
         let at = now()
         var r: JSONObject = ["t": "ckpt", "cid": .string(cid)]
         if let pendingToolCalls { r["pending"] = .array(pendingToolCalls.map(\.stored)) }
         if let partialResults, !partialResults.isNull { r["partial"] = partialResults }
         r["at"] = .int(at)
         try commit(h, [.object(r)])
-        return (cid, Timestamp.iso8601(at))
+        return (cid, Timestamp.iso8601(nanos: at))
     }
 
     /// Takes the session over (lease), moves it from `backgrounded` to `running`, and returns

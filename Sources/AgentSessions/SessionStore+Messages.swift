@@ -21,7 +21,7 @@ extension SessionStore {
         var seen = Set<String>()
         var stored: [JSON] = []
         for m in messages {
-            let mid = m.id ?? Timestamp.randomId("msg_")
+            let mid = m.id ?? SessionNames.randomId("msg_")
             guard d.messageIndex[mid] == nil, seen.insert(mid).inserted else { continue }
             stored.append(Message(id: mid, role: m.role, content: m.content, toolCalls: m.toolCalls,
                                   toolCallId: m.toolCallId, atNanos: at).stored)

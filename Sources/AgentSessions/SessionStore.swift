@@ -5,6 +5,7 @@ import Darwin
 #endif
 import JSON
 import Synchronization
+import SystemSupport
 
 /// The durable session store of one workspace root (`<root>/.workspace/sessions`).
 ///
@@ -42,7 +43,7 @@ public final class SessionStore: Sendable {
     ///   - now: the wall clock in nanoseconds since 1970.
     public init(directory: String, owner: String, leaseSeconds: Int = 60, pricing: Pricing = Pricing(),
                 snapshotInterval: Int = 256, onStateChange: (@Sendable (StateChange) -> Void)? = nil,
-                now: @escaping @Sendable () -> Int64 = Timestamp.wallClockNanos) {
+                now: @escaping @Sendable () -> Int64 = WallClock.nanos) {
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.owner = owner
         self.pricing = pricing
@@ -75,7 +76,7 @@ public final class SessionStore: Sendable {
 
     /// The handle of session `id`, if the store knows it or its folder holds a journal.
     func handle(_ id: String) throws(SessionError) -> SessionHandle {
-        guard Timestamp.isSafeName(id) else { throw .notFound("session", id) }
+        guard SessionNames.isSafeName(id) else { throw .notFound("session", id) }
         if let h = handles.withLock({ $0[id] }) { return h }
         let folder = directory + "/" + id
         guard Disk.identity(path: folder + "/" + Journal.file) != nil else { throw .notFound("session", id) }
@@ -89,7 +90,7 @@ public final class SessionStore: Sendable {
 
     /// Every session folder on disk (others may have added some through sync) and in memory.
     func allHandles() -> [SessionHandle] {
-        let names = (Disk.list(directory) ?? []).filter { Timestamp.isSafeName($0) }
+        let names = (Disk.list(directory) ?? []).filter { SessionNames.isSafeName($0) }
         return handles.withLock { map in
             for name in names where map[name] == nil {
                 map[name] = SessionHandle(id: name, folder: directory + "/" + name)

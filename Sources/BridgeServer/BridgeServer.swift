@@ -9,6 +9,7 @@ import JSONRPC
 import Logging
 import Storage
 import Synchronization
+import SystemSupport
 import Workspace
 
 /// The method table and lifecycle rules of one WorkspaceBridge connection.
@@ -64,13 +65,13 @@ public final class BridgeServer: Router {
         HostMethods.register(&requests)
         SettingsMethods.register(&requests)
         if configuration.enableDebugMethods { DebugMethods.register(&requests) }
-        self.requests = Dictionary(requests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        self.clientNotifications = Dictionary(notifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.requests = MethodIndex.byName(requests, table: "request")
+        self.clientNotifications = MethodIndex.byName(notifications, table: "notification")
         var mcpRequests: [Method] = []
         var mcpNotifications: [Method] = []
         MCPMethods.register(requests: &mcpRequests, notifications: &mcpNotifications)
-        self.mcpRequests = Dictionary(mcpRequests.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
-        self.mcpNotifications = Dictionary(mcpNotifications.map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
+        self.mcpRequests = MethodIndex.byName(mcpRequests, table: "MCP request")
+        self.mcpNotifications = MethodIndex.byName(mcpNotifications, table: "MCP notification")
     }
 
     /// Request methods offered, sorted (what `initialize` reports in `capabilities.methods`).

@@ -6,6 +6,7 @@ import Darwin
 import JSON
 import JSONRPC
 import Logging
+import SystemSupport
 
 /// Methods for tests and benchmarks, offered only with `--enable-debug-methods`.
 /// They exercise the connection's machinery (ordering, cancellation, progress, errors,

@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 import Workspace
 
 /// `listFiles` entries as JSON text: the same members in the same order as `FileStatus.entry`

@@ -7,6 +7,7 @@ import JSON
 import JSONRPC
 import Logging
 import Synchronization
+import SystemSupport
 
 /// Where log records go besides stderr: the client, as `window/logMessage`, when the
 /// client asked for it with `initialize` `trace` or `$/setTrace`.
@@ -111,13 +112,6 @@ public struct BridgeLogHandler: LogHandler {
 
     private static func writeAll(_ fd: Int32, _ s: String) {
         var s = s
-        s.withUTF8 { u in
-            var off = 0
-            while off < u.count {
-                let n = write(fd, u.baseAddress! + off, u.count - off)
-                if n < 0 { if errno == EINTR { continue }; return }
-                off += n
-            }
-        }
+        s.withUTF8 { _ = FileIO.writeAll(fd, UnsafeRawBufferPointer($0)) }
     }
 }

@@ -7,6 +7,7 @@ import CWorkspaceShims
 import Dispatch
 import JSONRPC
 import Logging
+import SystemSupport
 
 /// Ends the server when the process that started it (the `initialize` `processId`) dies,
 /// so an editor that crashes never leaves a server behind.

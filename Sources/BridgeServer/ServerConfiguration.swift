@@ -1,8 +1,10 @@
 import JSONRPC
 import Workspace
+import Logging
 
-/// Everything the server is started with; passed in, never read from globals.
-public struct ServerConfiguration: Sendable {
+/// Everything the server process is started with: the one value the command line's options
+/// (`workspace-bridge`'s `ServerOptions`) map into, passed in and never read from globals.
+public struct ServerConfiguration: Sendable, Equatable {
     public var localRoot: String?
     public var cloudRoot: String?
     /// Where per-machine settings (the storage choice) live; default under the user's config folder.
@@ -21,6 +23,18 @@ public struct ServerConfiguration: Sendable {
     public var mcpSession: String?
     /// The process environment (for the default data folder), passed in rather than read globally.
     public var environment: [String: String]
+    /// How messages are framed on stdin/stdout (`--framing`; always NDJSON for `mcp`).
+    public var framing: FramingMode = .auto
+    /// The least severe level logged (`--log-level`).
+    public var logLevel: Logger.Level = .info
+    /// A file logs are appended to besides stderr (`--log-file`).
+    public var logFile: String?
+    /// How long one write to a client that reads nothing may block before the process ends
+    /// (`--output-stall-timeout`); nil: for ever.
+    public var outputStallTimeout: Duration? = .seconds(60)
+    /// How long the connection must be idle before memory is given back (`--idle-release-after`);
+    /// nil: never.
+    public var idleReleaseAfter: Duration? = .seconds(1)
 
     public init(localRoot: String? = nil, cloudRoot: String? = nil, maxMessageBytes: Int = 64 << 20,
                 enableDebugMethods: Bool = false, parentPollMilliseconds: Int = 250, environment: [String: String] = [:]) {
@@ -41,26 +55,24 @@ extension ServerConfiguration {
     /// `$XDG_DATA_HOME/workspace-bridge/default` (`~/.local/share/…`), or on macOS
     /// `~/Library/Application Support/workspace-bridge/default`.
     func defaultLocalRoot() throws -> String {
-        #if os(macOS)
-        if let home = environment["HOME"], !home.isEmpty { return home + "/Library/Application Support/workspace-bridge/default" }
-        #else
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") { return xdg + "/workspace-bridge/default" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.local/share/workspace-bridge/default" }
-        #endif
-        throw NoHome()
+        try userFolder(xdg: "XDG_DATA_HOME", underHome: ".local/share") + "/default"
     }
-}
 
-extension ServerConfiguration {
     /// `--config-dir`, else `$XDG_CONFIG_HOME/workspace-bridge` (`~/.config/…`), or on macOS
     /// `~/Library/Application Support/workspace-bridge` (per machine, never inside a synced root).
     func resolvedConfigDirectory() throws -> String {
         if let configDirectory { return configDirectory }
+        return try userFolder(xdg: "XDG_CONFIG_HOME", underHome: ".config")
+    }
+
+    /// The server's folder in the user's XDG base directory `variable` (an absolute path), else
+    /// under `~/underHome`; on macOS always in `~/Library/Application Support`.
+    private func userFolder(xdg variable: String, underHome: String) throws -> String {
         #if os(macOS)
         if let home = environment["HOME"], !home.isEmpty { return home + "/Library/Application Support/workspace-bridge" }
         #else
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") { return xdg + "/workspace-bridge" }
-        if let home = environment["HOME"], !home.isEmpty { return home + "/.config/workspace-bridge" }
+        if let xdg = environment[variable], xdg.hasPrefix("/") { return xdg + "/workspace-bridge" }
+        if let home = environment["HOME"], !home.isEmpty { return home + "/" + underHome + "/workspace-bridge" }
         #endif
         throw NoHome()
     }

@@ -6,6 +6,7 @@ import Darwin
 import JSON
 import JSONRPC
 import Storage
+import SystemSupport
 import Workspace
 
 /// `getStorageInfo` and `chooseStorage`: the seeds' storage screen.

@@ -1,4 +1,7 @@
 // Giving memory back while the server is idle (see wb_release_idle_memory in wb_shims.h).
+// The whole trick is this file: the executable calls it from `--idle-release-after`'s idle
+// callback, nothing else depends on it, and Tests/e2e/test_idle_memory.py is its test
+// (docs/decisions.md, "Start-up and memory tricks").
 #define _GNU_SOURCE
 #include "wb_shims.h"
 #include <errno.h>

@@ -51,10 +51,3 @@ final class CallbackGate: @unchecked Sendable {
         }
     }
 }
-
-/// Monotonic clock in nanoseconds.
-func monotonicNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}

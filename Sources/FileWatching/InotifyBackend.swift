@@ -1,3 +1,4 @@
+import SystemSupport
 #if os(Linux)
 import Glibc
 
@@ -76,7 +77,7 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
             closeDescriptors()
             throw .cannotWatchRoot(path: root, errno: e == 0 ? ENOENT : e)
         }
-        let rc = WatcherThread.start { [self] in run() }
+        let rc = OSThread.tryDetach { [self] in run() }
         guard rc == 0 else {
             closeDescriptors()
             throw .cannotCreateWatcher(errno: rc)
@@ -115,11 +116,11 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
         defer { buffer.deallocate() }
         var fds = [pollfd(fd: inotifyFd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)]
-        if hasWork { deadline = monotonicNanos() }  // e.g. out of watches during init
+        if hasWork { deadline = MonotonicClock.nanos() }  // e.g. out of watches during init
         while !gate.isStopped {
             var timeout: Int32 = -1
             if hasWork {
-                let now = monotonicNanos()
+                let now = MonotonicClock.nanos()
                 timeout = deadline <= now ? 0 : Int32(min((deadline - now + 999_999) / 1_000_000, 60_000))
             }
             let n = poll(&fds, 2, timeout)
@@ -158,14 +159,14 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return }  // EAGAIN: drained
             process(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
-            if hasWork && monotonicNanos() >= deadline { return }
+            if hasWork && MonotonicClock.nanos() >= deadline { return }
         }
     }
 
     /// Decodes and handles one buffer of records (the real read path and the test hook).
     func process(_ bytes: UnsafeRawBufferPointer) {
         let idleBefore = !hasWork
-        let start = monotonicNanos()
+        let start = MonotonicClock.nanos()
         InotifyEvent.forEach(in: bytes) { handle($0) }
         if rebuildNeeded {
             rebuildNeeded = false
@@ -175,7 +176,7 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
     }
 
     private func flushIfDue() {
-        guard hasWork, monotonicNanos() >= deadline else { return }
+        guard hasWork, MonotonicClock.nanos() >= deadline else { return }
         let batch = pending.drain()
         let overflow = overflowPending
         overflowPending = false

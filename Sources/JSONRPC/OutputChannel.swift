@@ -5,6 +5,7 @@ import Darwin
 #endif
 import JSON
 import Synchronization
+import SystemSupport
 
 /// The single writer of protocol bytes.
 ///
@@ -101,7 +102,7 @@ public final class OutputChannel: Sendable {
     /// requests while its output is blocked. A write merely in progress is not waited for.
     func waitWhileStalled() {
         let started = writeStarted.load(ordering: .acquiring)
-        guard started != 0, Self.now() &- started > Self.stallBeforeWaiting else { return }
+        guard started != 0, MonotonicClock.nanos() &- started > Self.stallBeforeWaiting else { return }
         state.withLock { _ in }
     }
 
@@ -122,7 +123,7 @@ public final class OutputChannel: Sendable {
             var off = 0
             while off < raw.count {
                 unwritten.store(raw.count - off, ordering: .relaxed)
-                writeStarted.store(Self.now(), ordering: .sequentiallyConsistent)
+                writeStarted.store(MonotonicClock.nanos(), ordering: .sequentiallyConsistent)
                 watchdog?.writeStarted()
                 let n = write(fd, raw.baseAddress! + off, min(raw.count - off, Self.writeChunk))
                 writeStarted.store(0, ordering: .releasing)
@@ -179,12 +180,6 @@ public final class OutputChannel: Sendable {
 
     // MARK: Stall watchdog
 
-    private static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
     /// A thread that checks, a few times per timeout, whether a write has been stuck longer
     /// than `timeout`; it ends with the channel. After `WatchdogPark.idleTicks` checks in a row
     /// with no write under way it parks until the next write starts, so an idle server does not
@@ -200,7 +195,7 @@ public final class OutputChannel: Sendable {
             func check() -> Next {
                 guard let c = channel else { return .end }
                 let started = c.writeStarted.load(ordering: .sequentiallyConsistent)
-                if started != 0, now() > started, now() - started > limit {
+                if started != 0, MonotonicClock.nanos() > started, MonotonicClock.nanos() - started > limit {
                     c.exitOnStall(after: limit, unwritten: c.unwritten.load(ordering: .relaxed))
                 }
                 idle = started == 0 ? idle + 1 : 0

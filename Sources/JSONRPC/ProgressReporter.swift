@@ -5,6 +5,7 @@ import Darwin
 #endif
 import JSON
 import Synchronization
+import SystemSupport
 
 /// Sends `$/progress` for one request's `workDoneToken`.
 ///
@@ -71,14 +72,5 @@ public final class ProgressReporter: Sendable {
 
     private func emit(_ value: JSONObject) {
         send(["token": token, "value": .object(value)])
-    }
-}
-
-/// Monotonic time in nanoseconds (CLOCK_MONOTONIC: comparable across processes on one machine).
-public enum MonotonicClock {
-    @Sendable public static func nanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 /// A pool of OS threads for handlers that may block (file I/O, fsync, sleeps).
 ///
@@ -86,30 +87,5 @@ public final class WorkerPool: @unchecked Sendable {
             work()
             pthread_mutex_lock(mutex)
         }
-    }
-}
-
-/// Starts detached OS threads.
-public enum OSThread {
-    private final class Box { let body: () -> Void; init(_ b: @escaping () -> Void) { body = b } }
-
-    public static func detach(_ body: @escaping @Sendable () -> Void) {
-        let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        var attr = pthread_attr_t()
-        pthread_attr_init(&attr)
-        pthread_attr_setdetachstate(&attr, Int32(PTHREAD_CREATE_DETACHED))
-        pthread_attr_setstacksize(&attr, 1 << 20)
-        #if canImport(Glibc)
-        var tid = pthread_t()
-        #else
-        var tid: pthread_t?
-        #endif
-        let rc = pthread_create(&tid, &attr, { arg in
-            let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()
-            box.body()
-            return nil
-        }, box)
-        pthread_attr_destroy(&attr)
-        precondition(rc == 0, "pthread_create failed: \(rc)")
     }
 }

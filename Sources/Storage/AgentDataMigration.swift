@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CWorkspaceShims
 import Workspace
+import SystemSupport
 
 /// Agent sessions (`.workspace/sessions/<id>/`) and the offline queue (`.workspace/queue/`) travel
 /// with the workspace when it migrates, as whole folders, before the storage choice switches.
@@ -99,37 +100,22 @@ public enum AgentDataMigration {
         defer { close(dst) }
         var buf = [UInt8](repeating: 0, count: 1 << 20)
         while true {
-            let n = buf.withUnsafeMutableBytes { read(src, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
+            let n = buf.withUnsafeMutableBytes { FileIO.read(src, into: $0) }
             guard n >= 0 else { throw .init("cannot read \(from)", errno) }
             if n == 0 { break }
-            var off = 0
-            while off < n {
-                let w = buf.withUnsafeBytes { write(dst, $0.baseAddress! + off, n - off) }
-                if w < 0 && errno == EINTR { continue }
-                guard w > 0 else { throw .init("cannot write \(to)", errno) }
-                off += w
+            guard buf.withUnsafeBytes({ FileIO.writeAll(dst, UnsafeRawBufferPointer(rebasing: $0[0..<n])) }) else {
+                throw .init("cannot write \(to)", errno)
             }
         }
         guard wb_full_fsync(dst) == 0 else { throw .init("cannot flush \(to)", errno) }
     }
 
     private static func flush(_ dir: String) throws(MigrationCopyError) {
-        let fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .init("cannot open \(dir)", errno) }
-        defer { close(fd) }
-        guard fsync(fd) == 0 else { throw .init("cannot flush \(dir)", errno) }
+        guard FileIO.syncFolder(dir) else { throw .init("cannot flush \(dir)", errno) }
     }
 
     private static func entries(_ dir: String) -> [String] {
-        guard let d = opendir(dir) else { return [] }
-        defer { closedir(d) }
-        var names: [String] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names.sorted()
+        (FileIO.names(inFolder: dir) ?? []).sorted()
     }
 
     private static func isDirectory(_ path: String) -> Bool {
@@ -141,14 +127,7 @@ public enum AgentDataMigration {
         let fd = Sys.openRegularHost(path, flags: O_RDONLY | O_NOFOLLOW)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return n == 0 ? out : nil }
-            out += buf[0..<n]
-        }
+        return FileIO.readToEnd(fd)
     }
 
     private static func mkdirs(_ path: String) {

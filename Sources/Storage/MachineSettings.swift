@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CWorkspaceShims
 import JSON
+import SystemSupport
 import Workspace
 
 /// Per-machine storage settings, kept outside the synced root (like UserDefaults): the storage
@@ -38,13 +39,8 @@ struct MachineSettings: Equatable {
             throw WorkspaceError(.ioError, "cannot read the storage settings \(path): errno \(errno)", path: path)
         }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = read(fd, &buf, buf.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buf[0..<n]
+        guard let bytes = FileIO.readToEnd(fd) else {
+            throw WorkspaceError(.ioError, "cannot read the storage settings \(path): errno \(errno)", path: path)
         }
         guard let json = try? JSONCodec.decode(bytes) else {
             throw WorkspaceError(.ioError, "the storage settings \(path) are not valid JSON", path: path)
@@ -71,7 +67,7 @@ struct MachineSettings: Equatable {
         let tmp = path + ".tmp-\(getpid())"
         let fd = Sys.openRegularHost(tmp, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
         guard fd >= 0 else { throw WorkspaceError(.ioError, "cannot write \(tmp): errno \(errno)", path: path) }
-        let ok = writeAll(fd, bytes) && wb_full_fsync(fd) == 0
+        let ok = FileIO.writeAll(fd, bytes) && wb_full_fsync(fd) == 0
         close(fd)
         guard ok, rename(tmp, path) == 0 else {
             unlink(tmp)
@@ -92,15 +88,3 @@ struct MachineSettings: Equatable {
     }
 }
 
-/// Writes all of `bytes` to `fd`, retrying short writes and EINTR; false on failure (errno set).
-func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-    bytes.withUnsafeBytes { b -> Bool in
-        var off = 0
-        while off < b.count {
-            let n = write(fd, b.baseAddress! + off, b.count - off)
-            if n < 0 { if errno == EINTR { continue }; return false }
-            off += n
-        }
-        return true
-    }
-}

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import JSON
 import Synchronization
+import SystemSupport
 import Workspace
 
 /// Moves or copies the workspace between the local and the cloud root, verified and resumable.
@@ -77,7 +78,7 @@ public struct Migration: Sendable {
 
     public func run(isCancelled: @escaping @Sendable () -> Bool,
                     progress: @escaping @Sendable (Progress) -> Void) throws(WorkspaceError) -> Report {
-        let started = MonotonicNanos.now()
+        let started = MonotonicClock.nanos()
         let from: StorageLocation = options.to == .local ? .cloud : .local
         let pending = manager.settings.pendingMigration.flatMap(PendingMigration.init)
         if manager.location == options.to && pending == nil {
@@ -85,7 +86,7 @@ public struct Migration: Sendable {
             // nothing to copy, nothing to switch. Success, and the report says why.
             var report = Report()
             report.alreadyActive = true
-            report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
+            report.durationMs = Int((MonotonicClock.nanos() - started) / 1_000_000)
             return report
         }
         let source = try manager.workspace(from)
@@ -135,7 +136,7 @@ public struct Migration: Sendable {
         if options.dryRun {
             report.copied = files.count - done.count - conflicts.count
             report.bytes = needed
-            report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
+            report.durationMs = Int((MonotonicClock.nanos() - started) / 1_000_000)
             return report
         }
 
@@ -144,7 +145,7 @@ public struct Migration: Sendable {
         if !resuming {
             try manager.update { s in
                 s.pendingMigration = ["to": .string(options.to.rawValue), "mode": .string(options.mode.rawValue),
-                                      "startedAt": .string(Timestamp.iso8601(nanos: Self.wallNanos())),
+                                      "startedAt": .string(Timestamp.iso8601(nanos: WallClock.nanos())),
                                       "filesTotal": .int(Int64(files.count)), "filesDone": 0]
             }
         }
@@ -220,7 +221,7 @@ public struct Migration: Sendable {
             SettingsStore(rootPath: source.rootPath, device: "").removeAll()
             AgentDataMigration.removeCarried(agentData, from: source.rootPath)
         }
-        report.durationMs = Int((MonotonicNanos.now() - started) / 1_000_000)
+        report.durationMs = Int((MonotonicClock.nanos() - started) / 1_000_000)
         return report
     }
 
@@ -270,26 +271,12 @@ public struct Migration: Sendable {
         return statvfs(path, &vfs) == 0 ? Int64(vfs.f_bavail) * Int64(vfs.f_frsize) : 0
     }
 
-    static func wallNanos() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
-    }
-
     /// After a move, the source's folders that are now empty are removed (deepest first).
     static func removeEmptyFolders(_ ws: Workspace) {
         let folders = (try? ws.folders()) ?? []
         for f in folders.sorted(by: { $0.components.count > $1.components.count }) {
             try? ws.delete(f, recursive: false)
         }
-    }
-}
-
-enum MonotonicNanos {
-    static func now() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }
 

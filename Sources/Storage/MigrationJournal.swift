@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CWorkspaceShims
 import JSON
+import SystemSupport
 import Workspace
 
 /// The per-machine record of a migration's finished files: one JSON line per file, appended
@@ -35,14 +36,7 @@ struct MigrationJournal {
         let fd = Sys.openRegularHost(file, flags: O_RDONLY)
         guard fd >= 0 else { return out }
         defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = read(fd, &buf, buf.count)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            bytes += buf[0..<n]
-        }
+        let bytes = FileIO.readToEnd(fd) ?? []
         for line in bytes.split(separator: 10) {
             guard let j = try? JSONCodec.decode(Array(line)), let path = j["path"]?.stringValue,
                 let outcome = j["outcome"]?.stringValue
@@ -71,7 +65,7 @@ struct MigrationJournal {
         if let s = e.sha256 { o["sha256"] = .string(s) }
         var line = JSONCodec.encode(.object(o))
         line.append(10)
-        guard writeAll(fd, line) else { throw WorkspaceError(.ioError, "cannot write the migration journal: errno \(errno)") }
+        guard FileIO.writeAll(fd, line) else { throw WorkspaceError(.ioError, "cannot write the migration journal: errno \(errno)") }
     }
 
     /// Makes every appended entry durable.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 /// A hybrid logical clock reading: wall time in milliseconds, a counter for writes within one
 /// millisecond (or made after seeing a clock ahead of ours), and the writing device.
@@ -35,11 +36,7 @@ public struct SettingsClock: Sendable, Hashable, Comparable, CustomStringConvert
     }
 
     /// Milliseconds since 1970 by the system's real-time clock.
-    public static func wallNow() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    public static func wallNow() -> Int64 { WallClock.nanos() / 1_000_000 }
 
     public var description: String { "\(wallMs).\(counter)@\(device)" }
 }

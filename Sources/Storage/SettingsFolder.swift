@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CWorkspaceShims
+import SystemSupport
 import Workspace
 
 /// The folder `<root>/.workspace/settings/` on disk: one file per device, plus any conflict copies
@@ -72,15 +73,7 @@ struct SettingsFolder {
         defer { posixClose(f) }
         var st = stat()
         guard fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size <= 16 << 20 else { return nil }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let n = posixRead(f, &buf, buf.count)
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { return nil }
-            if n == 0 { return out }
-            out += buf[0..<n]
-        }
+        return FileIO.readToEnd(f)
     }
 
     /// Replaces `name` with `bytes` crash-safely.
@@ -88,15 +81,7 @@ struct SettingsFolder {
         let tmp = Self.tempName(for: name)
         let f = openat(fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard f >= 0 else { throw .io("cannot create", errno: errno, path: path + "/" + tmp) }
-        var ok = bytes.withUnsafeBytes { b -> Bool in
-            var off = 0
-            while off < b.count {
-                let n = posixWrite(f, b.baseAddress! + off, b.count - off)
-                if n < 0 { if errno == EINTR { continue }; return false }
-                off += n
-            }
-            return true
-        }
+        var ok = FileIO.writeAll(f, bytes)
         ok = ok && wb_full_fsync(f) == 0
         let e = errno
         posixClose(f)
@@ -134,8 +119,6 @@ struct SettingsFolder {
 }
 
 private func posixClose(_ fd: Int32) { _ = close(fd) }
-private func posixRead(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, buf, n) }
-private func posixWrite(_ fd: Int32, _ buf: UnsafeRawPointer, _ n: Int) -> Int { write(fd, buf, n) }
 
 /// `open(2)` of a folder relative to `dir`, refusing a link at the last component unless `follow`.
 private func openFolder(_ name: String, at dir: Int32, follow: Bool) -> Int32 {

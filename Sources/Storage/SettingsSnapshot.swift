@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 import Workspace
 
 /// The merged view of every device's settings file at one moment.

@@ -1,4 +1,5 @@
 import Synchronization
+import SystemSupport
 
 /// Searches a list of files on every core and merges the results in list order.
 ///

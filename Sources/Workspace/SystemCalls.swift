@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CWorkspaceShims
+import SystemSupport
 
 /// An owned file descriptor, closed when the value is dropped.
 final class FileDescriptor: @unchecked Sendable {
@@ -51,40 +52,17 @@ public enum Sys {
 
     /// Writes all of `bytes` to `fd` (looping over short writes).
     static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws(WorkspaceError) {
-        var off = 0
-        while off < bytes.count {
-            let n = write(fd, bytes.baseAddress! + off, bytes.count - off)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw .errno(errno, "write", path: path)
-            }
-            off += n
-        }
+        guard FileIO.writeAll(fd, bytes) else { throw .errno(errno, "write", path: path) }
     }
 
     /// Reads up to `count` bytes at `offset` (looping over short reads) into a new array.
     static func pread(_ fd: Int32, count: Int, offset: Int64, path: String) throws(WorkspaceError) -> [UInt8] {
-        var failure: Int32 = 0
-        let out = [UInt8](unsafeUninitializedCapacity: count) { buf, filled in
-            var got = 0
-            while got < count {
-                let n = Glibc_pread(fd, buf.baseAddress! + got, count - got, off_t(offset) + off_t(got))
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    break
-                }
-                if n == 0 { break }
-                got += n
-            }
-            filled = got
-        }
-        if failure != 0 { throw .errno(failure, "read", path: path) }
-        return out
+        guard let bytes = FileIO.pread(fd, count: count, offset: offset) else { throw .errno(errno, "read", path: path) }
+        return bytes
     }
 
     static func read(_ fd: Int32, _ buf: UnsafeMutableRawBufferPointer) -> Int {
-        systemRead(fd, buf.baseAddress, buf.count)
+        FileIO.read(fd, into: buf)
     }
 
     static func fsync(_ fd: Int32, path: String) throws(WorkspaceError) {
@@ -115,11 +93,6 @@ public enum Sys {
 }
 
 @inline(__always)
-private func Glibc_pread(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int, _ off: off_t) -> Int {
-    pread(fd, buf, n, off)
-}
-
-@inline(__always)
 private func Glibc_fstat(_ fd: Int32, _ st: inout stat) -> Int32 {
     fstat(fd, &st)
 }
@@ -145,9 +118,6 @@ extension stat {
         #endif
     }
 }
-
-@inline(__always)
-private func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
 
 extension String {
     /// A string from a NUL-terminated C buffer.

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 /// A typed failure of a workspace operation. `code` names the reason in the protocol schema's
 /// enumeration (`data.code`); `path` is the workspace-relative path it concerns.
@@ -74,7 +75,7 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
         case ENAMETOOLONG: return WorkspaceError(.invalidPath, "\(shown) is too long", path: path)
         case EFBIG: return WorkspaceError(.tooLarge, "\(shown) would be too large", path: path)
         default:
-            return WorkspaceError(.ioError, "cannot \(operation) \(shown): \(String(cString: strerror(e))) (errno \(e))",
+            return WorkspaceError(.ioError, "cannot \(operation) \(shown): \(describeErrno(e))",
                                   path: path, details: ["errno": .int(Int64(e))])
         }
     }

@@ -4,30 +4,14 @@ import Glibc
 import Darwin
 #endif
 import BridgeServer
+import CWorkspaceShims
 import JSON
 import JSONRPC
 import Logging
-import Workspace
 
-/// Starts the server process: protects stdout, sets up logging, serves stdin/stdout, exits.
-struct ServerMain {
-    var localRoot: String?
-    var cloudRoot: String?
-    var configDir: String?
-    var framing: FramingMode
-    var maxMessageBytes: Int
-    var logLevel: Logger.Level
-    var logFile: String?
-    var enableDebugMethods: Bool
-    var forceMCP = false
-    var mcpSession: String?
-    /// The layout of a root used for the first time (`--template`).
-    var template: WorkspaceTemplate?
-    /// Seconds one write to a client that reads nothing may block before the process ends; 0: never.
-    var outputStallTimeout = 60
-    /// Seconds of idleness after which memory is given back (`IdleMemory`); 0: never.
-    var idleReleaseAfter: Double = 1
-
+/// Starts the server process from its configuration: protects stdout, sets up logging, serves
+/// stdin/stdout, exits.
+enum ServerMain {
     struct StartupError: Error, CustomStringConvertible {
         var description: String
         init(_ d: String) { description = d }
@@ -45,7 +29,7 @@ struct ServerMain {
         return env
     }
 
-    func run() throws -> Never {
+    static func run(_ configuration: ServerConfiguration) throws -> Never {
         // fd 1 is for protocol bytes only: keep a private copy for the protocol and point fd 1
         // at stderr, so stray prints from any library can never corrupt the stream.
         let protocolOut = dup(1)
@@ -56,38 +40,40 @@ struct ServerMain {
         JSONCodec.prepareForThreads()
 
         var fileFD: Int32?
-        if let logFile {
+        if let logFile = configuration.logFile {
             let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw StartupError("cannot open --log-file \(logFile)") }
             fileFD = fd
         }
         let sink = ClientLogSink()
-        let level = logLevel
+        let level = configuration.logLevel
         let logFD = fileFD
         LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
         let logger = Logger(label: "workspace-bridge")
 
-        let server = BridgeServer(
-            configuration: {
-                var c = ServerConfiguration(localRoot: localRoot, cloudRoot: cloudRoot, maxMessageBytes: maxMessageBytes,
-                                            enableDebugMethods: enableDebugMethods, environment: Self.environment())
-                c.configDirectory = configDir
-                c.forceMCP = forceMCP
-                c.mcpSession = mcpSession
-                c.template = template
-                return c
-            }(),
-            logSink: sink, logger: logger)
+        let server = BridgeServer(configuration: configuration, logSink: sink, logger: logger)
         let connection = Connection(
             input: 0, output: protocolOut,
-            options: Connection.Options(framing: framing, maxMessageBytes: maxMessageBytes,
-                                        outputStallTimeout: outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil,
-                                        idleAfter: idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil,
-                                        onIdle: { IdleMemory.release(logger: logger) }),
+            options: Connection.Options(framing: configuration.framing, maxMessageBytes: configuration.maxMessageBytes,
+                                        outputStallTimeout: configuration.outputStallTimeout,
+                                        idleAfter: configuration.idleReleaseAfter,
+                                        onIdle: { releaseIdleMemory(logger) }),
             router: server, logger: logger)
         sink.attach(connection)
         let code = connection.run()
         connection.output.flushNow()
         exit(code)
+    }
+
+    /// Gives memory back once the connection is idle (`--idle-release-after`): the trick lives
+    /// in `wb_release_idle_memory` (CWorkspaceShims/idle_memory.c; Tests/e2e/test_idle_memory.py).
+    /// Runs on the reading thread with no request in flight.
+    private static func releaseIdleMemory(_ logger: Logger) {
+        let bytes = wb_release_idle_memory()
+        if bytes >= 0 {
+            logger.debug("idle: released the mappings of \(bytes >> 10) KiB of code and trimmed the heap")
+        } else {
+            logger.debug("idle: memory not released (errno \(errno))")
+        }
     }
 }

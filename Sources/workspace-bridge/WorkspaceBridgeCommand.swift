@@ -1,6 +1,7 @@
 import ArgumentParser
 import BridgeServer
 
+/// The command line: `serve` (the default) and `mcp`, parsed by swift-argument-parser alone.
 @main
 struct WorkspaceBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -17,17 +18,4 @@ struct WorkspaceBridgeCommand: ParsableCommand {
         subcommands: [Serve.self, MCP.self],
         defaultSubcommand: Serve.self
     )
-
-    /// Starts the server straight from the usual command lines (`FastArguments`); everything
-    /// else goes through swift-argument-parser.
-    static func main() {
-        if let fast = FastArguments.parse(Array(CommandLine.arguments.dropFirst())) {
-            do {
-                try fast.arguments.main(forceMCP: fast.mcp, session: fast.session).run()
-            } catch {
-                exit(withError: error)
-            }
-        }
-        main(nil)
-    }
 }

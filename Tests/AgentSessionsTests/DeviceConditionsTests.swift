@@ -91,16 +91,6 @@ struct BuildingBlockTests {
         #expect(CRC32C.checksum(Array(repeating: 0, count: 32)) == 0x8A91_36AA)
     }
 
-    @Test("timestamps are ISO 8601 UTC with milliseconds", arguments: [
-        (Int64(0), "1970-01-01T00:00:00.000Z"),
-        (Int64(951_782_400_123_456_789), "2000-02-29T00:00:00.123Z"),
-        (Int64(1_750_000_000_999_000_000), "2025-06-15T15:06:40.999Z"),
-        (Int64(-1_000_000), "1969-12-31T23:59:59.999Z"),
-    ])
-    func iso8601(_ nanos: Int64, _ expected: String) {
-        #expect(Timestamp.iso8601(nanos) == expected)
-    }
-
     @Test("a journal line carries its checksum and fails verification after any flipped bit")
     func lineFormat() {
         let line = JournalLine.encode(["t": "msg", "text": "a\nb"])

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CWorkspaceShims
 import JSON
+import SystemSupport
 import Testing
 @testable import AgentSessions
 
@@ -22,9 +23,9 @@ struct PerformanceTests {
         }
         let idle = try store.create()
 
-        let start = monotonicNanos()
+        let start = MonotonicClock.nanos()
         let moved = store.backgroundAll()
-        let ms = Double(monotonicNanos() - start) / 1e6
+        let ms = Double(MonotonicClock.nanos() - start) / 1e6
 
         print("backgroundAll: 100 sessions in \(ms) ms (\(isReleaseBuild() ? "release" : "debug"))")
         #expect(ms < 1000)
@@ -53,17 +54,17 @@ struct PerformanceTests {
 
         var best = UInt64.max
         for _ in 0..<5 {
-            let start = monotonicNanos()
+            let start = MonotonicClock.nanos()
             let loaded = try SessionLoader.load(folder: f.folder(s.id), id: s.id)
-            best = min(best, monotonicNanos() - start)
+            best = min(best, MonotonicClock.nanos() - start)
             #expect(loaded?.data?.messages.count == 10_000)
         }
-        let fullStart = monotonicNanos()
+        let fullStart = MonotonicClock.nanos()
         _ = try SessionLoader.load(folder: f.folder(s.id), id: s.id, useSnapshot: false)
-        let full = Double(monotonicNanos() - fullStart) / 1e6
-        let storeStart = monotonicNanos()
+        let full = Double(MonotonicClock.nanos() - fullStart) / 1e6
+        let storeStart = MonotonicClock.nanos()
         let tail = try f.store().resume(id: s.id).messagesTail
-        let resume = Double(monotonicNanos() - storeStart) / 1e6
+        let resume = Double(MonotonicClock.nanos() - storeStart) / 1e6
 
         let ms = Double(best) / 1e6
         print("recovery: 10,000 messages (\(size / 1024) KiB journal) in \(ms) ms with the snapshot, \(full) ms replaying "
@@ -88,13 +89,13 @@ struct PerformanceTests {
         var ours: [UInt64] = []
         var bare: [UInt64] = []
         for _ in 0..<200 {
-            var t = monotonicNanos()
+            var t = MonotonicClock.nanos()
             _ = try store.appendMessages(id: s.id, messages: [message])
-            ours.append(monotonicNanos() - t)
-            t = monotonicNanos()
+            ours.append(MonotonicClock.nanos() - t)
+            t = MonotonicClock.nanos()
             _ = line.withUnsafeBytes { Disk.writeAll(fd, $0) }
             _ = wb_full_fsync(fd)
-            bare.append(monotonicNanos() - t)
+            bare.append(MonotonicClock.nanos() - t)
         }
 
         let p50 = { (x: [UInt64]) in Double(x.sorted()[x.count / 2]) / 1000 }

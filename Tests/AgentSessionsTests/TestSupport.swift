@@ -92,11 +92,6 @@ func session(in state: SessionState, _ store: SessionStore) throws -> Session {
 
 func text(_ s: String) -> MessageInput { MessageInput(role: .user, content: .string(s)) }
 
-func monotonicNanos() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-}
 
 func isReleaseBuild() -> Bool {
     #if DEBUG

@@ -5,6 +5,7 @@ import Darwin
 #endif
 @testable import FileWatching
 import Synchronization
+import SystemSupport
 import Testing
 
 @Suite("FileWatcher on a real directory tree", .serialized)
@@ -15,19 +16,19 @@ struct FileWatcherTests {
         let c = Collector()
         let watcher = try startWatcher(dir, c); defer { watcher.stop() }
 
-        var start = monotonicNanos()
+        var start = MonotonicClock.nanos()
         writeFile(dir.at("f.txt"), "one")
         #expect(c.waitFor(created("f.txt"), milliseconds: 500), "\(c.batches)")
         #expect(milliseconds(since: start) < 500)
 
         usleep(100_000)
-        start = monotonicNanos()
+        start = MonotonicClock.nanos()
         appendFile(dir.at("f.txt"), "two")
         #expect(c.waitFor(changed("f.txt"), milliseconds: 500), "\(c.batches)")
         #expect(milliseconds(since: start) < 500)
 
         usleep(100_000)
-        start = monotonicNanos()
+        start = MonotonicClock.nanos()
         unlink(dir.at("f.txt"))
         #expect(c.waitFor(deleted("f.txt"), milliseconds: 500), "\(c.batches)")
         #expect(milliseconds(since: start) < 500)

@@ -5,6 +5,7 @@ import Darwin
 #endif
 @testable import FileWatching
 import Synchronization
+import SystemSupport
 
 /// A temporary directory (mkdtemp) removed with everything in it on `remove()`.
 struct TempDir {
@@ -44,8 +45,8 @@ final class Collector: Sendable {
     /// Waits up to `milliseconds` for `condition` over all changes so far.
     @discardableResult
     func wait(milliseconds: Int = 2000, until condition: ([FileChange]) -> Bool) -> Bool {
-        let deadline = monotonicNanos() + UInt64(milliseconds) * 1_000_000
-        while monotonicNanos() < deadline {
+        let deadline = MonotonicClock.nanos() + UInt64(milliseconds) * 1_000_000
+        while MonotonicClock.nanos() < deadline {
             if condition(changes) { return true }
             usleep(5_000)
         }
@@ -57,8 +58,8 @@ final class Collector: Sendable {
     }
 
     func waitForOverflow(milliseconds: Int = 2000) -> Bool {
-        let deadline = monotonicNanos() + UInt64(milliseconds) * 1_000_000
-        while monotonicNanos() < deadline && overflows == 0 { usleep(5_000) }
+        let deadline = MonotonicClock.nanos() + UInt64(milliseconds) * 1_000_000
+        while MonotonicClock.nanos() < deadline && overflows == 0 { usleep(5_000) }
         return overflows > 0
     }
 }
@@ -132,4 +133,4 @@ func removeTree(_ path: String) {
     rmdir(path)
 }
 
-func milliseconds(since start: UInt64) -> Double { Double(monotonicNanos() - start) / 1e6 }
+func milliseconds(since start: UInt64) -> Double { Double(MonotonicClock.nanos() - start) / 1e6 }

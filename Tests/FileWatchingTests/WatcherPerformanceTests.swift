@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 @testable import FileWatching
+import SystemSupport
 import Testing
 
 /// In the serialized suite so the timing tests never share the two cores with these.
@@ -16,7 +17,7 @@ extension FileWatcherTests {
             for j in 0..<99 { mkdir(dir.at("d\(i)/e\(j)"), 0o755) }
         }
         let c = Collector()
-        let start = monotonicNanos()
+        let start = MonotonicClock.nanos()
         let watcher = try startWatcher(dir, c); defer { watcher.stop() }
         let elapsed = milliseconds(since: start)
         #expect(elapsed < 600, "initial walk took \(elapsed) ms")
@@ -31,7 +32,7 @@ extension FileWatcherTests {
         let c = Collector()
         let watcher = try startWatcher(dir, c)
         for i in 0..<100 { mkdir(dir.at("p\(i)"), 0o755) }
-        let start = monotonicNanos()
+        let start = MonotonicClock.nanos()
         for i in 0..<100_000 {
             let fd = open(dir.at("p\(i % 100)/f\(i)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
             close(fd)

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import JSON
 import JSONRPC
+import SystemSupport
 import Testing
 
 private func result(_ m: JSON?) -> JSON? { m?["result"] }

@@ -8,6 +8,7 @@ import JSON
 import JSONRPC
 import Logging
 import Synchronization
+import SystemSupport
 import Testing
 
 /// A router over a fixed method table, for connection tests.

@@ -1,0 +1,117 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The loops every module needs around read(2) and write(2): they retry on EINTR and go on
+/// after a short transfer. Failures are `false` or `nil` with `errno` set; each module turns
+/// that into its own typed error.
+public enum FileIO {
+    /// Writes all of `bytes` at `offset` (pwrite), or at the current position when nil.
+    public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n: Int
+            if let offset {
+                n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            } else {
+                n = write(fd, bytes.baseAddress! + done, bytes.count - done)
+            }
+            if n < 0 { if errno == EINTR { continue }; return false }
+            done += n
+        }
+        return true
+    }
+
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { writeAll(fd, $0) }
+    }
+
+    /// Reads into `buffer` once (retrying on EINTR): the bytes read, 0 at the end, -1 on failure.
+    public static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        while true {
+            let n = systemRead(fd, buffer.baseAddress, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            return n
+        }
+    }
+
+    /// Up to `count` bytes at `offset`; fewer only where the file ends.
+    public static func pread(_ fd: Int32, count: Int, offset: Int64) -> [UInt8]? {
+        var failed = false
+        let out = [UInt8](unsafeUninitializedCapacity: count) { buf, filled in
+            var got = 0
+            while got < count {
+                let n = systemPread(fd, buf.baseAddress! + got, count - got, off_t(offset) + off_t(got))
+                if n < 0 { if errno == EINTR { continue }; failed = true; break }
+                if n == 0 { break }
+                got += n
+            }
+            filled = got
+        }
+        return failed ? nil : out
+    }
+
+    /// Everything from the current position to the end of the file.
+    public static func readToEnd(_ fd: Int32) -> [UInt8]? {
+        var st = stat()
+        var capacity = fstat(fd, &st) == 0 ? max(Int(st.st_size) + 1, 4096) : 65536
+        var out = [UInt8]()
+        while true {
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: capacity - start))
+            let got = out.withUnsafeMutableBytes { b -> Int in
+                var at = start
+                while at < b.count {
+                    let n = read(fd, into: UnsafeMutableRawBufferPointer(rebasing: b[at...]))
+                    if n < 0 { return -1 }
+                    if n == 0 { break }
+                    at += n
+                }
+                return at
+            }
+            if got < 0 { return nil }
+            if got < capacity { out.removeSubrange(got...); return out }
+            capacity *= 2
+        }
+    }
+
+    /// The names in a folder, without `.` and `..`, in the order the file system gives them.
+    public static func names(inFolder path: String) -> [String]? {
+        guard let d = opendir(path) else { return nil }
+        defer { closedir(d) }
+        var names: [String] = []
+        while let e = readdir(d) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// Flushes a folder's entries (new, renamed and removed names) to stable storage.
+    @discardableResult
+    public static func syncFolder(_ path: String) -> Bool {
+        let d = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard d >= 0 else { return false }
+        defer { close(d) }
+        return fsync(d) == 0
+    }
+}
+
+/// `strerror`'s text with the number, as every error message shows it: "No such file or
+/// directory (errno 2)".
+public func describeErrno(_ code: Int32) -> String {
+    guard let s = strerror(code) else { return "errno \(code)" }
+    return String(cString: s) + " (errno \(code))"
+}
+
+@inline(__always)
+private func systemRead(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
+
+@inline(__always)
+private func systemPread(_ fd: Int32, _ buf: UnsafeMutableRawPointer, _ n: Int, _ off: off_t) -> Int {
+    pread(fd, buf, n, off)
+}

@@ -1,0 +1,75 @@
+import ArgumentParser
+import BridgeServer
+import JSONRPC
+import Logging
+import Storage
+import Workspace
+
+extension FramingMode: ExpressibleByArgument {}
+extension WorkspaceTemplate: ExpressibleByArgument {}
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// The options shared by `serve` and `mcp`: each one declared here once, with its default and
+/// its rule, and mapped once into the `ServerConfiguration` the server runs with.
+struct ServerOptions: ParsableArguments {
+    @Option(help: "The local workspace root.")
+    var localRoot: String?
+
+    @Option(help: "The cloud workspace root: a folder kept in sync by iCloud Drive, Syncthing, Nextcloud, Dropbox, Unison or rclone.")
+    var cloudRoot: String?
+
+    @Option(help: "Use the iCloud Drive container with this identifier (e.g. iCloud.com.example.app) as the cloud root (Apple systems).")
+    var icloudContainer: String?
+
+    @Option(help: "Where per-machine settings (the storage choice) are kept; default $XDG_CONFIG_HOME/workspace-bridge.")
+    var configDir: String?
+
+    @Option(help: "The layout a root gets the first time it is used: default (journals, research, chats, context.md) or atome (Projects, Exports, Recordings, Templates, README.txt).")
+    var template: WorkspaceTemplate?
+
+    @Option(help: "Message framing: auto (decided by the first byte), lsp (Content-Length) or ndjson.")
+    var framing: FramingMode = .auto
+
+    @Option(help: "The largest message accepted, in bytes; larger ones are answered with an error and skipped.")
+    var maxMessageBytes: Int = 64 << 20
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    @Option(help: "Also append logs to this file.")
+    var logFile: String?
+
+    @Option(help: "Seconds a client may read none of the server's output while it waits, before the server disconnects (exit status 1); 0 waits for ever.")
+    var outputStallTimeout: Int = 60
+
+    @Option(help: "Seconds with no input and no request in flight after which the server gives memory back (its code pages and free heap: see docs/decisions.md); 0 never does.")
+    var idleReleaseAfter: Double = 1
+
+    @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
+    var enableDebugMethods = false
+
+    func validate() throws {
+        guard maxMessageBytes > 0 else { throw ValidationError("--max-message-bytes must be positive") }
+        guard outputStallTimeout >= 0 else { throw ValidationError("--output-stall-timeout must not be negative") }
+        guard idleReleaseAfter >= 0, idleReleaseAfter.isFinite else {
+            throw ValidationError("--idle-release-after must be a non-negative number of seconds")
+        }
+    }
+
+    /// What the server runs with; `mcp` serves MCP over NDJSON whatever `--framing` says.
+    func configuration(mcp: Bool = false, session: String? = nil, environment: [String: String] = [:]) -> ServerConfiguration {
+        let cloud = cloudRoot ?? icloudContainer.map { ICloudContainer.documentsPath(identifier: $0) ?? "/nonexistent/icloud/\($0)" }
+        var c = ServerConfiguration(localRoot: localRoot, cloudRoot: cloud, maxMessageBytes: maxMessageBytes,
+                                    enableDebugMethods: enableDebugMethods, environment: environment)
+        c.configDirectory = configDir
+        c.template = template
+        c.forceMCP = mcp
+        c.mcpSession = session
+        c.framing = mcp ? .ndjson : framing
+        c.logLevel = logLevel
+        c.logFile = logFile
+        c.outputStallTimeout = outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil
+        c.idleReleaseAfter = idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil
+        return c
+    }
+}
