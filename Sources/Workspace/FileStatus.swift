@@ -48,15 +48,21 @@ public struct FileStatus: Sendable, Equatable {
         return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 
+    /// The etag of an entry: a hash of its `stat` as sixteen lowercase hex digits.
     static func etag(_ st: stat) -> String {
-        String(unsafeUninitializedCapacity: 16) { b in
-            writeEtag(etagHash(st), into: b.baseAddress!)
+        var v = etagHash(st)
+        return String(unsafeUninitializedCapacity: 16) { b in
+            for i in stride(from: 15, through: 0, by: -1) {
+                let d = UInt8(v & 0xf)
+                b[i] = d < 10 ? 48 + d : 87 + d
+                v >>= 4
+            }
             return 16
         }
     }
 
     /// The hash behind an etag.
-    static func etagHash(_ st: stat) -> UInt64 {
+    private static func etagHash(_ st: stat) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ v: UInt64) {
             var x = v
@@ -72,20 +78,10 @@ public struct FileStatus: Sendable, Equatable {
         mix(UInt64(bitPattern: st.modifiedNanos))
         return h
     }
-
-    /// Writes an etag (`hash` as sixteen lowercase hex digits) into 16 bytes at `b`.
-    public static func writeEtag(_ hash: UInt64, into b: UnsafeMutablePointer<UInt8>) {
-        var v = hash
-        for i in stride(from: 15, through: 0, by: -1) {
-            let d = UInt8(v & 0xf)
-            b[i] = d < 10 ? 48 + d : 87 + d
-            v >>= 4
-        }
-    }
 }
 
-/// Timestamps as ISO 8601 UTC strings with milliseconds ("2026-11-22T11:20:00.123Z"), written
-/// straight into 24 bytes (listings format one per entry, so this is on a hot path).
+/// Timestamps as ISO 8601 UTC strings with milliseconds ("2026-11-22T11:20:00.123Z"), built in
+/// place (listings format one per entry, so this is on a hot path).
 public enum Timestamp {
     public static func iso8601(nanos: Int64) -> String {
         String(unsafeUninitializedCapacity: 24) { b in
@@ -95,7 +91,7 @@ public enum Timestamp {
     }
 
     /// Writes the 24 bytes of `iso8601(nanos:)` at `b`.
-    public static func write(nanos: Int64, into b: UnsafeMutablePointer<UInt8>) {
+    private static func write(nanos: Int64, into b: UnsafeMutablePointer<UInt8>) {
         // Floor division: times before 1970 count back from the earlier second.
         var secs = nanos / 1_000_000_000
         var sub = nanos % 1_000_000_000
