@@ -123,10 +123,13 @@ enum LargeValues {
 
     /// `dump(k)` for each part `k` in `0..<parts`, each on its own thread.
     private static func dumpParts(_ parts: Int, _ dump: @escaping (Int) -> [UInt8]) -> [[UInt8]] {
-        let results = Results(parts)
         let work = Unchecked(dump)
-        DispatchQueue.concurrentPerform(iterations: parts) { k in results.set(k, work.value(k)) }
-        return results.take()
+        return [[UInt8]](unsafeUninitializedCapacity: parts) { slots, count in
+            // Each thread initialises exactly its own slot; all have finished when this returns.
+            let base = Unchecked(slots.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: parts) { k in (base.value + k).initialize(to: work.value(k)) }
+            count = parts
+        }
     }
 
     /// Byte offsets that cut `bytes` into about `parts` runs of about equal size, each cut at
@@ -153,22 +156,7 @@ enum LargeValues {
         }
     }
 
-    /// One slot per part, each written by exactly one thread, read after all have finished.
-    private final class Results: @unchecked Sendable {
-        private let slots: UnsafeMutableBufferPointer<[UInt8]>
-        init(_ n: Int) {
-            slots = .allocate(capacity: n)
-            slots.initialize(repeating: [])
-        }
-        func set(_ k: Int, _ v: [UInt8]) { slots[k] = v }
-        func take() -> [[UInt8]] { Array(slots) }
-        deinit {
-            _ = slots.deinitialize()
-            slots.deallocate()
-        }
-    }
-
-    /// A value only read by the threads of one `concurrentPerform`.
+    /// A value shared with the threads of one `concurrentPerform` (each uses its own part of it).
     private struct Unchecked<T>: @unchecked Sendable {
         let value: T
         init(_ value: T) { self.value = value }
