@@ -7,7 +7,7 @@ not run).
 """
 import statistics
 
-CALL_TARGET = 20    # tools/call read_file round trips per second: at least 20x the peer's
+CALL_TARGET = 8     # tools/call read_file round trips per second: at least 8x the peer's, default placement (issue 15)
 SPAWN_TARGET = 50   # spawn -> initialize answered: at least 50x faster than the peer
 PLACEMENTS = [("", "default placement", "the scheduler places client and server"),
               ("-samecpu", "both on CPU 0", "`taskset -c 0` for the client and the server"),
@@ -82,7 +82,8 @@ def section(rows, w, fmt, status_text):
         bound = "" if not f_ or not p_ else f"; the floor allows at most {f_ / p_:.1f}x"
         targets.append((f"`tools/call read_file` of a 4 KiB file, round trips per second, vs the peer, {pname}",
                         "—" if r is None else f"{fmt(s_, 0)}/s vs {fmt(p_, 0)}/s = {r:.2f}x{bound}",
-                        f"≥ {CALL_TARGET}x", None if r is None else r >= CALL_TARGET))
+                        f"≥ {CALL_TARGET}x" if not sfx else "none set (judged in the default placement)",
+                        None if r is None or sfx else r >= CALL_TARGET))
     r = None if spawn["server"] in (None, 0) or spawn["peer"] is None else spawn["peer"] / spawn["server"]
     targets.append(("spawn → `initialize` answered, median of 20, vs the peer",
                     "—" if r is None else f"{fmt(spawn['server'], 1)} ms vs {fmt(spawn['peer'], 1)} ms = {r:.1f}x faster",

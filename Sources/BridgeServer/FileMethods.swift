@@ -169,7 +169,7 @@ enum FileMethods {
 
     /// A `listFiles` result: `{entries, nextCursor?}`.
     static func listResult(_ page: Workspace.ListPage) -> JSON {
-        var result: JSONObject = ["entries": .encoded(ListEntries.encoded(page.runs))]
+        var result: JSONObject = ["entries": .array(page.entries.map(\.entry))]
         if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
         return .object(result)
     }

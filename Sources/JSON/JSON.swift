@@ -4,9 +4,6 @@
 /// this module. Integers are kept exactly as 64-bit signed values (jansson's `json_int_t`),
 /// so ids and sizes beyond 2^53 round-trip without loss. Strings may contain NUL.
 /// Objects keep their insertion order, so encoded output is deterministic.
-///
-/// `encoded` is a value already written as JSON text (see `EncodedJSON`): encoding copies it
-/// in as it is, and the accessors below read it decoded. Equality compares it as text.
 public enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
@@ -15,7 +12,6 @@ public enum JSON: Sendable, Equatable {
     case string(String)
     case array([JSON])
     case object(JSONObject)
-    case encoded(EncodedJSON)
 }
 
 extension JSON {
@@ -30,19 +26,15 @@ extension JSON {
         case .string: "string"
         case .array: "array"
         case .object: "object"
-        case .encoded(let e): e.decoded().typeName
         }
     }
 
-    public var isNull: Bool { if case .null = plain { true } else { false } }
+    public var isNull: Bool { if case .null = self { true } else { false } }
 
-    /// The value itself, or what `encoded` text stands for.
-    private var plain: JSON { if case .encoded(let e) = self { e.decoded() } else { self } }
-
-    public var stringValue: String? { if case .string(let s) = plain { s } else { nil } }
-    public var boolValue: Bool? { if case .bool(let b) = plain { b } else { nil } }
+    public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
     public var intValue: Int64? {
-        switch plain {
+        switch self {
         case .int(let i): return i
         case .double(let d):
             // A number like 3.0 written by a JS client is still an integer.
@@ -52,18 +44,18 @@ extension JSON {
         }
     }
     public var doubleValue: Double? {
-        switch plain {
+        switch self {
         case .int(let i): Double(i)
         case .double(let d): d
         default: nil
         }
     }
-    public var arrayValue: [JSON]? { if case .array(let a) = plain { a } else { nil } }
-    public var objectValue: JSONObject? { if case .object(let o) = plain { o } else { nil } }
+    public var arrayValue: [JSON]? { if case .array(let a) = self { a } else { nil } }
+    public var objectValue: JSONObject? { if case .object(let o) = self { o } else { nil } }
 
     /// Member lookup for objects; `nil` for other types or missing keys.
     public subscript(key: String) -> JSON? {
-        if case .object(let o) = plain { return o[key] }
+        if case .object(let o) = self { return o[key] }
         return nil
     }
 }

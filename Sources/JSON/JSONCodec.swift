@@ -59,29 +59,38 @@ public enum JSONCodec {
         try decode(Array(text.utf8))
     }
 
-    /// Serialises `value` compactly. The output never contains a raw newline (jansson
-    /// escapes control characters), so it is safe for newline-delimited framing.
-    /// Non-finite doubles, which JSON cannot carry, are written as `null`.
+    /// Serialises `value` compactly: the one way the product writes JSON text, and jansson
+    /// writes every byte of it. The output never contains a raw newline (jansson escapes control
+    /// characters), so it is safe for newline-delimited framing. Non-finite doubles, which JSON
+    /// cannot carry, are written as `null`.
+    ///
+    /// Values too large for one core (long arrays, long strings: see `LargeValues`) are dumped by
+    /// jansson in parts on every core and the parts' text joined; the bytes are those of one
+    /// `json_dumpb` of the whole value (tested).
     public static func encode(_ value: JSON) -> [UInt8] {
-        encode(value, splittingArrays: true)
-    }
-
-    /// `encode`, with large arrays written on every core (`LargeArrays`) or not.
-    static func encode(_ value: JSON, splittingArrays: Bool) -> [UInt8] {
-        var bulk = BulkStrings()
-        let tree = value.makeJansson(&bulk, splittingArrays: splittingArrays)
-        defer { wb_json_decref(tree) }
-        let dumped = dump(tree, capacity: bulk.estimate + 16)
-        return bulk.strings.isEmpty ? dumped : bulk.splice(into: dumped)
+        encode(value, splitting: LargeValues.cores > 1)
     }
 
     public static func encodeString(_ value: JSON) -> String {
         String(decoding: encode(value), as: UTF8.self)
     }
 
+    /// `encode`, with large values dumped in parts on every core, or the whole tree in one dump.
+    static func encode(_ value: JSON, splitting: Bool) -> [UInt8] {
+        var tree = JanssonTree(splitting: splitting)
+        let root = tree.make(value)
+        if tree.ambiguous {
+            wb_json_decref(root)
+            return encode(value, splitting: false)
+        }
+        let dumped = dump(root, capacity: tree.estimate + 16)
+        wb_json_decref(root)
+        return tree.deferred.isEmpty ? dumped : LargeValues.splice(tree.deferred, into: dumped)
+    }
+
     /// One `json_dumpb` into a buffer of the estimated worst-case size (untouched pages of a large
     /// allocation cost nothing), so the tree is serialised once.
-    private static func dump(_ tree: UnsafeMutablePointer<json_t>, capacity estimate: Int) -> [UInt8] {
+    static func dump(_ tree: UnsafeMutablePointer<json_t>, capacity estimate: Int) -> [UInt8] {
         let flags = wb_json_dump_flags()
         var capacity = estimate
         while true {
@@ -126,82 +135,3 @@ extension JSONDecodeError {
     }
 }
 
-extension JSON {
-    /// Copies a jansson tree into a Swift value. jansson has already validated UTF-8.
-    init(jansson j: UnsafeMutablePointer<json_t>) {
-        switch wb_json_typeof(j) {
-        case JSON_OBJECT:
-            var o = JSONObject()
-            o.reserveCapacity(json_object_size(j))
-            var it = json_object_iter(j)
-            while let cur = it {
-                let key = String(
-                    decoding: UnsafeRawBufferPointer(start: json_object_iter_key(cur), count: json_object_iter_key_len(cur)),
-                    as: UTF8.self)
-                o.appendUnchecked(key, JSON(jansson: json_object_iter_value(cur)))
-                it = json_object_iter_next(j, cur)
-            }
-            self = .object(o)
-        case JSON_ARRAY:
-            let n = json_array_size(j)
-            var a = [JSON]()
-            a.reserveCapacity(n)
-            for i in 0..<n { a.append(JSON(jansson: json_array_get(j, i))) }
-            self = .array(a)
-        case JSON_STRING:
-            self = .string(String(
-                decoding: UnsafeRawBufferPointer(start: json_string_value(j), count: json_string_length(j)),
-                as: UTF8.self))
-        case JSON_INTEGER: self = .int(Int64(wb_json_integer_value(j)))
-        case JSON_REAL: self = .double(json_real_value(j))
-        case JSON_TRUE: self = .bool(true)
-        case JSON_FALSE: self = .bool(false)
-        default: self = .null
-        }
-    }
-
-    /// Builds a new jansson tree (reference count 1) for this value, swapping large strings for
-    /// placeholders and adding up an upper bound of the encoded size in `bulk`.
-    func makeJansson(_ bulk: inout BulkStrings, splittingArrays: Bool = false) -> UnsafeMutablePointer<json_t> {
-        switch self {
-        case .null: bulk.estimate += 5; return json_null()
-        case .bool(let b): bulk.estimate += 6; return b ? json_true() : json_false()
-        case .int(let i): bulk.estimate += 21; return json_integer(json_int_t(i))
-        case .double(let d): bulk.estimate += 26; return d.isFinite ? json_real(d) : json_null()
-        case .string(var s):
-            if s.utf8.count >= BulkStrings.threshold { s = bulk.placeholder(for: s) } else { bulk.estimate += s.utf8.count * 6 + 3 }
-            return s.withUTF8 { u in
-                json_stringn_nocheck(UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count)
-            }
-        case .encoded(let e):
-            var p = bulk.placeholder(forEncoded: e.bytes)
-            return p.withUTF8 { u in
-                json_stringn_nocheck(UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count)
-            }
-        case .array(let a):
-            if splittingArrays && LargeArrays.worthSplitting(a.count) {
-                var p = bulk.placeholder(forEncoded: LargeArrays.encode(a))
-                return p.withUTF8 { u in
-                    json_stringn_nocheck(UnsafeRawPointer(u.baseAddress!).assumingMemoryBound(to: CChar.self), u.count)
-                }
-            }
-            let arr = json_array()!
-            bulk.estimate += 2
-            for v in a { json_array_append_new(arr, v.makeJansson(&bulk, splittingArrays: splittingArrays)); bulk.estimate += 1 }
-            return arr
-        case .object(let o):
-            let obj = json_object()!
-            bulk.estimate += 2
-            for (k, v) in o.members {
-                var key = k
-                bulk.estimate += key.utf8.count * 6 + 4
-                key.withUTF8 { u in
-                    _ = json_object_setn_new_nocheck(
-                        obj, UnsafeRawPointer(u.baseAddress ?? UnsafePointer(bitPattern: 1)!).assumingMemoryBound(to: CChar.self), u.count,
-                        v.makeJansson(&bulk, splittingArrays: splittingArrays))
-                }
-            }
-            return obj
-        }
-    }
-}

@@ -62,15 +62,21 @@ public struct FileStatus: Sendable, Equatable {
         return String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 
+    /// The etag of an entry: a hash of its `stat` as sixteen lowercase hex digits.
     static func etag(_ st: stat) -> String {
-        String(unsafeUninitializedCapacity: 16) { b in
-            writeEtag(etagHash(st), into: b.baseAddress!)
+        var v = etagHash(st)
+        return String(unsafeUninitializedCapacity: 16) { b in
+            for i in stride(from: 15, through: 0, by: -1) {
+                let d = UInt8(v & 0xf)
+                b[i] = d < 10 ? 48 + d : 87 + d
+                v >>= 4
+            }
             return 16
         }
     }
 
     /// The hash behind an etag.
-    static func etagHash(_ st: stat) -> UInt64 {
+    private static func etagHash(_ st: stat) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
         func mix(_ v: UInt64) {
             var x = v
@@ -85,15 +91,5 @@ public struct FileStatus: Sendable, Equatable {
         mix(UInt64(truncatingIfNeeded: st.st_size))
         mix(UInt64(bitPattern: st.modifiedNanos))
         return h
-    }
-
-    /// Writes an etag (`hash` as sixteen lowercase hex digits) into 16 bytes at `b`.
-    public static func writeEtag(_ hash: UInt64, into b: UnsafeMutablePointer<UInt8>) {
-        var v = hash
-        for i in stride(from: 15, through: 0, by: -1) {
-            let d = UInt8(v & 0xf)
-            b[i] = d < 10 ? 48 + d : 87 + d
-            v >>= 4
-        }
     }
 }

@@ -20,26 +20,16 @@ extension Workspace {
     }
 
     public struct ListPage: Sendable {
-        /// The page's entries in order, folder by folder.
-        public var runs: [ListRun] = []
-        /// How many entries the runs hold.
-        public var count = 0
+        /// The page's entries in order, folder by folder, each with its full status.
+        public var entries: [FileStatus] = []
         /// Present when more entries follow: pass it back as `after`.
         public var next: WorkspacePath?
 
-        /// The entries with their full statuses, for callers that want them whole.
-        public var entries: [FileStatus] { runs.flatMap(\.statuses) }
+        /// How many entries the page holds.
+        public var count: Int { entries.count }
 
         /// The path of the last entry.
-        var lastPath: WorkspacePath? {
-            guard let run = runs.last, let e = run.entries.last else { return nil }
-            return run.folder.appending(e.name)
-        }
-
-        mutating func append(_ folder: WorkspacePath, _ entries: ArraySlice<DirectoryView.Entry>) {
-            guard !entries.isEmpty else { return }
-            runs.append(ListRun(folder: folder, entries: entries))
-        }
+        var lastPath: WorkspacePath? { entries.last?.path }
     }
 
     /// Lists a folder in a stable depth-first order (siblings sorted by their names' bytes),
@@ -85,8 +75,6 @@ extension Workspace {
             let compares = options.after.map { !($0 < path) } ?? false
             let perEntryPath = compares || options.glob != nil
             var ahead: [Int: ListPrefetch.Listing] = [:]
-            // Where the run of listed entries that goes on to the current one starts.
-            var runStart = entries.startIndex
             for i in entries.indices {
                 let entry = entries[i]
                 let isFolder = entry.stat.isDirectory
@@ -96,15 +84,11 @@ extension Workspace {
                 if listed, let glob = options.glob, !glob.matches(relativePath: relative(child!), name: entry.name) { listed = false }
                 if listed {
                     if page.count == options.limit {
-                        page.append(path, entries[runStart..<i])
                         page.next = page.lastPath
                         full = true
                         return
                     }
-                    page.count += 1
-                } else {
-                    page.append(path, entries[runStart..<i])
-                    runStart = i + 1
+                    page.entries.append(entry.status(at: child ?? path.appending(entry.name)))
                 }
                 guard isFolder, let child, enters(entry, at: child, depth: depth) else { continue }
                 if ahead[i] == nil {
@@ -115,12 +99,9 @@ extension Workspace {
                     for (k, j) in batch.enumerated() { ahead[j] = read[k] }
                 }
                 guard let sub = ahead.removeValue(forKey: i), sub.fd != nil else { continue }  // replaced or unreadable: listed, not entered
-                page.append(path, entries[runStart..<(i + 1)])
-                runStart = i + 1
                 try visit(sub, path: child, depth: depth + 1, page: &page, isCancelled: isCancelled)
                 if full { return }
             }
-            page.append(path, entries[runStart...])
         }
 
         /// Whether the walk goes into `entry`: a real folder (not a placeholder, not the

@@ -4,12 +4,13 @@ import Glibc
 import Darwin
 #endif
 @testable import BridgeServer
-import JSON
+@testable import JSON
 import Testing
 import Workspace
 
-/// `ListEntries.encoded` (the listing's fast entry writer) must write exactly the bytes of
-/// encoding `FileStatus.entry`, the plain definition of a listing entry, with jansson.
+/// A `listFiles` result is the plain entries (`FileStatus.entry`) encoded by jansson: every
+/// name, however tricky, comes back as it is on disk, and the bytes are those of one jansson dump
+/// of the whole result, also when a large page is dumped in parts on every core.
 @Suite("listFiles entries")
 struct ListEntriesTests {
     private func tempRoot() -> String {
@@ -37,7 +38,7 @@ struct ListEntriesTests {
         symlink("/etc/passwd", root + "/link")
     }
 
-    @Test("entries written from runs are the bytes jansson writes for FileStatus.entry, whole and in parts")
+    @Test("a page's entries carry tricky names exactly and encode as one jansson dump of the plain entries")
     func sameAsPlainDefinition() throws {
         let root = tempRoot()
         makeTree(root)
@@ -48,25 +49,23 @@ struct ListEntriesTests {
         let page = try ws.list(o)
         let entries = page.entries
         #expect(entries.count == 9 + 1 + 4 * (1 + 4 + 1 + 1))
-        #expect(page.runs.count > 1)
-        let expected = entries.map(\.entry)
-        let whole = ListEntries.encoded(page.runs)
-        #expect(whole.bytes == JSONCodec.encode(.array(expected)))
-        #expect(whole.decoded() == .array(expected))
-        // Parts that start and end mid-run (as the parallel halves do), joined in order.
-        for cuts in [[0, 1, entries.count], [0, 13, 14, entries.count], [0, entries.count - 1, entries.count]] {
-            let parts = zip(cuts, cuts.dropFirst()).map { lo, hi in
-                let w = RecordArrayWriter(keys: ListEntries.keys)
-                ListEntries.write(page.runs, from: lo, to: hi, into: w)
-                return w
-            }
-            #expect(EncodedJSON.array(parts) == whole)
+        let names = Set(entries.map(\.path.name))
+        for n in ["quo\"te", "back\\slash", "tab\there", "nl\nname", "caf\u{e9}.md", "\u{1F600}", "del\u{7F}", "deep\u{1}.txt"] {
+            #expect(names.contains(n), "\(n.debugDescription) listed")
         }
-        // As a member of a result, the text is spliced in as it is.
-        #expect(JSONCodec.encode(["entries": .encoded(whole), "n": 1]) == JSONCodec.encode(["entries": .array(expected), "n": 1]))
+        #expect(entries.contains { $0.path.string == "\u{e9}t\u{e9}/sub/deep\u{1}.txt" })
+        let result = FileMethods.listResult(page)
+        let bytes = JSONCodec.encode(result)
+        #expect(bytes == JSONCodec.encode(result, splitting: false))
+        #expect(try JSONCodec.decode(bytes) == ["entries": .array(entries.map(\.entry))])
+        // Names are escaped as jansson escapes them, not mangled (a sample of the exact text).
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#""name":"quo\"te""#))
+        #expect(text.contains(#""name":"nl\nname""#))
+        #expect(text.contains(#""path":"\#u{e9}t\#u{e9}/sub/deep\u0001.txt""#))
     }
 
-    @Test("a large page is written on two threads, byte for byte as on one")
+    @Test("a large page, dumped in parts on every core, is byte for byte one jansson dump")
     func largePageInParallel() throws {
         let root = tempRoot()
         for d in 0..<30 {
@@ -79,7 +78,8 @@ struct ListEntriesTests {
         o.limit = 10_000
         let page = try ws.list(o)
         #expect(page.count == 30 * 101)
-        #expect(page.count >= ListEntries.parallelAt)
-        #expect(ListEntries.encoded(page.runs).bytes == JSONCodec.encode(.array(page.entries.map(\.entry))))
+        #expect(LargeValues.isLarge(.array(page.entries.map(\.entry))))
+        let result = FileMethods.listResult(page)
+        #expect(JSONCodec.encode(result) == JSONCodec.encode(result, splitting: false))
     }
 }

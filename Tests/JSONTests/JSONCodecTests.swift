@@ -11,12 +11,12 @@ struct JSONCodecTests {
         #expect(try JSONCodec.decode(text) == value)
     }
 
-    @Test("a large array written on every core is byte for byte what one jansson dump writes")
+    @Test("a large array dumped in parts on every core is byte for byte what one jansson dump writes")
     func largeArraysMatchOneDump() throws {
-        let tricky = ["plain", "quote \" and \\ backslash", "tab\tnewline\n\u{1}\u{7f}", "é ü 漢字 🙂", "a/b", ""]
-        let big = String(repeating: "line \"x\"\n", count: 200)  // over BulkStrings' threshold
+        let tricky = ["plain", "quote \" and \\ backslash", "tab\tnewline\n\u{1}\u{7f}", "é ü 漢字 🙂", "a/b", "", "nul\u{0}byte"]
+        let big = String(repeating: "line \"x\"\n", count: 200)
         var items: [JSON] = []
-        for i in 0..<(LargeArrays.threshold * 2 + 7) {
+        for i in 0..<(LargeValues.arrayThreshold * 2 + 7) {
             switch i % 5 {
             case 0: items.append(["path": .string("d/\(tricky[i % tricky.count])\(i)"), "size": .int(Int64(i)), "ok": .bool(i % 2 == 0)])
             case 1: items.append(.double(Double(i) / 7))
@@ -25,15 +25,50 @@ struct JSONCodecTests {
             default: items.append(["nested": .array(Array(repeating: .int(1), count: 3)), "s": .string(big.prefix(i % 40).description)])
             }
         }
-        let value: JSON = ["entries": .array(items), "nextCursor": "c", "small": .array([1, 2])]
+        let value: JSON = ["entries": .array(items), "nextCursor": "c", "small": .array([1, 2]), "again": .array(items)]
 
         let parallel = JSONCodec.encode(value)
-        let serial = JSONCodec.encode(value, splittingArrays: false)
+        let serial = JSONCodec.encode(value, splitting: false)
 
-        #expect(LargeArrays.worthSplitting(items.count) == (LargeArrays.cores > 1))
+        #expect(LargeValues.isLarge(.array(items)))
         #expect(parallel == serial)
         #expect(try JSONCodec.decode(parallel) == value)
-        #expect(JSONCodec.encode(.array(items)) == JSONCodec.encode(.array(items), splittingArrays: false))
+        #expect(JSONCodec.encode(.array(items)) == JSONCodec.encode(.array(items), splitting: false))
+        // Split in parts even on one core: the join itself is what is tested.
+        #expect(LargeValues.encode(.array(items)) == JSONCodec.encode(.array(items), splitting: false))
+    }
+
+    @Test("a long string dumped in parts on every core is byte for byte what one jansson dump writes")
+    func largeStringsMatchOneDump() throws {
+        // Every character class jansson treats apart, multi-byte characters straddling every
+        // possible cut, and the string's edges.
+        var text = "\u{1}\""
+        var i = 0
+        while text.utf8.count < LargeValues.stringThreshold * 3 + 5 {
+            text += "line \(i) \"quoted\" \\ tab\t ctrl\u{1f}\u{0} é ✓ 😀 \u{7f}\n"
+            i += 1
+        }
+        text += "😀"
+        for s in [text, String(text.dropFirst()), String(repeating: "😀", count: LargeValues.stringThreshold / 2 + 1),
+                  String(repeating: "é", count: LargeValues.stringThreshold)] {
+            let one = JSONCodec.encode(.string(s), splitting: false)
+            #expect(LargeValues.encode(.string(s)) == one)
+            #expect(JSONCodec.encode(.string(s)) == one)
+            let value: JSON = ["contents": [["text": .string(s), "uri": "file:///x"]], "again": .string(s), "n": 1]
+            #expect(JSONCodec.encode(value) == JSONCodec.encode(value, splitting: false))
+            #expect(try JSONCodec.decode(JSONCodec.encode(value)) == value)
+        }
+    }
+
+    @Test("a user string that looks like a placeholder, even the real one, is written as it is")
+    func placeholderLookalike() throws {
+        let big = String(repeating: "y", count: LargeValues.stringThreshold)
+        for fake in ["\u{1}wb0-0\u{1}", LargeValues.placeholder(0), LargeValues.placeholder(1)] {
+            let value: JSON = ["fake": .string(fake), "big": .string(big), "list": .array(Array(repeating: 1, count: LargeValues.arrayThreshold))]
+            let bytes = JSONCodec.encode(value)
+            #expect(bytes == JSONCodec.encode(value, splitting: false))
+            #expect(try JSONCodec.decode(bytes) == value)
+        }
     }
 
     @Test("keeps 64-bit integers exact, beyond 2^53")
@@ -120,87 +155,5 @@ struct JSONCodecTests {
         #expect(o["k7"] == nil)
         #expect(o["k99"] == 99)
         #expect(Array(o.keys.prefix(3)) == ["k0", "k1", "k2"])
-    }
-}
-
-@Suite("Bulk string fast path")
-struct BulkStringTests {
-    @Test("large strings are written exactly as jansson writes them, wherever they sit in the tree")
-    func identicalToJansson() throws {
-        var text = ""
-        for i in 0..<3000 { text += "line \(i) \"quoted\" \\ tab\t ctrl\u{1} é ✓ 😀\n" }
-        let value: JSON = ["a": .string(text), "list": [.string(text + "x"), 1, "small"], "z": .string(text)]
-        let encoded = JSONCodec.encode(value)
-        #expect(try JSONCodec.decode(encoded) == value)
-        // The escaper and jansson agree byte for byte (jansson writes strings under the threshold).
-        let small = String(text.prefix(2000))
-        var escaped = [UInt8]()
-        BulkStrings.escape(small, into: &escaped)
-        #expect(escaped == JSONCodec.encode(.string(small)))
-    }
-
-    @Test("the eight-bytes-at-a-time test finds every byte that needs escaping, in every position")
-    func wordTest() {
-        var rng = SystemRandomNumberGenerator()
-        func bytewise(_ w: UInt64) -> Bool {
-            (0..<8).contains { k in
-                let b = UInt8(truncatingIfNeeded: w >> (8 * UInt64(k)))
-                return b < 0x20 || b == 0x22 || b == 0x5C
-            }
-        }
-        for b in 0...255 {
-            for k in 0..<8 {
-                for _ in 0..<16 {
-                    // Filler that needs no escaping (printable ASCII or UTF-8 continuation/lead bytes).
-                    var w: UInt64 = 0
-                    for j in 0..<8 {
-                        var f = UInt8.random(in: 0x23...0xFF, using: &rng)
-                        if f == 0x5C { f = 0x5D }
-                        w |= UInt64(j == k ? UInt8(b) : f) << (8 * UInt64(j))
-                    }
-                    #expect(BulkStrings.mayNeedEscape(w) == bytewise(w), "byte \(b) at \(k): \(String(w, radix: 16))")
-                }
-            }
-        }
-        func firstSpecial(_ w: UInt64) -> Int? {
-            (0..<8).first { k in
-                let b = UInt8(truncatingIfNeeded: w >> (8 * UInt64(k)))
-                return b < 0x20 || b == 0x22 || b == 0x5C
-            }
-        }
-        for _ in 0..<100_000 {
-            let w = UInt64.random(in: .min ... .max, using: &rng)
-            #expect(BulkStrings.mayNeedEscape(w) == bytewise(w))
-            // The escaper jumps to the lowest flagged byte: it must be the first to escape.
-            if let k = firstSpecial(w) { #expect(BulkStrings.escapeMask(w).trailingZeroBitCount >> 3 == k) }
-        }
-    }
-
-    @Test("escaping agrees with jansson for every byte value at every offset")
-    func everyByteEverywhere() throws {
-        for c in (0..<128).map({ Unicode.Scalar(UInt8($0)) }) + ["é", "✓", "😀"] {
-            for offset in 0..<17 {
-                let s = String(repeating: "a", count: offset) + String(c) + String(repeating: "b", count: 20)
-                var escaped = [UInt8]()
-                BulkStrings.escape(s, into: &escaped)
-                #expect(escaped == JSONCodec.encode(.string(s)), "U+\(String(c.value, radix: 16)) at \(offset)")
-            }
-        }
-        // Several in one word, and runs of them.
-        for gap in 0..<10 {
-            for (x, y) in [("\"", "\n"), ("\u{1}", "\\"), ("\u{1f}", "\u{7f}"), ("\\", "\"")] {
-                let s = "ab" + x + String(repeating: "c", count: gap) + y + y + "é" + x + String(repeating: "d", count: 11)
-                var escaped = [UInt8]()
-                BulkStrings.escape(s, into: &escaped)
-                #expect(escaped == JSONCodec.encode(.string(s)), "gap \(gap)")
-            }
-        }
-    }
-
-    @Test("a user string that looks like a placeholder is not confused with one")
-    func placeholderLookalike() throws {
-        let big = String(repeating: "y", count: 40_000)
-        let value: JSON = ["fake": "\u{1}wb0-0\u{1}", "big": .string(big)]
-        #expect(try JSONCodec.decode(JSONCodec.encode(value)) == value)
     }
 }

@@ -36,6 +36,13 @@ def dumps(obj: Any) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+def jansson_compact(value) -> bytes:
+    """The bytes jansson's compact dump writes for a value: Python's compact dump, whose escapes
+    are jansson's but for the hex digits of `\\u00XX` (jansson writes them upper-case)."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return re.sub(r"\\u00[0-9a-f]{2}", lambda m: "\\u00" + m.group(0)[4:].upper(), text).encode("utf-8")
+
+
 def lsp_frame(body: bytes, headers: Iterable[str] | None = None) -> bytes:
     """An LSP frame; `headers` replaces the default header lines (use {n} for the body length)."""
     if headers is None:

@@ -169,6 +169,7 @@ class RawMCP:
         self.buf = b""
         self.log: list[tuple[float, dict]] = []      # every message received, in order
         self.pending: list[tuple[float, dict]] = []  # not yet consumed by wait_for
+        self.lines: list[bytes] = []                 # every line received, as the server wrote it
         self.next_id = 1
 
     def send(self, msg: dict) -> None:
@@ -202,6 +203,7 @@ class RawMCP:
         while b"\n" in self.buf:
             line, self.buf = self.buf.split(b"\n", 1)
             if line.strip():
+                self.lines.append(line)
                 msg = json.loads(line)
                 self.log.append((now, msg))
                 self.pending.append((now, msg))

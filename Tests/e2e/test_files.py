@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bridge import jansson_compact
 from wsfiles import (LOAD_LIMIT, MiB, b64, domain_error, is_temp_name, iso_ms, list_all, load_bytes, save,
                      unb64)
 
@@ -501,6 +502,41 @@ def test_list_entries_carry_the_facts_of_each_entry(ws):
     assert f["etag"] == ws.result("getFileInfo", {"path": "t/f.txt"})["etag"]
     assert f["modified"] == iso_ms(os.stat(ws.root / "t/f.txt").st_mtime_ns)
     assert (d["path"], d["type"], d["size"]) == ("t/d", "directory", 0)
+
+
+TRICKY_NAMES = ["quo\"te", "back\\slash", "tab\there", "nl\nname", "cr\rname", "caf\u00e9.md", "\U0001F600", "del\x7f",
+                "ctl\x01\x1fend", "\u6f22\u5b57", "sp ace", "long-" + "x" * 200]
+
+
+def test_a_large_listing_is_exactly_jansson_compact_json_of_the_names_on_disk(ws):
+    # Over 2,048 entries the server dumps the entries in parts on every core and joins them:
+    # the joined bytes must be one compact dump, every tricky name as it is on disk.
+    folder = ws.root / "many"
+    folder.mkdir()
+    on_disk = []
+    for i in range(2600):
+        name = f"{i:05d}{TRICKY_NAMES[i % len(TRICKY_NAMES)]}"
+        (folder / name).write_bytes(b"x" * (i % 5))
+        on_disk.append(name)
+
+    entry = ws.response_entry(ws.request("listFiles", {"path": "many", "limit": 10000}))
+
+    entries = entry.msg["result"]["entries"]
+    assert names(entries) == byte_sorted(on_disk)
+    assert [e["size"] for e in entries] == [int(n[:5]) % 5 for n in byte_sorted(on_disk)]
+    assert entry.raw.rstrip(b"\n") == jansson_compact(entry.msg)
+
+
+def test_a_large_text_read_is_exactly_jansson_compact_json_of_the_file(ws):
+    # A string over 128 KiB is escaped by jansson in parts on every core, cut between
+    # characters: the result is the file's text, written as one compact dump would write it.
+    text = "".join(f"line {i} \"q\" \\ \t \x01\x1f caf\u00e9 \U0001F600 \u6f22\n" for i in range(12000))
+    (ws.root / "big.txt").write_text(text, encoding="utf-8")
+
+    entry = ws.response_entry(ws.request("loadFile", {"path": "big.txt"}))
+
+    assert entry.msg["result"]["data"] == text
+    assert entry.raw.rstrip(b"\n") == jansson_compact(entry.msg)
 
 
 def test_list_of_the_root_lists_only_its_own_entries(ws):

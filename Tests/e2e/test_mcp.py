@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("mcp")
 pytestmark = pytest.mark.filterwarnings("ignore:.*as of 2026-07-28")  # logging, subscribe: 2025 features
 
+from bridge import jansson_compact  # noqa: E402
 from mcp_helpers import (  # noqa: E402
     LOG_LEVELS, READ_ONLY_TOOLS, SUPPORTED_VERSIONS, TOOL_NAMES, MCPError, aio, connect, place, raw,  # noqa: F401 (fixtures)
     session_id_of, tool_error, tool_ok,
@@ -208,6 +209,26 @@ async def test_unknown_tool_is_invalid_params(binary, place):
             await c.session.call_tool("no_such_tool", {})
         assert e.value.code == -32602
         await c.session.send_ping()
+
+
+def test_read_file_answers_are_exactly_jansson_compact_json(raw, place):
+    # The text is carried twice (content and structured content); long text is escaped by
+    # jansson in parts on every core. The answer is one compact dump: the same bytes as before
+    # the JSON output path became one (jansson writes every byte).
+    place.root.mkdir(parents=True, exist_ok=True)
+    small = "MCP \"quoted\" \\ tab\t ctl\x01\x1f caf\u00e9 \U0001F600\n" * 80
+    big = "".join(f"line {i} \"q\" \\ \t \x01 \u00e9 \U0001F600\n" for i in range(9000))
+    (place.root / "small.txt").write_text(small, encoding="utf-8")
+    (place.root / "big.txt").write_text(big, encoding="utf-8")
+    r = raw()
+    r.initialize()
+    for name, text in [("small.txt", small), ("big.txt", big)]:
+        id = r.request("tools/call", {"name": "read_file", "arguments": {"path": name}})
+        resp = r.response(id)
+        assert resp["result"]["content"][0]["text"] == text
+        assert resp["result"]["structuredContent"]["data"] == text
+        line = next(l for l in r.lines if l.startswith(b'{"jsonrpc":"2.0","id":%d,' % id))
+        assert line == jansson_compact(resp)
 
 
 def test_unknown_tool_raw_error_shape(raw):
