@@ -89,7 +89,7 @@ public final class BridgeServer: Router {
             if isRequest {
                 return .reject(.invalidRequest("the server is shutting down: only 'exit' is accepted", dataCode: "ShutdownRequested"))
             }
-        case .running:
+        case .running, .initializing:
             if method == "initialize", isRequest {
                 return .reject(.invalidRequest("'initialize' may only be sent once", dataCode: "AlreadyInitialized"))
             }

@@ -7,12 +7,25 @@ import JSON
 import JSONRPC
 
 /// `initialize`, `initialized`, `shutdown`, `exit`, `ping`, cancellation and tracing.
+///
+/// Only what never touches the file system runs on the reading thread (`inline`, `prepare`):
+/// `initialize` opens storage (a cloud root may be a hung mount) on the pool, as a barrier.
 enum LifecycleMethods {
     static func register(requests: inout [Method], notifications: inout [Method]) {
-        requests.append(Method("initialize", inline: true) { ctx in
+        requests.append(Method("initialize", schedule: { _ in .barrier }, prepare: { ctx in
+            try server(ctx).beginInitialize(ctx)
+        }) { ctx in
             try server(ctx).initialize(ctx)
         })
-        requests.append(Method("shutdown", inline: true, schedule: { _ in .barrier }) { _ in .null })
+        // Waits for the earlier requests at most the exit grace, then answers anyway (a request
+        // stuck in a system call must not keep the client from exiting), naming what still runs.
+        requests.append(Method("shutdown", schedule: { _ in .unordered }) { ctx in
+            let stuck = ctx.serving.drain(before: ctx)
+            if !stuck.isEmpty {
+                ctx.logger.warning("shutdown: answering with \(stuck.count) earlier request(s) still in flight: \(stuck.map(\.description).joined(separator: "; "))")
+            }
+            return .null
+        })
         requests.append(Method("ping", inline: true, schedule: { _ in .unordered }) { _ in .object(JSONObject()) })
 
         notifications.append(Method("initialized", inline: true) { _ in .null })
@@ -48,14 +61,32 @@ enum LifecycleMethods {
 }
 
 extension BridgeServer {
-    func initialize(_ ctx: RequestContext) throws -> JSON {
+    /// On the reading thread: decides which protocol the connection speaks, so the messages
+    /// that follow `initialize` are routed and scheduled by its rules.
+    func beginInitialize(_ ctx: RequestContext) throws {
         let p = try ctx.paramsObject()
-        if configuration.forceMCP || (try? p.string("protocolVersion")) != nil {
-            attach(ctx.serving)
-            let result = try MCPMethods.initialize(self, ctx, p)
-            lifecycle.setMCP()
-            lifecycle.set(.running)
+        let mcp = configuration.forceMCP || (try? p.string("protocolVersion")) != nil
+        lifecycle.beginInitializing(mcp: mcp)
+        if mcp { ctx.serving.useMCPConventions() }
+    }
+
+    func initialize(_ ctx: RequestContext) throws -> JSON {
+        do {
+            let result = try initializeSession(ctx)
+            lifecycle.endInitializing(succeeded: true)
             return result
+        } catch {
+            lifecycle.endInitializing(succeeded: false)
+            if !configuration.forceMCP { ctx.serving.useMCPConventions(false) }
+            throw error
+        }
+    }
+
+    private func initializeSession(_ ctx: RequestContext) throws -> JSON {
+        let p = try ctx.paramsObject()
+        if lifecycle.isMCP {
+            attach(ctx.serving)
+            return try MCPMethods.initialize(self, ctx, p)
         }
         var parent: Int32?
         if let v = p["processId"] {
@@ -78,7 +109,6 @@ extension BridgeServer {
 
         logSink.setTrace(trace)
         attach(ctx.serving)
-        lifecycle.set(.running)
         if let parent {
             let connection = ctx.serving
             ParentProcessWatcher.watch(pid: parent, everyMilliseconds: configuration.parentPollMilliseconds,

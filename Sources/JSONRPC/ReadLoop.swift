@@ -15,6 +15,9 @@ import Dispatch
 /// cost. Otherwise (more input already waiting, work queued in the pool, or a batch) the
 /// handler goes to the pool as before: pipelined requests keep one reader that never stops to
 /// run one of them, and no handler starts before one that arrived earlier and still waits.
+/// The thread that takes reading over is always found at once (`WorkerPool.submit(urgent:)`),
+/// even when every pool thread is busy in a stuck handler, so the handler the old reading
+/// thread runs, however long it blocks, never holds reading up.
 final class ReadLoop: @unchecked Sendable {
     var decoder: FrameDecoder
     var framingKnown: Bool
@@ -74,7 +77,7 @@ extension Connection {
             let corked = output.cork()
             while let event = loop.decoder.next() {
                 // Another message follows: the deferred handler starts now, on the pool.
-                if let job = loop.deferred { loop.deferred = nil; pool.submit { self.execute(job) } }
+                if let job = loop.deferred { loop.deferred = nil; start(job) }
                 if !loop.framingKnown, let f = loop.decoder.framing {
                     loop.framingKnown = true
                     output.setFraming(f)
@@ -95,11 +98,11 @@ extension Connection {
                 // Only when nothing waits in the pool: run now, the handler would overtake
                 // requests that arrived before it (the pool starts work in submission order).
                 if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && !pool.hasBacklog {
-                    pool.submit { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
+                    pool.submit(urgent: true) { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
                     execute(job)
                     return .handedOff
                 }
-                pool.submit { self.execute(job) }
+                start(job)
             }
             output.waitWhileStalled()
         }

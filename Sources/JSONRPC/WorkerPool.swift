@@ -9,7 +9,9 @@ import Darwin
 /// Unlike a Dispatch queue, whose width follows the number of cores, the pool starts a new
 /// thread whenever work is queued and no thread is idle (up to `maxThreads`), so a long
 /// handler never holds back an unrelated one. Idle threads exit after `idleSeconds`.
-/// Work items start in submission order.
+/// Work items start in submission order, except urgent ones (`submit(urgent:)`), which start
+/// first and always get a thread at once, even past `maxThreads`: reading and the control
+/// messages never wait behind handlers stuck in a system call.
 public final class WorkerPool: @unchecked Sendable {
     public typealias Work = @Sendable () -> Void
 
@@ -20,6 +22,7 @@ public final class WorkerPool: @unchecked Sendable {
     // Guarded by mutex:
     private var queue: [Work] = []
     private var head = 0
+    private var urgent: [Work] = []
     private var idle = 0
     private var threads = 0
 
@@ -37,11 +40,14 @@ public final class WorkerPool: @unchecked Sendable {
         cond.deallocate()
     }
 
-    public func submit(_ work: @escaping Work) {
+    /// Queues `work`. Urgent work starts before any other waiting work, on an idle thread or a
+    /// new one even when `maxThreads` are busy (for work that must never wait: the reading
+    /// loop, `shutdown`); anything else waits for a thread once `maxThreads` are busy.
+    public func submit(urgent isUrgent: Bool = false, _ work: @escaping Work) {
         pthread_mutex_lock(mutex)
-        queue.append(work)
-        let waiting = queue.count - head
-        let spawn = waiting > idle && threads < maxThreads
+        if isUrgent { urgent.append(work) } else { queue.append(work) }
+        let waiting = queue.count - head + urgent.count
+        let spawn = waiting > idle && (isUrgent || threads < maxThreads)
         if spawn { threads += 1 }
         pthread_mutex_unlock(mutex)
         // Signalled after unlocking, so the woken worker does not at once block on the mutex
@@ -60,27 +66,32 @@ public final class WorkerPool: @unchecked Sendable {
     private func workerLoop() {
         pthread_mutex_lock(mutex)
         while true {
-            while head == queue.count {
+            while head == queue.count && urgent.isEmpty {
                 idle += 1
                 var deadline = timespec()
                 clock_gettime(CLOCK_REALTIME, &deadline)
                 deadline.tv_sec += idleSeconds
                 let rc = pthread_cond_timedwait(cond, mutex, &deadline)
                 idle -= 1
-                if rc == ETIMEDOUT && head == queue.count {
+                if rc == ETIMEDOUT && head == queue.count && urgent.isEmpty {
                     threads -= 1
                     pthread_mutex_unlock(mutex)
                     return
                 }
             }
-            let work = queue[head]
-            head += 1
-            if head == queue.count {
-                queue.removeAll(keepingCapacity: true)
-                head = 0
-            } else if head > 1024 && head * 2 > queue.count {
-                queue.removeSubrange(0..<head)
-                head = 0
+            let work: Work
+            if !urgent.isEmpty {
+                work = urgent.removeFirst()
+            } else {
+                work = queue[head]
+                head += 1
+                if head == queue.count {
+                    queue.removeAll(keepingCapacity: true)
+                    head = 0
+                } else if head > 1024 && head * 2 > queue.count {
+                    queue.removeSubrange(0..<head)
+                    head = 0
+                }
             }
             pthread_mutex_unlock(mutex)
             work()

@@ -60,6 +60,7 @@ enum FastArguments {
             case "max-message-bytes": guard let n = Int(value) else { return nil }; a.maxMessageBytes = n
             case "output-stall-timeout": guard let n = Int(value) else { return nil }; a.outputStallTimeout = n
             case "idle-release-after": guard let d = Double(value) else { return nil }; a.idleReleaseAfter = d
+            case "exit-grace": guard let d = Double(value) else { return nil }; a.exitGrace = d
             case "session" where inv.mcp: inv.session = value
             default: return nil
             }

@@ -45,6 +45,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds with no input and no request in flight after which the server gives memory back (its code pages and free heap: see docs/decisions.md); 0 never does.")
     var idleReleaseAfter: Double = 1
 
+    @Option(help: "Seconds end of input (and shutdown) waits for requests still running before giving up on them and naming them on stderr.")
+    var exitGrace: Double = 10
+
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
     var enableDebugMethods = false
 
@@ -53,7 +56,7 @@ struct ServerOptions: ParsableArguments {
         ServeArguments(localRoot: localRoot, cloudRoot: cloudRoot, icloudContainer: icloudContainer, configDir: configDir,
                        framing: framing, maxMessageBytes: maxMessageBytes, logLevel: logLevel, logFile: logFile,
                        outputStallTimeout: outputStallTimeout, idleReleaseAfter: idleReleaseAfter,
-                       enableDebugMethods: enableDebugMethods)
+                       exitGrace: exitGrace, enableDebugMethods: enableDebugMethods)
     }
 
     func validate() throws { try arguments.validate() }

@@ -16,12 +16,14 @@ struct ServeArguments: Equatable {
     var logFile: String?
     var outputStallTimeout: Int = 60
     var idleReleaseAfter: Double = 1
+    var exitGrace: Double = 10
     var enableDebugMethods = false
 
     func validate() throws {
         guard maxMessageBytes > 0 else { throw ValidationError("--max-message-bytes must be positive") }
         guard outputStallTimeout >= 0 else { throw ValidationError("--output-stall-timeout must not be negative") }
         guard idleReleaseAfter >= 0, idleReleaseAfter.isFinite else { throw ValidationError("--idle-release-after must be a non-negative number of seconds") }
+        guard exitGrace >= 0, exitGrace <= 86_400 else { throw ValidationError("--exit-grace must be a number of seconds from 0 to 86400") }
     }
 
     func main(forceMCP: Bool = false, session: String? = nil) -> ServerMain {
@@ -32,6 +34,7 @@ struct ServeArguments: Equatable {
         m.forceMCP = forceMCP
         m.outputStallTimeout = outputStallTimeout
         m.idleReleaseAfter = idleReleaseAfter
+        m.exitGrace = exitGrace
         m.mcpSession = session
         return m
     }

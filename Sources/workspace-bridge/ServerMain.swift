@@ -24,6 +24,8 @@ struct ServerMain {
     var outputStallTimeout = 60
     /// Seconds of idleness after which memory is given back (`IdleMemory`); 0: never.
     var idleReleaseAfter: Double = 1
+    /// Seconds end of input and `shutdown` wait for requests in flight.
+    var exitGrace: Double = 10
 
     struct StartupError: Error, CustomStringConvertible {
         var description: String
@@ -79,7 +81,8 @@ struct ServerMain {
             options: Connection.Options(framing: framing, maxMessageBytes: maxMessageBytes,
                                         outputStallTimeout: outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil,
                                         idleAfter: idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil,
-                                        onIdle: { IdleMemory.release(logger: logger) }),
+                                        onIdle: { IdleMemory.release(logger: logger) },
+                                        exitGrace: .milliseconds(Int64(exitGrace * 1000))),
             router: server, logger: logger)
         sink.attach(connection)
         let code = connection.run()

@@ -27,6 +27,7 @@ struct FastArgumentsTests {
         ["--cloud-root", "/c", "--icloud-container", "iCloud.com.example", "--output-stall-timeout", "0"],
         ["--idle-release-after", "0.25", "--output-stall-timeout", "5", "--enable-debug-methods"],
         ["--idle-release-after=0"],
+        ["--exit-grace", "2.5"], ["--exit-grace=0"],
     ]
 
     @Test("reads the usual command lines exactly as swift-argument-parser does", arguments: usual)
@@ -39,6 +40,7 @@ struct FastArgumentsTests {
         ["--help"], ["-h"], ["--version"], ["serve", "--help"], ["help"],
         ["--max-message-bytes", "0"], ["--output-stall-timeout", "-1"], ["--idle-release-after", "nan"],
         ["--idle-release-after", "-2"], ["--framing", "xml"], ["--log-level", "loud"], ["--max-message-bytes", "lots"],
+        ["--exit-grace", "-1"], ["--exit-grace", "nan"],
         ["--local-root"], ["--local-root", "/a", "--local-root", "/b"], ["--session", "s"], ["--unknown"],
         ["--enable-debug-methods=yes"], ["unknown-subcommand"], ["-v"], ["--local-root", "-x"],
     ]
