@@ -39,7 +39,7 @@ public final class BridgeServer: Router {
     private let clientNotifications: [String: Method]
 
     /// Notifications the server sends.
-    public static let serverNotifications = ["$/progress", "window/logMessage", "workspace/didChangeFiles",
+    public static let serverNotifications = ["$/progress", "$/logTrace", "window/logMessage", "workspace/didChangeFiles",
                                              "session/didChangeState", "queue/ready", "settings/didChange"]
 
     public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {

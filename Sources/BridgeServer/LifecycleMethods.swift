@@ -46,9 +46,12 @@ enum LifecycleMethods {
         })
         notifications.append(Method("$/setTrace", inline: true, schedule: { _ in .unordered }) { ctx in
             let p = try ctx.paramsObject()
-            if let v = try p.choice("value", ["off", "messages", "verbose"]), let t = ClientLogSink.Trace(rawValue: v) {
-                try server(ctx).logSink.setTrace(t)
+            let values = ["off", "messages", "verbose"]
+            guard let v = try p.choice("value", values), let t = ClientLogSink.Trace(rawValue: v) else {
+                throw RPCError.invalidParams(field: "value", expected: "one of \"off\", \"messages\", \"verbose\"", got: "nothing")
             }
+            try server(ctx).logSink.setTrace(t)
+            ctx.serving.setTrace(Connection.Trace(t))
             return .null
         })
     }
@@ -102,12 +105,15 @@ extension BridgeServer {
             logger.info("client: \(name) \(version)")
         }
         let clientCapabilities = try p.object("capabilities")
-        let storage = try openStorage(initializationOptions: try p.object("initializationOptions"))
+        // LSP lets initializationOptions be any value: only an object can carry ours.
+        let options: Params? = if case .object? = p["initializationOptions"] { try p.object("initializationOptions") } else { nil }
+        let storage = try openStorage(initializationOptions: options)
         if try clientCapabilities?.object("workspace")?.bool("didChangeFiles") == true {
             try changes.watch(try storage.manager.active(), glob: nil, connection: ctx.serving)
         }
 
         logSink.setTrace(trace)
+        ctx.serving.setTrace(Connection.Trace(trace))
         attach(ctx.serving)
         if let parent {
             let connection = ctx.serving
@@ -136,5 +142,15 @@ extension BridgeServer {
             "protocolVersion": .string(ServerInfo.protocolVersion),
             "capabilities": capabilities,
         ]
+    }
+}
+
+extension Connection.Trace {
+    init(_ t: ClientLogSink.Trace) {
+        switch t {
+        case .off: self = .off
+        case .messages: self = .messages
+        case .verbose: self = .verbose
+        }
     }
 }

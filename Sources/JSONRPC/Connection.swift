@@ -77,6 +77,8 @@ public final class Connection: Sendable {
     let state = Mutex(State())
     let stopping = Atomic<Bool>(false)
     private let mcp = Atomic<Bool>(false)
+    /// `Trace`'s raw value (see `Connection+Trace`).
+    let traceLevel = Atomic<UInt8>(0)
     private let clientRequests = ClientRequests()
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
     let loopEnded = DispatchSemaphore(value: 0)
@@ -286,6 +288,7 @@ public final class Connection: Sendable {
             // Forget the id before answering: a client may reuse it as soon as the answer arrives.
             forget(job)
             if let answer { deliver(answer, to: job.reply) }
+            traceHandled(job, answer: answer)
         } else if let answer {
             logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(Self.describeAnswer(answer)))")
         }
@@ -359,6 +362,7 @@ public final class Connection: Sendable {
                 job.context.progress?.end()
                 deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply)
             }
+            traceHandled(job, answer: nil, abandoned: true)
         }
     }
 
