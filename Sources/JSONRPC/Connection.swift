@@ -289,8 +289,9 @@ public final class Connection: Sendable {
             forget(job)
             if let answer { deliver(answer, to: job.reply) }
             traceHandled(job, answer: answer)
-        } else if let answer {
-            logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(Self.describeAnswer(answer)))")
+        } else {
+            pool.abandonedReturned()
+            logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
         }
         finish(job, as: .done)
     }
@@ -357,6 +358,7 @@ public final class Connection: Sendable {
             finish(job, as: .cancelled)
         case .abandon(let job):
             guard job.claimAnswer() else { return }  // its handler has just answered
+            pool.abandonOne()
             forget(job)
             if !usesMCPConventions {
                 job.context.progress?.end()

@@ -32,7 +32,8 @@ public enum IncomingMessage: Sendable, Equatable {
             }
             // `"params": null` is what several LSP client libraries send for "no params": it
             // reads as absent, for requests and notifications alike.
-            let params = o["params"].flatMap { $0.isNull ? nil : $0 }
+            var params = o["params"]
+            if params?.isNull == true { params = JSON?.none }
             if let params {
                 switch params {
                 case .object, .array: break

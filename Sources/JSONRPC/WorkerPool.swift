@@ -25,6 +25,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var urgent: [Work] = []
     private var idle = 0
     private var threads = 0
+    /// Threads given up on (`abandonOne`) and not yet back: they do not count against `maxThreads`.
+    private var abandoned = 0
 
     public init(maxThreads: Int = 64, idleSeconds: Int = 10) {
         self.maxThreads = maxThreads
@@ -47,13 +49,32 @@ public final class WorkerPool: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         if isUrgent { urgent.append(work) } else { queue.append(work) }
         let waiting = queue.count - head + urgent.count
-        let spawn = waiting > idle && (isUrgent || threads < maxThreads)
+        let spawn = waiting > idle && (isUrgent || threads < maxThreads + abandoned)
         if spawn { threads += 1 }
         pthread_mutex_unlock(mutex)
         // Signalled after unlocking, so the woken worker does not at once block on the mutex
         // (it re-checks the queue under the mutex in any case).
         pthread_cond_signal(cond)
         if spawn { OSThread.detach { [self] in self.workerLoop() } }
+    }
+
+    /// A running work item has been given up on (a cancelled handler stuck in a system call):
+    /// until `abandonedReturned`, its thread does not count against `maxThreads`, so stuck
+    /// handlers that were cancelled never starve new work.
+    public func abandonOne() {
+        pthread_mutex_lock(mutex)
+        abandoned += 1
+        let spawn = queue.count - head > idle && threads < maxThreads + abandoned
+        if spawn { threads += 1 }
+        pthread_mutex_unlock(mutex)
+        if spawn { OSThread.detach { [self] in self.workerLoop() } }
+    }
+
+    /// The work item given up on by `abandonOne` has returned.
+    public func abandonedReturned() {
+        pthread_mutex_lock(mutex)
+        abandoned -= 1
+        pthread_mutex_unlock(mutex)
     }
 
     /// Whether submitted work is waiting for a thread (not merely running).
