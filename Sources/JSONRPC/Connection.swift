@@ -73,6 +73,7 @@ public final class Connection: Sendable {
     public let router: any Router
     let logger: Logger
     let pool = WorkerPool()
+    let rescue: ReaderRescue
     let inFlight = DispatchGroup()
     let state = Mutex(State())
     let stopping = Atomic<Bool>(false)
@@ -92,6 +93,7 @@ public final class Connection: Sendable {
 
     public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
         self.input = input
+        self.rescue = ReaderRescue(input: input)
         self.output = OutputChannel(fd: output, framing: options.framing.fixed ?? .lsp,
                                     stallTimeout: options.outputStallTimeout)
         self.options = options
@@ -111,6 +113,7 @@ public final class Connection: Sendable {
         let loop = ReadLoop(options: options)
         OSThread.detach { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
         loopEnded.wait()
+        rescue.stop()
         clientRequests.closeAll()
         if let code = state.withLock({ $0.exitCode }) { return code }
         logger.debug("end of input: finishing requests in flight")
