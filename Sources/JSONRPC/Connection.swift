@@ -14,9 +14,10 @@ import Synchronization
 /// - One thread at a time reads, frames, parses and routes messages in arrival order: a
 ///   thread `run()` starts at first; reading may pass to a pool thread when the reading thread
 ///   runs a request's handler itself (leader/follower, see `ReadLoop`), never to two at once.
-///   The thread reading never touches the file system (inline handlers must not, see
-///   `Method`), and a hand-off always gets a thread at once, so no handler, however stuck,
-///   stops the connection reading, nor `ping`, cancellation, `shutdown` or `exit`.
+///   Reading never waits for the file system: inline handlers never touch it (see `Method`),
+///   a handler the reading thread runs itself loses reading when it runs long with input
+///   waiting (`ReaderRescue`), and a hand-off always gets a thread at once, so no handler,
+///   however stuck, stops the connection reading, nor `ping`, cancellation, `shutdown` or `exit`.
 /// - Each request is scheduled by its method's `Schedule`: it starts only after every earlier
 ///   unfinished request with a conflicting claim has finished, so conflicting requests run
 ///   and answer in arrival order; everything else runs in parallel on a worker pool.
