@@ -300,3 +300,24 @@ def test_mcp_read_file_of_a_fifo_never_stops_ping(binary, ws_root, tmp_path):
         assert not late or late[0]["result"]["isError"] is True, late
     finally:
         r.kill()
+
+
+def test_import_file_from_a_host_fifo_never_stops_ping_and_end_of_input_still_ends(spawn, ws_root, tmp_path):
+    b = spawn("--local-root", str(ws_root), "--exit-grace", "1", framing="ndjson", init=True)
+    pipe = fifo(tmp_path, "host-fifo")
+    b.request("importFile", {"source": str(pipe), "path": "imported.txt"}, id="import")
+    assert_ping(b)
+    b.notify("$/cancelRequest", {"id": "import"})  # it writes: only flagged
+    assert_ping(b)
+    sent = time.monotonic()
+    b.close_stdin()
+    rc = b.wait_exit(5)
+    assert time.monotonic() - sent < 3.0
+    answers = [e.msg for e in b.log if isinstance(e.msg, dict) and e.msg.get("id") == "import"]
+    if answers:  # refused at once by a non-blocking open
+        assert answers[0]["error"]["data"]["code"] == "NotARegularFile", answers
+        assert rc == 0
+    else:  # stuck in open(2): named, abandoned
+        assert rc == 1
+        assert 'importFile (id "import") running for' in b.stderr_text()
+    assert not (ws_root / "imported.txt").exists()
