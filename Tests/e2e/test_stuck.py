@@ -321,3 +321,16 @@ def test_import_file_from_a_host_fifo_never_stops_ping_and_end_of_input_still_en
         assert rc == 1
         assert 'importFile (id "import") running for' in b.stderr_text()
     assert not (ws_root / "imported.txt").exists()
+
+
+def test_a_message_behind_a_slow_handler_the_reading_thread_runs_is_read_within_milliseconds(spawn):
+    """The lone request of a read runs on the reading thread itself; a message arriving while
+    it runs is read by another thread about 1 ms later, so the ping overtakes the sleep."""
+    b = spawn(framing="ndjson", init=True)
+    for i in range(50):
+        b.request("debug/sleep", {"ms": 40}, id=f"slow-{i}")
+        time.sleep(0.002)
+        b.request("ping", id=f"ping-{i}")
+        first = b.recv(timeout=5)
+        assert first["id"] == f"ping-{i}", first
+        assert "result" in b.response(f"slow-{i}", timeout=5)
