@@ -23,6 +23,9 @@ fi
 
 if [ "${1:-}" = "--test" ]; then
   python3 -c "import pytest, jsonschema, mcp, mypy" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pytest jsonschema mcp mypy
+  # Real LSP client libraries drive the server in Tests/e2e/test_lsp_clients.py.
+  python3 -c "import pygls, lsprotocol, pylspclient, sansio_lsp_client, pylsp_jsonrpc" 2>/dev/null ||
+    python3 -m pip install -q --root-user-action=ignore pygls==2.1.1 pylspclient==0.1.2 sansio-lsp-client==0.13.0 python-lsp-jsonrpc==1.1.2
   # The clients' tests: headless Chromium drives the web front end; tsc checks the JS types.
   extra=()
   command -v chromium >/dev/null 2>&1 || extra+=(chromium)

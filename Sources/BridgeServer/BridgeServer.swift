@@ -40,7 +40,7 @@ public final class BridgeServer: Router {
     private let clientNotifications: [String: Method]
 
     /// Notifications the server sends.
-    public static let serverNotifications = ["$/progress", "window/logMessage", "workspace/didChangeFiles",
+    public static let serverNotifications = ["$/progress", "$/logTrace", "window/logMessage", "workspace/didChangeFiles",
                                              "session/didChangeState", "queue/ready", "settings/didChange"]
 
     public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
@@ -90,7 +90,7 @@ public final class BridgeServer: Router {
             if isRequest {
                 return .reject(.invalidRequest("the server is shutting down: only 'exit' is accepted", dataCode: "ShutdownRequested"))
             }
-        case .running:
+        case .running, .initializing:
             if method == "initialize", isRequest {
                 return .reject(.invalidRequest("'initialize' may only be sent once", dataCode: "AlreadyInitialized"))
             }

@@ -30,6 +30,9 @@ enum DebugMethods {
         methods.append(Method("debug/sleep", schedule: sleepSchedule) { ctx in
             try sleep(ctx)
         })
+        methods.append(Method("debug/block", schedule: blockSchedule) { ctx in
+            try block(ctx)
+        })
         methods.append(Method("debug/fail", inline: true) { ctx in
             let p = try ctx.paramsObject()
             switch try p.choice("kind", ["internal", "domain"]) ?? "internal" {
@@ -78,6 +81,34 @@ enum DebugMethods {
         ctx.progress?.end(message: "done")
         return ["label": .string(label), "startedAt": .int(Int64(started)),
                 "finishedAt": .int(Int64(MonotonicClock.nanos()))]
+    }
+
+    /// `debug/block` declares a claim on its path (read by default), so a test can show what a
+    /// cancel does to a stuck reader and to a stuck writer.
+    static let blockSchedule: Method.Scheduler = { params in
+        let p = try Params(params)
+        let path = try p.requiredString("path")
+        let access = try p.choice("access", ["read", "write"]) ?? "read"
+        return .claims([Claim("debug", path: path, access: access == "read" ? .read : .write)])
+    }
+
+    /// Reads a host file (meant for a FIFO nobody writes to) with blocking system calls, to the
+    /// end: a handler stuck in `open`/`read` that no cancellation flag can reach, as on a hung
+    /// network mount.
+    static func block(_ ctx: RequestContext) throws -> JSON {
+        let path = try ctx.paramsObject().requiredString("path")
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw RPCError.invalidParams(field: "path", expected: "a readable host path", got: "errno \(errno)") }
+        defer { close(fd) }
+        var total: Int64 = 0
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            total += Int64(n)
+        }
+        return ["bytes": .int(total)]
     }
 
     /// Readable text with quotes and newlines (so escaping is exercised), exactly `bytes` long.

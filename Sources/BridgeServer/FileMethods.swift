@@ -11,13 +11,9 @@ enum FileMethods {
 
     typealias Body = @Sendable (Workspace, Params, RequestContext) throws -> JSON
 
-    /// Reads up to this size run on the reader thread (no thread hand-off); larger ones move to
-    /// the worker pool before reading.
-    static let inlineReadBytes: Int64 = 256 << 10
-
-    static func method(_ name: String, inline: Bool = false, claims: @escaping @Sendable (Params) throws -> [Claim],
+    static func method(_ name: String, claims: @escaping @Sendable (Params) throws -> [Claim],
                        _ body: @escaping Body) -> Method {
-        Method(name, inline: inline, schedule: { params in
+        Method(name, schedule: { params in
             .claims(try claims(try Params(params)))
         }) { ctx in
             let server = try LifecycleMethods.server(ctx)
@@ -42,7 +38,7 @@ enum FileMethods {
         methods.append(method("appendFile", claims: write("path")) { ws, p, _ in
             try ws.append(try p.path("path"), contents: try p.payload(), createParents: try p.bool("createParents") ?? true).writeResult
         })
-        methods.append(method("loadFile", inline: true, claims: read("path")) { ws, p, ctx in try load(ws, p, ctx) })
+        methods.append(method("loadFile", claims: read("path")) { ws, p, ctx in try load(ws, p, ctx) })
         methods.append(method("getFileInfo", claims: read("path")) { ws, p, ctx in
             let hash = try p.choice("hash", ["sha256"])
             let (s, sha) = try ws.info(try p.path("path"), sha256: hash != nil, isCancelled: { ctx.isCancelled })
@@ -130,14 +126,11 @@ enum FileMethods {
 
     static func load(_ ws: Workspace, _ p: Params, _ ctx: RequestContext? = nil) throws -> JSON {
         let encoding = try p.encoding()
-        let inline = ctx?.isRunningInline ?? false
         let path = try p.path("path")
         let r: Workspace.ReadResult
         do {
             r = try ws.read(path, offset: try p.nonNegative("offset") ?? 0, length: try p.nonNegative("length"),
-                            maxBytes: maxReadBytes) { n in
-                if inline && n > inlineReadBytes { throw MoveToWorkerPool() }
-            }
+                            maxBytes: maxReadBytes)
         } catch let e as WorkspaceError where e.code == .notDownloaded {
             // Ask the engine for it (iCloud on Apple systems); the client retries after retryAfterMs.
             ICloudContainer.startDownloading(ws.rootPath + "/" + path.string)

@@ -7,12 +7,25 @@ import JSON
 import JSONRPC
 
 /// `initialize`, `initialized`, `shutdown`, `exit`, `ping`, cancellation and tracing.
+///
+/// Only what never touches the file system runs on the reading thread (`inline`, `prepare`):
+/// `initialize` opens storage (a cloud root may be a hung mount) on the pool, as a barrier.
 enum LifecycleMethods {
     static func register(requests: inout [Method], notifications: inout [Method]) {
-        requests.append(Method("initialize", inline: true) { ctx in
+        requests.append(Method("initialize", schedule: { _ in .barrier }, prepare: { ctx in
+            try server(ctx).beginInitialize(ctx)
+        }) { ctx in
             try server(ctx).initialize(ctx)
         })
-        requests.append(Method("shutdown", inline: true, schedule: { _ in .barrier }) { _ in .null })
+        // Waits for the earlier requests at most the exit grace, then answers anyway (a request
+        // stuck in a system call must not keep the client from exiting), naming what still runs.
+        requests.append(Method("shutdown", schedule: { _ in .unordered }) { ctx in
+            let stuck = ctx.serving.drain(before: ctx)
+            if !stuck.isEmpty {
+                ctx.logger.warning("shutdown: answering with \(stuck.count) earlier request(s) still in flight: \(stuck.map(\.description).joined(separator: "; "))")
+            }
+            return .null
+        })
         requests.append(Method("ping", inline: true, schedule: { _ in .unordered }) { _ in .object(JSONObject()) })
 
         notifications.append(Method("initialized", inline: true) { _ in .null })
@@ -33,9 +46,12 @@ enum LifecycleMethods {
         })
         notifications.append(Method("$/setTrace", inline: true, schedule: { _ in .unordered }) { ctx in
             let p = try ctx.paramsObject()
-            if let v = try p.choice("value", ["off", "messages", "verbose"]), let t = ClientLogSink.Trace(rawValue: v) {
-                try server(ctx).logSink.setTrace(t)
+            let values = ["off", "messages", "verbose"]
+            guard let v = try p.choice("value", values), let t = ClientLogSink.Trace(rawValue: v) else {
+                throw RPCError.invalidParams(field: "value", expected: "one of \"off\", \"messages\", \"verbose\"", got: "nothing")
             }
+            try server(ctx).logSink.setTrace(t)
+            ctx.serving.setTrace(Connection.Trace(t))
             return .null
         })
     }
@@ -48,14 +64,32 @@ enum LifecycleMethods {
 }
 
 extension BridgeServer {
-    func initialize(_ ctx: RequestContext) throws -> JSON {
+    /// On the reading thread: decides which protocol the connection speaks, so the messages
+    /// that follow `initialize` are routed and scheduled by its rules.
+    func beginInitialize(_ ctx: RequestContext) throws {
         let p = try ctx.paramsObject()
-        if configuration.forceMCP || (try? p.string("protocolVersion")) != nil {
-            attach(ctx.serving)
-            let result = try MCPMethods.initialize(self, ctx, p)
-            lifecycle.setMCP()
-            lifecycle.set(.running)
+        let mcp = configuration.forceMCP || (try? p.string("protocolVersion")) != nil
+        lifecycle.beginInitializing(mcp: mcp)
+        if mcp { ctx.serving.useMCPConventions() }
+    }
+
+    func initialize(_ ctx: RequestContext) throws -> JSON {
+        do {
+            let result = try initializeSession(ctx)
+            lifecycle.endInitializing(succeeded: true)
             return result
+        } catch {
+            lifecycle.endInitializing(succeeded: false)
+            if !configuration.forceMCP { ctx.serving.useMCPConventions(false) }
+            throw error
+        }
+    }
+
+    private func initializeSession(_ ctx: RequestContext) throws -> JSON {
+        let p = try ctx.paramsObject()
+        if lifecycle.isMCP {
+            attach(ctx.serving)
+            return try MCPMethods.initialize(self, ctx, p)
         }
         var parent: Int32?
         if let v = p["processId"] {
@@ -71,14 +105,16 @@ extension BridgeServer {
             logger.info("client: \(name) \(version)")
         }
         let clientCapabilities = try p.object("capabilities")
-        let storage = try openStorage(initializationOptions: try p.object("initializationOptions"))
+        // LSP lets initializationOptions be any value: only an object can carry ours.
+        let options: Params? = if case .object? = p["initializationOptions"] { try p.object("initializationOptions") } else { nil }
+        let storage = try openStorage(initializationOptions: options)
         if try clientCapabilities?.object("workspace")?.bool("didChangeFiles") == true {
             try changes.watch(try storage.manager.active(), glob: nil, connection: ctx.serving)
         }
 
         logSink.setTrace(trace)
+        ctx.serving.setTrace(Connection.Trace(trace))
         attach(ctx.serving)
-        lifecycle.set(.running)
         if let parent {
             let connection = ctx.serving
             ParentProcessWatcher.watch(pid: parent, everyMilliseconds: configuration.parentPollMilliseconds,
@@ -106,5 +142,15 @@ extension BridgeServer {
             "protocolVersion": .string(ServerInfo.protocolVersion),
             "capabilities": capabilities,
         ]
+    }
+}
+
+extension Connection.Trace {
+    init(_ t: ClientLogSink.Trace) {
+        switch t {
+        case .off: self = .off
+        case .messages: self = .messages
+        case .verbose: self = .verbose
+        }
     }
 }

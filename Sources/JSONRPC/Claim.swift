@@ -42,6 +42,13 @@ public enum Schedule: Sendable, Equatable {
     /// barrier is in progress, and hold nothing back.
     case unordered
 
+    /// Whether the request declares that it only reads: claims, every one of them a read.
+    /// (`free` and `barrier` say nothing about writing.)
+    public var onlyReads: Bool {
+        if case .claims(let cs) = self { return !cs.isEmpty && cs.allSatisfy { $0.access == .read } }
+        return false
+    }
+
     func conflicts(withEarlier earlier: Schedule) -> Bool {
         switch (self, earlier) {
         case (.unordered, _), (_, .unordered): return false

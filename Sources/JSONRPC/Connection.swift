@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import SystemSupport
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
@@ -11,16 +12,24 @@ import Synchronization
 /// A JSON-RPC 2.0 connection over a pair of file descriptors.
 ///
 /// Threading and ordering guarantees:
-/// - One thread at a time reads, frames, parses and routes messages in arrival order: the
-///   caller of `run()` at first; reading may pass to a pool thread when the reading thread
+/// - One thread at a time reads, frames, parses and routes messages in arrival order: a
+///   thread `run()` starts at first; reading may pass to a pool thread when the reading thread
 ///   runs a request's handler itself (leader/follower, see `ReadLoop`), never to two at once.
+///   Reading never waits for the file system: inline handlers never touch it (see `Method`),
+///   a handler the reading thread runs itself loses reading when it runs long with input
+///   waiting (`ReaderRescue`), and a hand-off always gets a thread at once, so no handler,
+///   however stuck, stops the connection reading, nor `ping`, cancellation, `shutdown` or `exit`.
 /// - Each request is scheduled by its method's `Schedule`: it starts only after every earlier
 ///   unfinished request with a conflicting claim has finished, so conflicting requests run
 ///   and answer in arrival order; everything else runs in parallel on a worker pool.
 ///   An `inline` method that can start at once runs on the reader thread.
 /// - A request's `$/progress` end is written before its response; every message is written
-///   whole (see `OutputChannel`).
-/// - `$/cancelRequest` answers a queued request `-32800` at once and flags a running one.
+///   whole (see `OutputChannel`). Every request is answered at most once.
+/// - `$/cancelRequest` answers a queued request `-32800` at once; a running request that only
+///   reads is answered `-32800` at once too and abandoned (its handler's result is discarded
+///   when it returns); a running one that may write is flagged and answers its real outcome.
+/// - End of input waits at most `exitGrace` for the requests in flight, then names the ones
+///   still running on stderr and ends (`run()` returns 1).
 public final class Connection: Sendable {
     public struct Options: Sendable {
         public var framing: FramingMode
@@ -36,10 +45,14 @@ public final class Connection: Sendable {
         /// Called on the reading thread when the connection has become idle (see `idleAfter`),
         /// e.g. to give memory back; the next message is read only after it returns.
         public var onIdle: (@Sendable () -> Void)?
+        /// How long end of input (and `drain`, for `shutdown`) waits for the requests in
+        /// flight before giving up on the ones still running.
+        public var exitGrace: Duration
 
         public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10,
                     outputStallTimeout: Duration? = nil, idleAfter: Duration? = nil,
-                    onIdle: (@Sendable () -> Void)? = nil) {
+                    onIdle: (@Sendable () -> Void)? = nil, exitGrace: Duration = .seconds(10)) {
+            self.exitGrace = exitGrace
             self.framing = framing
             self.maxMessageBytes = maxMessageBytes
             self.readChunkBytes = readChunkBytes
@@ -49,7 +62,7 @@ public final class Connection: Sendable {
         }
     }
 
-    private struct State {
+    struct State {
         var jobs: [Job] = []
         var byID: [RequestID: Job] = [:]
         var byToken: [String: RequestID] = [:]
@@ -62,10 +75,13 @@ public final class Connection: Sendable {
     public let router: any Router
     let logger: Logger
     let pool = WorkerPool()
-    private let inFlight = DispatchGroup()
-    private let state = Mutex(State())
+    let rescue: ReaderRescue
+    let inFlight = DispatchGroup()
+    let state = Mutex(State())
     let stopping = Atomic<Bool>(false)
     private let mcp = Atomic<Bool>(false)
+    /// `Trace`'s raw value (see `Connection+Trace`).
+    let traceLevel = Atomic<UInt8>(0)
     private let clientRequests = ClientRequests()
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
     let loopEnded = DispatchSemaphore(value: 0)
@@ -74,11 +90,12 @@ public final class Connection: Sendable {
     /// progress comes from `params._meta.progressToken` and goes out as
     /// `notifications/progress {progressToken, progress, total, message}`, and a cancelled
     /// request gets no answer at all (MCP: nothing more is sent for it).
-    public func useMCPConventions() { mcp.store(true, ordering: .releasing) }
+    public func useMCPConventions(_ on: Bool = true) { mcp.store(on, ordering: .releasing) }
     public var usesMCPConventions: Bool { mcp.load(ordering: .acquiring) }
 
     public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
         self.input = input
+        self.rescue = ReaderRescue(input: input)
         self.output = OutputChannel(fd: output, framing: options.framing.fixed ?? .lsp,
                                     stallTimeout: options.outputStallTimeout)
         self.options = options
@@ -88,17 +105,23 @@ public final class Connection: Sendable {
 
     // MARK: Reading
 
-    /// Serves until `exit` (returns its status) or end of input (finishes the requests
-    /// already received, writes their answers, returns 0). A client that closed its end of
-    /// the output (EPIPE) counts as end of input: nothing more is read.
+    /// Serves until `exit` (returns its status) or end of input: finishes the requests
+    /// already received and writes their answers, returns 0; when some are still running
+    /// after `exitGrace`, names them on stderr and returns 1 (their threads are abandoned).
+    /// A client that closed its end of the output (EPIPE) counts as end of input: nothing more
+    /// is read. The calling thread only waits: reading runs on threads of its own, so a
+    /// handler stuck for ever (on whichever thread) never keeps `run()` from returning.
     public func run() -> Int32 {
         let loop = ReadLoop(options: options)
-        if readLoop(loop) == .handedOff { loopEnded.wait() }
+        OSThread.detach { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
+        loopEnded.wait()
+        rescue.stop()
         clientRequests.closeAll()
         if let code = state.withLock({ $0.exitCode }) { return code }
         logger.debug("end of input: finishing requests in flight")
-        inFlight.wait()
-        return 0
+        if inFlight.wait(timeout: .now() + Self.dispatchInterval(options.exitGrace)) == .success { return 0 }
+        reportStuck(at: "end of input", after: options.exitGrace, ending: true)
+        return 1
     }
 
     /// Whether any request is admitted and not finished.
@@ -192,6 +215,14 @@ public final class Connection: Sendable {
         }
         let context = RequestContext(id: id, method: method.name, params: params, logger: logger,
                                      progress: progress, connection: self)
+        if let prepare = method.prepare {
+            do {
+                try prepare(context)
+            } catch {
+                if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }
+                return
+            }
+        }
         let job = Job(method: method, schedule: schedule, context: context, reply: reply, progressKey: tokenKey)
         // Counted in flight before any other thread can see (and finish) it.
         inFlight.enter()
@@ -204,7 +235,10 @@ public final class Connection: Sendable {
             s.jobs.append(job)
             if let id { s.byID[id] = job }
             if let tokenKey, let id { s.byToken[Self.tokenString(tokenKey)] = id }
-            if job.blockers == 0 { job.status = .running }
+            if job.blockers == 0 {
+                job.status = .running
+                job.startedAt = MonotonicClock.nanos()
+            }
             return job.status == .running
         }
         guard let runNow = admitted else {
@@ -216,14 +250,18 @@ public final class Connection: Sendable {
         }
         if runNow {
             if method.inline {
-                context.runningInline.store(true, ordering: .relaxed)
                 execute(job)
             } else if let loop {
                 loop.deferred = job
             } else {
-                pool.submit { self.execute(job) }
+                start(job)
             }
         }
+    }
+
+    /// Runs a job on the pool; a control message (`unordered`) never waits for a thread.
+    func start(_ job: Job) {
+        pool.submit(urgent: job.schedule == .unordered) { self.execute(job) }
     }
 
     func execute(_ job: Job) {
@@ -235,11 +273,6 @@ public final class Connection: Sendable {
             do {
                 let result = try job.method.handler(context)
                 answer = context.id.map { OutgoingMessage.response(id: $0, result: result) }
-            } catch is MoveToWorkerPool where context.runningInline.load(ordering: .relaxed) {
-                // The handler found the work too heavy for the reader thread: run it on the pool.
-                context.runningInline.store(false, ordering: .relaxed)
-                pool.submit { self.execute(job) }
-                return
             } catch {
                 let e = mapError(error)
                 if let id = context.id {
@@ -249,19 +282,26 @@ public final class Connection: Sendable {
                 }
             }
         }
-        // MCP: after notifications/cancelled nothing more is sent for that request.
-        if usesMCPConventions && context.isCancelled {
-            answer = nil
+        // A cancel that abandoned the request has answered it already: the result is discarded.
+        if job.claimAnswer() {
+            // MCP: after notifications/cancelled nothing more is sent for that request.
+            if usesMCPConventions && context.isCancelled {
+                answer = nil
+            } else {
+                context.progress?.end()
+            }
+            // Forget the id before answering: a client may reuse it as soon as the answer arrives.
+            forget(job)
+            if let answer { deliver(answer, to: job.reply) }
+            traceHandled(job, answer: answer)
         } else {
-            context.progress?.end()
+            pool.abandonedReturned()
+            logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
         }
-        // Forget the id before answering: a client may reuse it as soon as the answer arrives.
-        forget(job)
-        if let answer { deliver(answer, to: job.reply) }
         finish(job, as: .done)
     }
 
-    private func forget(_ job: Job) {
+    func forget(_ job: Job) {
         state.withLock { s in
             if let id = job.context.id, s.byID[id] === job { s.byID[id] = nil }
             if let key = job.progressKey { s.byToken[Self.tokenString(key)] = nil }
@@ -269,7 +309,7 @@ public final class Connection: Sendable {
     }
 
     /// Takes a job out of the schedule and starts the jobs that were waiting only for it.
-    private func finish(_ job: Job, as status: Job.Status) {
+    func finish(_ job: Job, as status: Job.Status) {
         let ready: [Job] = state.withLock { s in
             if let i = s.jobs.firstIndex(where: { $0 === job }) { s.jobs.remove(at: i) }
             if let id = job.context.id, s.byID[id] === job { s.byID[id] = nil }
@@ -280,49 +320,15 @@ public final class Connection: Sendable {
                 d.blockers -= 1
                 if d.blockers == 0 && d.status == .queued {
                     d.status = .running
+                    d.startedAt = MonotonicClock.nanos()
                     ready.append(d)
                 }
             }
             job.dependents = []
             return ready
         }
-        for r in ready { pool.submit { self.execute(r) } }
+        for r in ready { start(r) }
         inFlight.leave()
-    }
-
-    // MARK: Cancellation
-
-    /// `$/cancelRequest`: a queued request is answered `-32800` now, a running one is flagged.
-    /// Unknown or finished ids are ignored.
-    public func cancel(id: RequestID) {
-        let queued: Job? = state.withLock { s in
-            guard let job = s.byID[id] else { return nil }
-            switch job.status {
-            case .queued: return job
-            case .running:
-                job.context.cancelled.store(true, ordering: .relaxed)
-                return nil
-            case .done, .cancelled: return nil
-            }
-        }
-        guard let job = queued else { return }
-        job.context.cancelled.store(true, ordering: .relaxed)
-        if !usesMCPConventions { deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply) }
-        finish(job, as: .cancelled)
-    }
-
-    /// `window/workDoneProgress/cancel`: cancels the request that owns the token.
-    public func cancel(progressToken token: JSON) {
-        guard let id = state.withLock({ $0.byToken[Self.tokenString(token)] }) else { return }
-        cancel(id: id)
-    }
-
-    private static func tokenString(_ token: JSON) -> String {
-        switch token {
-        case .int(let i): "i:\(i)"
-        case .string(let s): "s:\(s)"
-        default: "?"
-        }
     }
 
     // MARK: Writing
@@ -345,7 +351,7 @@ public final class Connection: Sendable {
         output.send(.object(o))
     }
 
-    private func deliver(_ message: JSON, to reply: Reply) {
+    func deliver(_ message: JSON, to reply: Reply) {
         switch reply {
         case .direct: output.send(message)
         case .batch(let collector): collector.add(message)

@@ -1,4 +1,5 @@
 import JSON
+import Synchronization
 
 /// Where a request's answer goes.
 enum Reply: Sendable {
@@ -12,7 +13,7 @@ enum Reply: Sendable {
 
 /// One request or notification on its way through the connection.
 ///
-/// Every mutable field is guarded by the connection's state lock.
+/// Every mutable field is guarded by the connection's state lock, except `answered`.
 final class Job: @unchecked Sendable {
     enum Status { case queued, running, done, cancelled }
 
@@ -26,6 +27,18 @@ final class Job: @unchecked Sendable {
     var blockers = 0
     /// Later jobs waiting for this one.
     var dependents: [Job] = []
+    /// Monotonic nanoseconds at which its handler was allowed to start (0: not yet).
+    var startedAt: UInt64 = 0
+    /// Set by whoever answers the request first: its handler, or a cancel that abandoned it
+    /// (see `Connection.cancel(id:)`); a request is answered at most once.
+    private let answered = Atomic<Bool>(false)
+
+    /// Claims the right to answer; true exactly once.
+    func claimAnswer() -> Bool {
+        !answered.exchange(true, ordering: .acquiringAndReleasing)
+    }
+
+    var isAnswered: Bool { answered.load(ordering: .acquiring) }
 
     init(method: Method, schedule: Schedule, context: RequestContext, reply: Reply, progressKey: JSON?) {
         self.method = method

@@ -30,7 +30,10 @@ public enum IncomingMessage: Sendable, Equatable {
                 self = .invalid(id: id, error: .invalidRequest("\"method\" must be a string, got \(m.typeName)"))
                 return
             }
-            let params = o["params"]
+            // `"params": null` is what several LSP client libraries send for "no params": it
+            // reads as absent, for requests and notifications alike.
+            var params = o["params"]
+            if params?.isNull == true { params = JSON?.none }
             if let params {
                 switch params {
                 case .object, .array: break

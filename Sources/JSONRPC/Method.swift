@@ -3,26 +3,34 @@ import JSON
 /// One method the server offers: how to schedule it and how to run it.
 ///
 /// Handlers are synchronous and may block (file I/O); they run on the connection's worker
-/// pool, or on the reader thread itself when `inline` is set and nothing earlier conflicts.
-/// Inline handlers must be quick and must not block: they are what makes trivial requests
-/// answer in microseconds.
+/// pool, or on the reading thread itself when `inline` is set and nothing earlier conflicts.
+/// Inline handlers must be quick and must never touch the file system (not even a `stat`: a
+/// hung mount would stop the connection reading): they are the control messages (`ping`,
+/// cancellation, `exit`), which must be acted on whatever the other handlers are doing.
 public struct Method: Sendable {
     public typealias Handler = @Sendable (RequestContext) throws -> JSON
     public typealias Scheduler = @Sendable (JSON?) throws -> Schedule
+    public typealias Preparer = @Sendable (RequestContext) throws -> Void
 
     public var name: String
     public var inline: Bool
     /// Params must be an object (or absent); positional (array) params are refused with `-32602`.
     public var namedParams: Bool
     public var schedule: Scheduler
+    /// Runs on the reading thread before the request is admitted, so that the routing of the
+    /// messages after it can depend on it (`initialize` decides the connection's conventions
+    /// there); an error it throws answers the request. Same rules as an inline handler.
+    public var prepare: Preparer?
     public var handler: Handler
 
     public init(_ name: String, inline: Bool = false, namedParams: Bool = true,
-                schedule: @escaping Scheduler = { _ in .free }, handler: @escaping Handler) {
+                schedule: @escaping Scheduler = { _ in .free }, prepare: Preparer? = nil,
+                handler: @escaping Handler) {
         self.name = name
         self.inline = inline
         self.namedParams = namedParams
         self.schedule = schedule
+        self.prepare = prepare
         self.handler = handler
     }
 }

@@ -58,11 +58,11 @@ public final class ProgressReporter: Sendable {
         emit(v)
     }
 
+    /// Ends the progress; afterwards nothing more is sent for this token, not even a `begin`.
     public func end(message: String? = nil) {
         let go = state.withLock { s -> Bool in
-            guard s.begun, !s.ended else { return false }
-            s.ended = true
-            return true
+            defer { s.begun = true; s.ended = true }
+            return s.begun && !s.ended
         }
         guard go else { return }
         var v: JSONObject = ["kind": "end"]

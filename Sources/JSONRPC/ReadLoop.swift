@@ -9,12 +9,16 @@ import Dispatch
 ///
 /// Leader/follower hand-off: when one read's worth of input ends with a request whose handler
 /// would start on the worker pool (`deferred`), and no more input is waiting, the reading
-/// thread runs that handler itself and hands reading on to a pool thread. Waking a pool thread
-/// is then off the request's path (it happens while the handler runs) instead of on it, which
-/// on a machine whose idle CPUs take tens of microseconds to wake is most of a quick request's
-/// cost. Otherwise (more input already waiting, work queued in the pool, or a batch) the
+/// thread runs that handler itself, guarded by `ReaderRescue`: when input arrives before the
+/// handler returns, reading is handed on to a pool thread; otherwise the reading thread reads
+/// on. Waking a thread is then off the request's path instead of on it, which on a machine
+/// whose idle CPUs take tens of microseconds to wake is most of a quick request's cost.
+/// Otherwise (more input already waiting, work queued in the pool, or a batch) the
 /// handler goes to the pool as before: pipelined requests keep one reader that never stops to
 /// run one of them, and no handler starts before one that arrived earlier and still waits.
+/// The thread that takes reading over is always found at once (`WorkerPool.submit(urgent:)`),
+/// even when every pool thread is busy in a stuck handler, so the handler the reading thread
+/// runs, however long it blocks, never holds reading up.
 final class ReadLoop: @unchecked Sendable {
     var decoder: FrameDecoder
     var framingKnown: Bool
@@ -74,7 +78,7 @@ extension Connection {
             let corked = output.cork()
             while let event = loop.decoder.next() {
                 // Another message follows: the deferred handler starts now, on the pool.
-                if let job = loop.deferred { loop.deferred = nil; pool.submit { self.execute(job) } }
+                if let job = loop.deferred { loop.deferred = nil; start(job) }
                 if !loop.framingKnown, let f = loop.decoder.framing {
                     loop.framingKnown = true
                     output.setFraming(f)
@@ -95,11 +99,13 @@ extension Connection {
                 // Only when nothing waits in the pool: run now, the handler would overtake
                 // requests that arrived before it (the pool starts work in submission order).
                 if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && !pool.hasBacklog {
-                    pool.submit { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
-                    execute(job)
-                    return .handedOff
+                    let outcome = rescue.guarded({ execute(job) }, takeOver: { [self] in
+                        pool.submit(urgent: true) { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
+                    })
+                    if outcome == .handedOff { return .handedOff }
+                } else {
+                    start(job)
                 }
-                pool.submit { self.execute(job) }
             }
             output.waitWhileStalled()
         }

@@ -14,7 +14,6 @@ public final class RequestContext: Sendable {
     /// Present when the params carried a `workDoneToken`.
     public let progress: ProgressReporter?
     let cancelled = Atomic<Bool>(false)
-    let runningInline = Atomic<Bool>(false)
     let connection: Connection
 
     init(id: RequestID?, method: String, params: JSON?, logger: Logger, progress: ProgressReporter?,
@@ -28,12 +27,6 @@ public final class RequestContext: Sendable {
     }
 
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
-
-    /// True while the handler runs on the reader thread (an `inline` method that could start at
-    /// once). Such a handler must stay quick: when it finds its work heavy (a large read, a
-    /// hash), it throws `MoveToWorkerPool` before doing anything with side effects, and runs
-    /// again on the worker pool.
-    public var isRunningInline: Bool { runningInline.load(ordering: .relaxed) }
 
     /// Throws `RequestCancelled` once the client has cancelled this request.
     public func checkCancellation() throws(RPCError) {
@@ -52,9 +45,4 @@ public final class RequestContext: Sendable {
     public func paramsObject() throws(RPCError) -> Params {
         try Params(params)
     }
-}
-
-/// Thrown by an inline handler to be run again on the worker pool (see `isRunningInline`).
-public struct MoveToWorkerPool: Error {
-    public init() {}
 }

@@ -17,10 +17,7 @@ extension Workspace {
     /// Reads `length` bytes (to the end when nil) from `offset`. Refuses folders, links, and
     /// FIFOs, sockets and devices (`NotARegularFile`, at once: the open never waits).
     /// Reads more than `maxBytes` at once are refused with `TooLarge` (page with ranges).
-    /// `admit` sees the number of bytes about to be read before anything is read (the server
-    /// uses it to move large reads off its reader thread).
-    public func read(_ path: WorkspacePath, offset: Int64 = 0, length: Int64? = nil, maxBytes: Int64,
-                     admit: (Int64) throws -> Void = { _ in }) throws -> ReadResult
+    public func read(_ path: WorkspacePath, offset: Int64 = 0, length: Int64? = nil, maxBytes: Int64) throws(WorkspaceError) -> ReadResult
     {
         try checkClientPath(path)
         let file: FileDescriptor
@@ -39,7 +36,6 @@ extension Workspace {
                                  "'\(path)' has \(wanted) bytes to read, more than \(maxBytes) in one call: read it in ranges with offset and length",
                                  path: path.string, details: ["size": .int(size), "limit": .int(maxBytes)])
         }
-        try admit(wanted)
         let bytes = try Sys.pread(file.raw, count: Int(wanted), offset: start, path: path.string)
         let after = try Sys.fstat(file.raw, path: path.string)
         return ReadResult(status: FileStatus(path: path, stat: after), bytes: bytes, offset: start,

@@ -57,7 +57,8 @@ enum ServerMain {
             options: Connection.Options(framing: configuration.framing, maxMessageBytes: configuration.maxMessageBytes,
                                         outputStallTimeout: configuration.outputStallTimeout,
                                         idleAfter: configuration.idleReleaseAfter,
-                                        onIdle: { releaseIdleMemory(logger) }),
+                                        onIdle: { releaseIdleMemory(logger) },
+                                        exitGrace: configuration.exitGrace),
             router: server, logger: logger)
         sink.attach(connection)
         let code = connection.run()

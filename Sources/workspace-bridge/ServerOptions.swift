@@ -45,6 +45,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds with no input and no request in flight after which the server gives memory back (its code pages and free heap: see docs/decisions.md); 0 never does.")
     var idleReleaseAfter: Double = 1
 
+    @Option(help: "Seconds end of input (and shutdown) waits for requests still running before giving up on them and naming them on stderr.")
+    var exitGrace: Double = 10
+
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
     var enableDebugMethods = false
 
@@ -54,6 +57,7 @@ struct ServerOptions: ParsableArguments {
         guard idleReleaseAfter >= 0, idleReleaseAfter.isFinite else {
             throw ValidationError("--idle-release-after must be a non-negative number of seconds")
         }
+        guard exitGrace >= 0, exitGrace <= 86_400 else { throw ValidationError("--exit-grace must be a number of seconds from 0 to 86400") }
     }
 
     /// What the server runs with; `mcp` serves MCP over NDJSON whatever `--framing` says.
@@ -70,6 +74,7 @@ struct ServerOptions: ParsableArguments {
         c.logFile = logFile
         c.outputStallTimeout = outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil
         c.idleReleaseAfter = idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil
+        c.exitGrace = .milliseconds(Int64(exitGrace * 1000))
         return c
     }
 }

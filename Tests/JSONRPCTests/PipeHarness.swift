@@ -35,7 +35,7 @@ final class PipeHarness: @unchecked Sendable {
     /// could hit a number that a test running in parallel has been handed since.
     private let inputClosed = Mutex(false)
 
-    init(_ methods: [Method], maxMessageBytes: Int = 1 << 20) {
+    init(_ methods: [Method], maxMessageBytes: Int = 1 << 20, exitGrace: Duration = .seconds(10)) {
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
         _ = pipe(&inPipe)
@@ -49,7 +49,7 @@ final class PipeHarness: @unchecked Sendable {
         logger.logLevel = .critical
         connection = Connection(
             input: inPipe[0], output: outPipe[1],
-            options: .init(framing: .ndjson, maxMessageBytes: maxMessageBytes),
+            options: .init(framing: .ndjson, maxMessageBytes: maxMessageBytes, exitGrace: exitGrace),
             router: TableRouter(methods: Dictionary(uniqueKeysWithValues: (methods + Self.cancellation).map { ($0.name, $0) })),
             logger: logger)
         let serverIn = inPipe[0]

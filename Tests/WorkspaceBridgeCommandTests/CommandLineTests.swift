@@ -48,6 +48,13 @@ struct CommandLineTests {
         #expect(try configuration([])?.template == nil)
     }
 
+    @Test("--exit-grace bounds how long end of input waits for stuck requests")
+    func exitGrace() throws {
+        #expect(try configuration([])?.exitGrace == .seconds(10))
+        #expect(try configuration(["--exit-grace", "2.5"])?.exitGrace == .milliseconds(2500))
+        #expect(try configuration(["--exit-grace=0"])?.exitGrace == .zero)
+    }
+
     @Test("0 turns the stall timeout and the idle release off")
     func zeroMeansNever() throws {
         let c = try #require(try configuration(["--output-stall-timeout", "0", "--idle-release-after=0"]))
@@ -71,6 +78,7 @@ struct CommandLineTests {
     static let refused: [[String]] = [
         ["--max-message-bytes", "0"], ["--output-stall-timeout", "-1"], ["--idle-release-after", "nan"],
         ["--idle-release-after", "-2"], ["--framing", "xml"], ["--template", "garageband"], ["--log-level", "loud"], ["--max-message-bytes", "lots"],
+        ["--exit-grace", "-1"], ["--exit-grace", "nan"],
         ["--local-root"], ["--session", "s"], ["serve", "--session", "s"], ["--unknown"],
         ["--enable-debug-methods=yes"], ["unknown-subcommand"], ["--local-root", "-x"],
     ]

@@ -98,6 +98,10 @@ def _progress_cancel(env):
     return {"token": "tok-retry"}
 
 
+def _block_check(env, first, repeat):
+    assert result(first) == result(repeat) == {"bytes": 300}
+
+
 def _save(env):
     return {"path": "notes/a.txt", "data": "hello\n", "createParents": True}
 
@@ -373,4 +377,5 @@ CASES: dict[str, Case] = {
     "debug/fail": Case(lambda env: {"kind": "domain"}),
     "debug/log": Case(lambda env: {"level": "warning", "message": "retry-log-line"}, _log_check),
     "debug/blob": Case(lambda env: {"bytes": 100}),
+    "debug/block": Case(lambda env: {"path": str(env.write("host/plain.bin", b"x" * 300, root=env.tmp))}, _block_check),
 }

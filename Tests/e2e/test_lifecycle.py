@@ -190,3 +190,86 @@ def test_serve_help_describes_the_options(binary):
 def test_serve_subcommand_is_the_default_and_can_be_named(spawn):
     b = spawn("serve", framing="ndjson", init=True)
     assert b.result("ping") == {}
+
+
+# -- real clients' habits (issue 14) ---------------------------------------------------------------
+
+def lsp_318_initialize_params(root) -> dict:
+    """Every field of LSP 3.18's InitializeParams, the nullable ones null or set."""
+    return {
+        "processId": None, "clientInfo": {"name": "every-field", "version": "3.18"}, "locale": "de-CH",
+        "rootPath": str(root), "rootUri": root.as_uri(),
+        "workspaceFolders": [{"uri": root.as_uri(), "name": "ws"}],
+        "initializationOptions": {"localRoot": str(root)}, "capabilities": {"workspace": {"workspaceFolders": True}},
+        "trace": "off", "workDoneToken": "init-progress",
+    }
+
+
+@pytest.mark.parametrize("variant", ["every field", "nulls", "no clientInfo", "options not an object"])
+def test_initialize_accepts_every_lsp_318_field(spawn, tmp_path, variant):
+    root = tmp_path / "ws"
+    params = lsp_318_initialize_params(root)
+    if variant == "nulls":
+        params.update(rootPath=None, rootUri=None, workspaceFolders=None, initializationOptions=None, trace=None)
+    elif variant == "no clientInfo":
+        del params["clientInfo"]
+    elif variant == "options not an object":
+        params["initializationOptions"] = "a string: LSP allows any value"
+    b = spawn("--local-root", str(root), framing="ndjson")
+    b.send(request("initialize", params, id="init"))
+    assert b.response("init")["result"]["serverInfo"]["name"] == "workspace-bridge"
+    b.notify("initialized", {})
+    assert b.result("saveFile", {"path": "x.txt", "data": "ok"})["path"] == "x.txt"
+    assert (root / "x.txt").read_text() == "ok"
+    assert b.result("ping") == {}
+
+
+@pytest.mark.parametrize("method, is_request", [
+    ("initialize", True), ("initialized", False), ("ping", True), ("$/cancelRequest", False),
+    ("$/setTrace", False), ("window/workDoneProgress/cancel", False), ("$/logTrace", False),
+    ("listFiles", True),
+])
+def test_params_null_is_no_params(spawn, method, is_request):
+    b = spawn(framing="ndjson", init=method != "initialize")
+    msg = {"jsonrpc": "2.0", "method": method, "params": None}
+    if is_request:
+        msg["id"] = "null-params"
+    b.send(msg)
+    if is_request:
+        assert "result" in b.response("null-params"), method
+    else:
+        b.assert_silent(0.2)
+    assert b.result("ping") == {}
+
+
+def test_set_trace_with_a_bad_value_is_ignored_and_the_trace_stays(spawn):
+    b = spawn(framing="ndjson", init={"trace": "messages"})
+    b.notify("$/setTrace", {"value": "loud"})
+    b.notify("$/setTrace", {})
+    b.request("ping", id="p")
+    assert b.response("p")["result"] == {}
+    trace = b.take(lambda m: m.get("method") == "$/logTrace" and "'ping' (id \"p\")" in m["params"]["message"],
+                   what="the $/logTrace of the ping")
+    assert "verbose" not in trace["params"], "trace messages: no verbose field"
+    assert "$/setTrace" in b.stderr_text()
+
+
+def test_trace_off_sends_no_log_trace(spawn):
+    b = spawn(framing="ndjson", init=True)
+    for _ in range(3):
+        assert b.result("ping") == {}
+    b.notify("$/logTrace", {"message": "a client's own trace line: ignored"})
+    assert b.result("ping") == {}
+    assert not [e for e in b.log if isinstance(e.msg, dict) and e.msg.get("method") == "$/logTrace"]
+
+
+def test_work_done_progress_cancel_cancels_the_owner_and_ignores_unknown_tokens(spawn):
+    b = spawn(framing="ndjson", init=True)
+    b.notify("window/workDoneProgress/cancel", {"token": "nobody"})
+    assert b.result("ping") == {}
+    b.request("debug/sleep", {"ms": 5000, "workDoneToken": "t-owner"}, id="owner")
+    b.take(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "begin", what="progress begin")
+    b.notify("window/workDoneProgress/cancel", {"token": "t-owner"})
+    r = b.response("owner", timeout=3)
+    assert r["error"]["code"] == -32800
+    assert b.result("ping") == {}

@@ -51,6 +51,12 @@ def test_set_trace_turns_forwarding_on_and_off(spawn):
     b.notify("$/setTrace", {"value": "verbose"})
     b.result("debug/log", {"level": "error", "message": "now-on"})
     wait_log(b, "now-on")
+    # LSP 3.18: with trace on, the server's trace goes out as $/logTrace (verbose: with `verbose`).
+    trace = b.take(lambda m: m.get("method") == "$/logTrace" and "'debug/log'" in m["params"]["message"],
+                   what="the $/logTrace of debug/log")
+    assert "now-on" in trace["params"]["verbose"]
+    b.take(lambda m: m.get("method") == "$/logTrace" and "'$/setTrace'" in m["params"]["message"],
+           what="the $/logTrace of the $/setTrace that turned tracing on")
 
     b.notify("$/setTrace", {"value": "off"})
     b.result("debug/log", {"level": "error", "message": "now-off"})

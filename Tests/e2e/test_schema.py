@@ -26,8 +26,8 @@ COMPONENT_KEYS = {"schemas", "links", "errors", "examples", "examplePairings", "
 EXPECTED_METHODS = {
     "initialize", "shutdown", "ping",
     "initialized", "exit", "$/cancelRequest", "$/setTrace", "window/workDoneProgress/cancel",
-    "$/progress", "window/logMessage",
-    "debug/echo", "debug/sleep", "debug/fail", "debug/log", "debug/blob",
+    "$/progress", "window/logMessage", "$/logTrace",
+    "debug/echo", "debug/sleep", "debug/block", "debug/fail", "debug/log", "debug/blob",
     "saveFile", "loadFile", "appendFile", "listFiles", "deleteFile", "moveFile", "copyFile", "createFolder",
     "getFileInfo", "searchFiles", "watchFiles", "unwatchFiles", "getFileUri", "importFile", "exportFile",
     "workspace/didChangeFiles",
@@ -41,7 +41,7 @@ EXPECTED_METHODS = {
     "settings/get", "settings/set", "settings/remove", "settings/didChange",
 }
 CLIENT_NOTIFICATIONS = {"initialized", "exit", "$/cancelRequest", "$/setTrace", "window/workDoneProgress/cancel"}
-SERVER_NOTIFICATIONS = {"$/progress", "window/logMessage", "workspace/didChangeFiles", "session/didChangeState",
+SERVER_NOTIFICATIONS = {"$/progress", "window/logMessage", "$/logTrace", "workspace/didChangeFiles", "session/didChangeState",
                         "queue/ready", "settings/didChange"}
 PROTOCOL_CODES = {
     "ParseError": -32700, "InvalidHeader": -32700, "UnsupportedCharset": -32700,

@@ -7,7 +7,7 @@ export type RequestId = number | string;
 /** A work-done progress token chosen by the client. */
 export type ProgressToken = number | string;
 
-/** How much of the server's log is forwarded as window/logMessage. `off` forwards nothing. */
+/** How much the server traces to the client: `off` nothing; `messages` its log records as window/logMessage and one $/logTrace per handled message; `verbose` the same, with $/logTrace's `verbose` field. */
 export type TraceValue = "off" | "messages" | "verbose";
 
 export type LogLevel = "trace" | "debug" | "info" | "notice" | "warning" | "error" | "critical";
@@ -729,10 +729,10 @@ export interface SettingsResult {
 /**
  * Starts the session and returns the server's identity and method table.
  *
- * A second initialize gets -32600 AlreadyInitialized. Before initialize every other request gets -32002.
+ * A second initialize gets -32600 AlreadyInitialized. Before initialize every other request gets -32002. Requests sent after initialize without waiting for its answer are served once it is done (it is a barrier); `ping`, cancellation and `exit` are acted on at once. Every field of LSP 3.18's InitializeParams is accepted; the ones this server does not use (rootUri, rootPath, workspaceFolders, locale) are ignored: the workspace root comes from --local-root or initializationOptions.localRoot.
  */
 export interface InitializeParams {
-  /** When given, the server exits when that process dies. */
+  /** When given, the server exits (status 1) when that process dies; null (LSP: started by no process) or absent: not watched. */
   processId?: number | null;
   clientInfo?: ClientInfo;
   capabilities?: ClientCapabilities;
@@ -740,9 +740,22 @@ export interface InitializeParams {
   trace?: TraceValue;
   /** Any value; `localRoot` (an absolute path) chooses the workspace root when --local-root is not given, `cloudRoot` the cloud root when --cloud-root is not given, and `template` (`"default"` or `"atome"`) the layout a root gets the first time it is used when --template is not given (anything else is InvalidParams). */
   initializationOptions?: unknown;
+  /** LSP: accepted and ignored (the workspace root is --local-root or initializationOptions.localRoot). */
+  rootUri?: string | null;
+  /** LSP (deprecated there): accepted and ignored. */
+  rootPath?: string | null;
+  /** LSP: accepted and ignored. */
+  workspaceFolders?: {
+    uri?: string;
+    name?: string;
+  }[] | null;
+  /** LSP: accepted; messages stay in English. */
+  locale?: string;
+  /** LSP: accepted; initialize reports no progress. */
+  workDoneToken?: ProgressToken;
 }
 
-/** Answers null once all earlier requests are answered; later requests get -32600 ShutdownRequested. */
+/** Answers null once all earlier requests are answered, or after --exit-grace seconds (default 10) with the ones still running named in the log; later requests get -32600 ShutdownRequested. */
 export type ShutdownParams = Record<string, never>;
 
 /** Liveness check. */
@@ -754,17 +767,17 @@ export type InitializedParams = Record<string, never>;
 /** Client notification: exit with status 0 after shutdown, 1 otherwise. */
 export type ExitParams = Record<string, never>;
 
-/** Cancels a request: queued → -32800 at once; running → -32800 at its next check. Unknown or finished ids are ignored. */
+/** Cancels a request: queued → -32800 at once; running and only reading (its claims are all reads) → -32800 at once, its handler abandoned and its result discarded (even when stuck in a system call); running and maybe writing → told to stop, answers -32800 at its next check or its real outcome if it cannot stop. Unknown or finished ids are ignored. */
 export interface CancelRequestParams {
   id: RequestId;
 }
 
-/** Changes the trace value given in initialize. */
+/** Changes the trace value given in initialize (off, messages or verbose): what is forwarded as window/logMessage and $/logTrace. A value outside the three is ignored (logged). */
 export interface SetTraceParams {
   value: TraceValue;
 }
 
-/** Cancels the request that owns the progress token. */
+/** Cancels the request that owns the progress token, as $/cancelRequest would; an unknown or finished token is ignored. */
 export interface WindowWorkDoneProgressCancelParams {
   token: ProgressToken;
 }
@@ -779,6 +792,12 @@ export interface ProgressParams {
 export interface WindowLogMessageParams {
   type: MessageType;
   message: string;
+}
+
+/** LSP trace: while trace is messages or verbose, one per request or notification the server handled, after its answer: what it was, how it ended and how long it took; `verbose` (only with trace verbose) adds its params and answer, each cut to 1,000 characters. Never sent with trace off, nor on an MCP connection. Sent by a client, it is ignored like any unknown $/ notification. */
+export interface LogTraceParams {
+  message: string;
+  verbose?: string;
 }
 
 /**
@@ -1271,6 +1290,14 @@ export interface DebugSleepParams {
   workDoneToken?: ProgressToken;
 }
 
+/** Reads a host file (a FIFO nobody writes to) with blocking system calls to its end: a handler stuck where no cancellation flag reaches it, as on a hung mount. */
+export interface DebugBlockParams {
+  /** An absolute host path. */
+  path: string;
+  /** The claim it declares on its path: read (a cancel abandons it at once) or write (a cancel only flags it). */
+  access?: "read" | "write";
+}
+
 /** Always fails: kind internal → -32603 InternalError, domain → -32803 with a domain data.code. */
 export interface DebugFailParams {
   kind: "internal" | "domain";
@@ -1355,6 +1382,10 @@ export interface RequestMap {
   "settings/remove": { params: SettingsRemoveParams; result: SettingsResult };
   "debug/echo": { params: DebugEchoParams; result: EchoResult };
   "debug/sleep": { params: DebugSleepParams; result: SleepResult };
+  "debug/block": { params: DebugBlockParams; result: {
+    /** Bytes read before end of file. */
+    bytes: number;
+  } };
   "debug/fail": { params: DebugFailParams; result: never };
   "debug/log": { params: DebugLogParams; result: Empty };
   "debug/blob": { params: DebugBlobParams; result: BlobResult };
@@ -1364,6 +1395,7 @@ export interface RequestMap {
 export interface ServerNotificationMap {
   "$/progress": ProgressParams;
   "window/logMessage": WindowLogMessageParams;
+  "$/logTrace": LogTraceParams;
   "workspace/didChangeFiles": WorkspaceDidChangeFilesParams;
   "session/didChangeState": SessionDidChangeStateParams;
   "queue/ready": QueueReadyParams;
@@ -1509,6 +1541,11 @@ export interface WorkspaceBridgeMethods {
     echo(params: DebugEchoParams, options?: RequestOptions): Promise<EchoResult>;
     /** Sleeps, checking for cancellation about every millisecond; reports progress when workDoneToken is given. */
     sleep(params: DebugSleepParams, options?: RequestOptions): Promise<SleepResult>;
+    /** Reads a host file (a FIFO nobody writes to) with blocking system calls to its end: a handler stuck where no cancellation flag reaches it, as on a hung mount. */
+    block(params: DebugBlockParams, options?: RequestOptions): Promise<{
+      /** Bytes read before end of file. */
+      bytes: number;
+    }>;
     /** Always fails: kind internal → -32603 InternalError, domain → -32803 with a domain data.code. */
     fail(params: DebugFailParams, options?: RequestOptions): Promise<never>;
     /** Logs a record through the server's logger. */

@@ -18,7 +18,7 @@ enum MCPMethods {
             _ = try ctx.paramsObject()
             return ["tools": .array(ToolTable.all.map(\.mcpJSON))]
         })
-        requests.append(Method("tools/call", inline: true, schedule: callSchedule) { ctx in try call(ctx) })
+        requests.append(Method("tools/call", schedule: callSchedule) { ctx in try call(ctx) })
         requests.append(Method("resources/list") { ctx in try MCPResources.list(ctx) })
         requests.append(Method("resources/read") { ctx in try MCPResources.read(ctx) })
         requests.append(Method("resources/templates/list") { ctx in try MCPResources.templates(ctx) })
@@ -32,11 +32,13 @@ enum MCPMethods {
             try LifecycleMethods.server(ctx).logSink.setMCPLevel(level)
             return .object(JSONObject())
         })
-        notifications.append(Method("notifications/initialized", inline: true, schedule: { _ in .unordered }) { ctx in
+        // Off the reading thread (asking for roots reads the active root, which may be a cloud
+        // mount), after `initialize` (free work waits for that barrier).
+        notifications.append(Method("notifications/initialized") { ctx in
             try askForRoots(ctx)
             return .null
         })
-        notifications.append(Method("notifications/roots/list_changed", inline: true, schedule: { _ in .unordered }) { ctx in
+        notifications.append(Method("notifications/roots/list_changed") { ctx in
             try askForRoots(ctx)
             return .null
         })
@@ -101,9 +103,6 @@ enum MCPMethods {
         }
     }
 
-    /// Tools cheap enough to run on the reader thread when nothing they touch is busy.
-    static let inlineTools: Set<String> = ["read_file", "get_file_info"]
-
     static let callSchedule: Method.Scheduler = { params in
         let p = try Params(params)
         return .claims(SessionMethods.toolClaims(session: "mcp", name: try p.requiredString("name"), arguments: p["arguments"]))
@@ -130,17 +129,12 @@ enum MCPMethods {
         let (store, _) = try server.agents.stores(for: try server.workspace())
         let toolCallId = "mcp-\(ctx.id.map(String.init(describing:)) ?? "?")-\(nextCallSerial())"
         let arguments = p["arguments"] ?? .object(JSONObject())
-        // On the reader thread only a small read runs (read_file moves itself to the pool when
-        // the file is large); everything else goes to the pool before doing anything.
-        if ctx.isRunningInline && (!inlineTools.contains(name) || arguments["sha256"] == .bool(true)) { throw MoveToWorkerPool() }
         if tool.readOnly {
             // Reads change nothing: run, then journal intent and result together without an fsync
             // (a cancelled or failed read is journaled with its error).
             let result: ToolResult
             do {
                 result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx, scope: server.mcpRoots)
-            } catch let move as MoveToWorkerPool {
-                throw move
             } catch {
                 let e = server.mapError(error)
                 try? store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,

@@ -35,8 +35,6 @@ enum ToolTable {
             return ToolResult(content: [ToolResult.text(out.text)], structuredContent: out.structured, isError: false)
         } catch let e as RPCError where e.code == ErrorCode.requestCancelled {
             throw e
-        } catch let move as MoveToWorkerPool {
-            throw move
         } catch {
             let e = server.mapError(error)
             if e.code == ErrorCode.requestCancelled { throw e }

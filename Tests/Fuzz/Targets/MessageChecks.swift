@@ -4,7 +4,8 @@ import JSONRPC
 /// Invariants of JSON-RPC message classification, for any JSON value.
 enum MessageChecks {
     /// - a request or notification has exactly the `method` and `params` of the object,
-    ///   `params` being absent, an object or an array; a notification has no `id`;
+    ///   `params` being absent, an object or an array (`"params": null` reads as absent); a
+    ///   notification has no `id`;
     /// - a response has no `method` and a `result` or an `error`;
     /// - an invalid message is answered with -32600, and that error reply (encoded, decoded,
     ///   classified again) is a response carrying the same id.
@@ -36,7 +37,9 @@ enum MessageChecks {
 
     private static func checkCall(_ json: JSON, method: String, params: JSON?) throws(FuzzFailure) {
         try require(json["method"] == .string(method), "method \(method) is not the object's")
-        try require(json["params"] == params, "params are not the object's")
+        let given = json["params"]
+        let expected: JSON? = given?.isNull == true ? JSON?.none : given
+        try require(expected == params, "params are not the object's (null reading as absent)")
         if let params {
             try require(params.arrayValue != nil || params.objectValue != nil, "params of type \(params.typeName) accepted")
         }

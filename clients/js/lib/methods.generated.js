@@ -51,6 +51,7 @@ export const REQUEST_METHODS = Object.freeze([
   "settings/remove",
   "debug/echo",
   "debug/sleep",
+  "debug/block",
   "debug/fail",
   "debug/log",
   "debug/blob",
@@ -60,6 +61,7 @@ export const REQUEST_METHODS = Object.freeze([
 export const SERVER_NOTIFICATIONS = Object.freeze([
   "$/progress",
   "window/logMessage",
+  "$/logTrace",
   "workspace/didChangeFiles",
   "session/didChangeState",
   "queue/ready",

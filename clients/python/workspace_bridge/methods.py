@@ -10,6 +10,7 @@ from .types import (
     AppendResult,
     BackgroundResult,
     BlobResult,
+    BlockResult,
     CheckpointResult,
     ConditionsResult,
     ConflictList,
@@ -27,6 +28,7 @@ from .types import (
     ListResult,
     LoadResult,
     LogLevel,
+    LogTraceParams,
     MessageInput,
     MessageList,
     MigrateResult,
@@ -935,6 +937,21 @@ class Methods(Connection):
             progress=progress,
         )
 
+    def debug_block(
+        self, *,
+        path: str,
+        access: Optional[Literal['read', 'write']] = None,
+    ) -> Call[BlockResult]:
+        """
+        Reads a host file (a FIFO nobody writes to) with blocking system calls to its end: a handler
+        stuck where no cancellation flag reaches it, as on a hung mount.
+
+        Only with --enable-debug-methods.
+
+        Sends ``debug/block``.
+        """
+        return self.request('debug/block', build_params({'path': path}, {'access': access}))
+
     def debug_fail(self, *, kind: Literal['internal', 'domain']) -> Call[NoReturn]:
         """
         Always fails: kind internal → -32603 InternalError, domain → -32803 with a domain data.code.
@@ -970,6 +987,9 @@ class Methods(Connection):
 
     @overload
     def notifications(self, method: Literal['window/logMessage']) -> Stream[WindowLogMessageParams]: ...
+
+    @overload
+    def notifications(self, method: Literal['$/logTrace']) -> Stream[LogTraceParams]: ...
 
     @overload
     def notifications(self, method: Literal['workspace/didChangeFiles']) -> Stream[WorkspaceDidChangeFilesParams]: ...

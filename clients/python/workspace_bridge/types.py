@@ -12,7 +12,9 @@ RequestId = Union[int, str]
 ProgressToken = Union[int, str]
 
 
-#: How much of the server's log is forwarded as window/logMessage. `off` forwards nothing.
+#: How much the server traces to the client: `off` nothing; `messages` its log records as
+#: window/logMessage and one $/logTrace per handled message; `verbose` the same, with $/logTrace's
+#: `verbose` field.
 TraceValue = Literal['off', 'messages', 'verbose']
 
 
@@ -997,6 +999,11 @@ class ConditionsResult(TypedDict):
     policy: Policy
 
 
+class BlockResult(TypedDict):
+    #: Bytes read before end of file.
+    bytes: int
+
+
 class ProgressParams(TypedDict):
     """
     Work-done progress of a request that carried workDoneToken: begin, reports (at most 10 a
@@ -1010,6 +1017,20 @@ class WindowLogMessageParams(TypedDict):
     """A server log record forwarded while trace is messages or verbose."""
     type: MessageType
     message: str
+
+
+class _LogTraceParamsRequired(TypedDict):
+    message: str
+
+
+class LogTraceParams(_LogTraceParamsRequired, total=False):
+    """
+    LSP trace: while trace is messages or verbose, one per request or notification the server
+    handled, after its answer: what it was, how it ended and how long it took; `verbose` (only with
+    trace verbose) adds its params and answer, each cut to 1,000 characters. Never sent with trace
+    off, nor on an MCP connection. Sent by a client, it is ignored like any unknown $/ notification.
+    """
+    verbose: str
 
 
 class _WorkspaceDidChangeFilesParamsRequired(TypedDict):

@@ -1,0 +1,93 @@
+#if canImport(Glibc)
+import SystemSupport
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import JSON
+
+/// What the connection does about requests that do not finish: `shutdown` waits for them a
+/// bounded time (`drain`), end of input names them on stderr before ending (`run()`).
+extension Connection {
+    /// One request still in flight, as `drain` and the end-of-input report name it.
+    public struct Pending: Sendable, CustomStringConvertible {
+        public var method: String
+        public var id: RequestID?
+        /// Seconds since its handler started; nil while it waits for an earlier request.
+        public var runningSeconds: Double?
+
+        public var description: String {
+            let who = "\(method) (id \(id.map(String.init(describing:)) ?? "none"))"
+            guard let s = runningSeconds else { return "\(who) waiting for an earlier request" }
+            return "\(who) running for \(Connection.oneDecimal(s)) s"
+        }
+    }
+
+    /// For `shutdown`: waits until every request admitted before `context`'s is answered (or,
+    /// for a notification, finished), at most `exitGrace`; returns the ones still pending.
+    public func drain(before context: RequestContext) -> [Pending] {
+        let deadline = MonotonicClock.nanos() &+ Self.nanos(options.exitGrace)
+        while true {
+            let left = pending(before: context)
+            if left.isEmpty || MonotonicClock.nanos() >= deadline { return left }
+            usleep(2_000)
+        }
+    }
+
+    /// Requests admitted before `context`'s (all of them when nil) and not yet answered.
+    func pending(before context: RequestContext?) -> [Pending] {
+        let now = MonotonicClock.nanos()
+        return state.withLock { s in
+            var out: [Pending] = []
+            for job in s.jobs {
+                if let context, job.context === context { break }
+                if job.isAnswered { continue }
+                out.append(Pending(method: job.context.method, id: job.context.id,
+                                   runningSeconds: job.startedAt == 0 ? nil : Double(now &- job.startedAt) / 1e9))
+            }
+            return out
+        }
+    }
+
+    /// Names the requests still in flight on stderr, one line each, written directly (the
+    /// logger may forward to the client, which may be gone).
+    func reportStuck(at moment: String, after grace: Duration, ending: Bool) {
+        let left = state.withLock { s in s.jobs.count }
+        let pending = pending(before: nil)
+        var lines = "workspace-bridge: \(moment): \(left) request(s) still in flight after the "
+            + "\(Self.seconds(grace)) s grace" + (ending ? ", abandoned (exit status 1)" : "") + ":\n"
+        for p in pending { lines += "workspace-bridge:   \(p)\n" }
+        if pending.count < left {
+            lines += "workspace-bridge:   \(left - pending.count) cancelled request(s) still stuck in their handler\n"
+        }
+        var bytes = Array(lines.utf8)
+        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+    }
+
+    static func nanos(_ d: Duration) -> UInt64 {
+        let (s, atto) = d.components
+        return UInt64(max(0, s)) * 1_000_000_000 + UInt64(max(0, atto) / 1_000_000_000)
+    }
+
+    static func seconds(_ d: Duration) -> String {
+        let n = nanos(d)
+        return n % 1_000_000_000 == 0 ? String(n / 1_000_000_000) : oneDecimal(Double(n) / 1e9)
+    }
+
+    /// `x` with one decimal ("12.3"), without Foundation.
+    static func oneDecimal(_ x: Double) -> String {
+        let tenths = Int((max(0, x) * 10).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+
+    static func dispatchInterval(_ d: Duration) -> DispatchTimeInterval {
+        .nanoseconds(Int(clamping: nanos(d)))
+    }
+
+    /// A short account of an answer, for the log line of a result discarded after a cancel.
+    static func describeAnswer(_ answer: JSON) -> String {
+        if let e = answer["error"] { return "error \(e["code"]?.intValue.map(String.init) ?? "?")" }
+        return "a result"
+    }
+}
