@@ -86,6 +86,7 @@ class RpcFace:
 class McpFace:
     """`workspace-bridge mcp`: the same requests as tools/call (mcp_helpers.RawMCP, ndjson)."""
     name = "mcp"
+    resource_error = -32803       # the JSON-RPC code of a refused resource (2025 era: the domain code)
 
     def __init__(self, r, root: Path, as_tool: Callable):
         self.r, self.root, self.as_tool = r, root, as_tool
@@ -113,6 +114,9 @@ class McpFace:
             return Outcome(True, r["result"], None)
         return Outcome(False, r["error"], (r["error"].get("data") or {}).get("code"))
 
+    def subscribe(self, uri: str, timeout: float = 10.0) -> dict:
+        return self._call("resources/subscribe", {"uri": uri}, timeout)
+
     def ping(self) -> None:
         assert self.r.result("ping", timeout=PING_DEADLINE) == {}
 
@@ -124,17 +128,22 @@ class McpModernFace(McpFace):
     """The same tool calls in MCP's 2026-07-28 era: no handshake, every request carries `_meta`
     (mcp_modern.RawModern); liveness is `server/discover` (the revision has no ping)."""
     name = "mcp-modern"
+    resource_error = -32602       # the revision's code for a resource that cannot be read
 
     def _call(self, method: str, params: dict, timeout: float) -> dict:
         return self.r.mcall(method, params, timeout=timeout)
+
+    def subscribe(self, uri: str, timeout: float = 10.0) -> dict:
+        """The revision's subscription: a listen whose only filter is the URI (refused at once)."""
+        return self._call("subscriptions/listen", {"notifications": {"resourceSubscriptions": [uri]}}, timeout)
 
     def ping(self) -> None:
         assert self.r.mresult("server/discover", timeout=PING_DEADLINE)["resultType"] == "complete"
 
 
-# The modern face is issue 16's; strict, so it flips when the era is served.
+# What the modern face does not serve yet (subscriptions/listen): strict, so it flips when it is.
 NOT_YET = pytest.mark.xfail(strict=True, reason="issue 16: not implemented yet")
-FACES = ["jsonrpc", "mcp", pytest.param("mcp-modern", marks=NOT_YET)]
+FACES = ["jsonrpc", "mcp", "mcp-modern"]
 
 
 def case_insensitive(folder: Path) -> bool:
@@ -198,7 +207,8 @@ def adv(request, tmp_path, spawn, binary):
         from test_mcp_security import as_tool
         r = RawModern(binary, server_args(root, tmp_path / "cfg"), server_env(tmp_path), tmp_path / "mcp-stderr.log")
         request.addfinalizer(r.kill)
-        face = McpModernFace(r, root, as_tool)   # no handshake: the first tools/call is the first message
+        face = McpModernFace(r, root, as_tool)
+        face.ping()                              # no handshake: the first request opens the workspace
     make_world(w, root)        # after the template was laid out (Research/ exists)
     for name in ("ws-evil", "ws2", 'ws"') + (() if case_insensitive(w) else ("WS",)):
         _secret(w / name / "secret.txt", name)
@@ -370,14 +380,14 @@ def test_advisory_resource_uri_is_refused(adv, where, code):
     """resources/read and resources/subscribe of the advisories' spellings as file:// URIs."""
     uri = "file://" + where.replace("{root}", str(adv.root)).replace("{tmp}", str(adv.w))
     code = code or (SNF if adv.ci else NF)
-    r = adv.face.r
+    face = adv.face
 
     with adv.guard(inside_unchanged=True):
-        read = r.call("resources/read", {"uri": uri})
-        sub = r.call("resources/subscribe", {"uri": uri})
+        read = face._call("resources/read", {"uri": uri}, 10.0)
+        sub = face.subscribe(uri)
 
     for res in (read, sub):
-        assert "error" in res and res["error"]["code"] == -32803, f"{uri}: {res}"
+        assert "error" in res and res["error"]["code"] == face.resource_error, f"{uri}: {res}"
         assert res["error"]["data"]["code"] == code, f"{uri}: expected {code}: {res}"
     adv.assert_nothing_leaked()
     adv.face.ping()
@@ -538,7 +548,7 @@ def test_GHSA_p9cv_8g75_4xcg_a_folder_swapped_for_a_link_during_reads(adv):
         if isinstance(f, McpFace):
             res = f.read_resource("d/f")
             assert not res.ok or res.value["contents"][0]["text"] == INSIDE.decode(), res
-            assert res.ok or res.value["code"] == -32803, res
+            assert res.ok or res.value["code"] == f.resource_error, res
             rounds.append(("resource", res))
         return rounds
 

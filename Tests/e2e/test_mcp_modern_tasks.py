@@ -102,7 +102,6 @@ async def test_a_long_search_runs_as_a_task_polled_to_completion(binary, place, 
     assert ext.polls[-1]["result"]["structuredContent"] == res
 
 
-@NOT_YET
 @aio
 async def test_without_the_extension_the_same_search_is_a_plain_result(binary, place, tree):
     async with open_client(binary, place.root, place.cfg, place.tmp, "2026-07-28") as c:

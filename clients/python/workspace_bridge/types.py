@@ -169,6 +169,7 @@ ErrorCode = Literal[
     'InternalError',
     'ServerNotInitialized',
     'RequestCancelled',
+    'UnsupportedProtocolVersion',
     'NotFound',
     'AlreadyExists',
     'NotADirectory',
@@ -264,13 +265,20 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'quota': Literal['keys', 'bytes'],
     # InvalidArgument from settings/*: the key refused.
     'key': str,
+    # UnsupportedProtocolVersion (MCP face only): every MCP protocol version this binary serves,
+    # both eras, newest first.
+    'supported': List[str],
+    # UnsupportedProtocolVersion: the version the request asked for.
+    'requested': str,
 }, total=False)
 
 
 class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
     """
     error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes
-    maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803).
+    maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803);
+    UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose
+    `_meta` names a version this binary does not serve (docs/mcp-2026.md).
     """
 
 
