@@ -47,7 +47,11 @@ enum MCPModern {
             guard server.lifecycle.current == .running, server.lifecycle.isMCP else { throw RPCError.serverNotInitialized }
             return try legacy.handler(ctx)
         }
-        if removed.contains(name) { throw RPCError.methodNotFound(name) }
+        if removed.contains(name) {
+            let e = RPCError.methodNotFound(name)
+            MCPRequestLog.record(ctx, envelope, method: name, outcome: "\(e.code) \(e.dataCode)")
+            throw e
+        }
         let (root, sessionID) = try server.modern.prepare(server, ctx, envelope)
         var result: JSONObject = ["resultType": "complete"]
         let body: JSON
@@ -57,9 +61,12 @@ enum MCPModern {
             } catch let move as MoveToWorkerPool {
                 throw move
             } catch {
-                throw modernError(server.mapError(error), method: name, params: ctx.params)
+                let e = modernError(server.mapError(error), method: name, params: ctx.params)
+                MCPRequestLog.record(ctx, envelope, method: name, outcome: "\(e.code) \(e.dataCode): \(e.message)")
+                throw e
             }
         } else {
+            MCPRequestLog.record(ctx, envelope, method: name, outcome: "ok")
             body = ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": capabilities,
                     "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID))]
         }
@@ -67,6 +74,7 @@ enum MCPModern {
         for (k, v) in body.objectValue?.members ?? [] {
             if k == "_meta" { meta = v.objectValue ?? JSONObject() } else { result[k] = v }
         }
+        if legacy != nil { MCPRequestLog.record(ctx, envelope, method: name, outcome: MCPRequestLog.outcome(of: .object(result))) }
         if let hint = cacheHints[name] {
             result["ttlMs"] = .int(hint.ttlMs)
             result["cacheScope"] = .string(hint.scope)
@@ -76,11 +84,11 @@ enum MCPModern {
         return .object(result)
     }
 
-    /// The capabilities the modern era advertises: only what it serves. Resource updates arrive
-    /// through `subscriptions/listen` and log messages per request (`_meta` logLevel); until those
-    /// are served here, `subscribe` is false and `logging` absent.
+    /// The capabilities the modern era advertises: only what it serves. Log messages go out per
+    /// request (`MCPRequestLog`); resource updates arrive through `subscriptions/listen`, so
+    /// `subscribe` stays false until that is served here.
     static var capabilities: JSON {
-        ["tools": ["listChanged": false], "resources": ["subscribe": false, "listChanged": false]]
+        ["tools": ["listChanged": false], "resources": ["subscribe": false, "listChanged": false], "logging": .object(JSONObject())]
     }
 
     /// An error in the revision's codes: a resource that cannot be read (missing, outside the
