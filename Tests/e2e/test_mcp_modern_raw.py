@@ -351,3 +351,15 @@ def test_listen_ends_gracefully_when_the_server_shuts_down(rawm, place):
         or (len(closed) == 1 and closed[0]["result"]["resultType"] == "complete"
             and closed[0]["result"]["_meta"][SUB] == "bye"), closed
     assert r.proc.wait(5) == 0
+
+
+def test_the_plain_server_answers_the_modern_era_too(rawm, place):
+    """One binary, one stdin: without the `mcp` subcommand the first modern request is served as
+    well (as a 2025 `initialize` carrying MCP's protocolVersion switches it to MCP)."""
+    r = rawm(subcommand=False)
+    res = r.mresult("server/discover")
+    assert set(res["supportedVersions"]) == ALL_VERSIONS
+    assert [t["name"] for t in r.mresult("tools/list")["tools"]] == TOOL_NAMES
+    assert r.tool("read_file", {"path": "context.md"})["isError"] is False
+    first = r.log[0][1]
+    assert first.get("id") == 1 and first["result"]["resultType"] == "complete", first
