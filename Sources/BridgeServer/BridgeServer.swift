@@ -32,7 +32,11 @@ public final class BridgeServer: Router {
     let mcpSession = StringRef()
     let resourceWatch = ResourceSubscriptions()
     let mcpRoots = MCPRootScope()
+    /// MCP 2026-07-28: what the first modern request set up (see `MCPModern`).
+    let modern = MCPModernState()
     private let mcpRequests: [String: Method]
+    /// MCP requests of both eras, dispatched per message by their `_meta` (see `MCPModern`).
+    private let mcpEraRequests: [String: Method]
     private let mcpNotifications: [String: Method]
 
     func attach(_ connection: Connection) { client.set(connection) }
@@ -72,6 +76,7 @@ public final class BridgeServer: Router {
         MCPMethods.register(requests: &mcpRequests, notifications: &mcpNotifications)
         self.mcpRequests = MethodIndex.byName(mcpRequests, table: "MCP request")
         self.mcpNotifications = MethodIndex.byName(mcpNotifications, table: "MCP notification")
+        self.mcpEraRequests = MCPModern.methods(legacy: self.mcpRequests)
     }
 
     /// Request methods offered, sorted (what `initialize` reports in `capabilities.methods`).
@@ -82,6 +87,7 @@ public final class BridgeServer: Router {
     public func route(method: String, isRequest: Bool) -> Routing {
         let phase = lifecycle.current
         if !isRequest, method == "exit", let m = clientNotifications[method] { return .handle(m) }
+        if let routing = routeMCPEra(method: method, isRequest: isRequest, phase: phase) { return routing }
         switch phase {
         case .uninitialized:
             guard isRequest else { return .reject(.serverNotInitialized) }
@@ -108,6 +114,20 @@ public final class BridgeServer: Router {
         }
         if let m = clientNotifications[method] { return .handle(m) }
         return .ignore
+    }
+
+    /// MCP messages that may arrive without a handshake: a request named like an MCP method (its
+    /// `_meta` decides the era, see `MCPModern`) before `initialize` or on an MCP connection, and
+    /// the cancellation of one before any handshake. Nil: the lifecycle rules below decide.
+    private func routeMCPEra(method: String, isRequest: Bool, phase: Lifecycle.Phase) -> Routing? {
+        switch phase {
+        case .shutDown: return nil
+        case .running where !lifecycle.isMCP: return nil
+        case .uninitialized where !isRequest:
+            return lifecycle.isMCP ? mcpNotifications[method].map(Routing.handle) : nil
+        default:
+            return isRequest ? mcpEraRequests[method].map(Routing.handle) : nil
+        }
     }
 
     /// The storage opened by `initialize`.

@@ -51,14 +51,47 @@ enum MCPMethods {
     /// MCP's `initialize`: version negotiation, the session tool calls are journaled into,
     /// and the server's capabilities.
     static func initialize(_ server: BridgeServer, _ ctx: RequestContext, _ p: Params) throws -> JSON {
+        // An initialize in the modern envelope is a modern request, and the modern era has no handshake.
+        if try MCPEnvelope.parse(ctx.params) != nil { throw RPCError.methodNotFound("initialize") }
         let asked = try p.string("protocolVersion")
         let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? supportedVersions.last!
         server.lifecycle.setMCP()
         server.mcpRoots.clientDeclaresRoots(try p.object("capabilities")?.object("roots") != nil)
-        let storage = try server.openStorage(initializationOptions: nil)
-        let ws = try storage.manager.active()
-        let (store, _) = try server.agents.stores(for: ws)
         let clientName = try p.object("clientInfo")?.string("name") ?? "MCP client"
+        let (root, sessionID) = try openSession(server, clientName: clientName)
+        ctx.serving.useMCPConventions()
+        return [
+            "protocolVersion": .string(version),
+            "capabilities": capabilities,
+            "serverInfo": serverInfo,
+            "instructions": .string(instructions(root: root, sessionID: sessionID)),
+        ]
+    }
+
+    /// The server's MCP capabilities (the same in both eras).
+    static var capabilities: JSON {
+        ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": false], "logging": .object(JSONObject())]
+    }
+
+    static var serverInfo: JSON {
+        ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)]
+    }
+
+    static func instructions(root: String, sessionID: String) -> String {
+        """
+        Files of the user's workspace at \(root) (paths are relative to it; nothing outside it can be reached). \
+        Tool calls are journaled in session \(sessionID).
+        """
+    }
+
+    /// Opens storage (unless open) and the session MCP tool calls are journaled into (`--session`,
+    /// else one created for this process; the same one for both eras once it exists).
+    /// Returns the workspace root and the session id.
+    static func openSession(_ server: BridgeServer, clientName: String) throws -> (root: String, sessionID: String) {
+        let storage = try (try? server.storage()) ?? server.openStorage(initializationOptions: nil)
+        let ws = try storage.manager.active()
+        if let id = server.mcpSession.get() { return (ws.rootPath, id) }
+        let (store, _) = try server.agents.stores(for: ws)
         let session: Session
         if let id = server.configuration.mcpSession {
             session = try store.get(id: id)
@@ -67,17 +100,7 @@ enum MCPMethods {
             _ = try store.transition(id: session.id, to: .running)
         }
         server.mcpSession.set(session.id)
-        ctx.serving.useMCPConventions()
-        return [
-            "protocolVersion": .string(version),
-            "capabilities": ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": false],
-                             "logging": .object(JSONObject())],
-            "serverInfo": ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)],
-            "instructions": .string("""
-                Files of the user's workspace at \(ws.rootPath) (paths are relative to it; nothing outside it can be reached). \
-                Tool calls are journaled in session \(session.id).
-                """),
-        ]
+        return (ws.rootPath, session.id)
     }
 
     /// Sends `roots/list` when the client declared roots; its answer narrows what tools and
