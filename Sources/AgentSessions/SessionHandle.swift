@@ -46,6 +46,8 @@ final class SessionHandle: @unchecked Sendable {
     var leaseView = LeaseView()
     /// Tool calls begun in this process and not finished.
     var live: Set<String> = []
+    /// The journal's size after the last automatic prune (see `pruneIfOver`).
+    var prunedAt: Int64 = 0
 
     init(id: String, folder: String) {
         self.id = id

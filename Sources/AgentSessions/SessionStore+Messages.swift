@@ -28,12 +28,16 @@ extension SessionStore {
         }
         guard !stored.isEmpty else { return 0 }
         try commit(h, [["t": "msg", "m": .array(stored), "at": .int(at)]])
+        pruneIfOver(h)
         return stored.count
     }
 
-    /// Stored messages in append order: those after the message `after` (from the start when
-    /// `nil`), at most `limit`.
-    public func messages(id: String, after: String? = nil, limit: Int = 100) throws(SessionError) -> [Message] {
+    /// Stored messages in append order: those after the entry `after` (from the start when
+    /// `nil`), at most `limit` entries. A compacted run shows as one entry, its summary (`id` is
+    /// the compaction's id, `compaction` says what it replaced); with `includeCompacted` the
+    /// summary is followed by the originals it replaced, each marked `compactedBy`.
+    public func messages(id: String, after: String? = nil, limit: Int = 100,
+                         includeCompacted: Bool = false) throws(SessionError) -> [Message] {
         guard limit >= 1 else { throw .invalid("limit must be at least 1") }
         let h = try handle(id)
         h.lock.lock()
@@ -48,7 +52,29 @@ extension SessionStore {
             start = i + 1
         }
         let end = min(d.messages.count, start + limit)
-        return start < end ? try readMessages(h, d.messages[start..<end]) : []
+        guard start < end else { return [] }
+        let page = try readMessages(h, d.messages[start..<end])
+        guard includeCompacted, page.contains(where: { $0.compaction != nil }) else { return page }
+        var out: [Message] = []
+        for m in page {
+            out.append(m)
+            if let c = m.compaction {
+                for var o in try originals(h, c) {
+                    o.compactedBy = c.id
+                    out.append(o)
+                }
+            }
+            if out.count >= limit { break }
+        }
+        return Array(out.prefix(limit))
+    }
+
+    /// The originals a compaction replaced: from the journal while they are there, else from the
+    /// archive; empty when retention dropped them. Lock held.
+    func originals(_ h: SessionHandle, _ c: Compaction) throws(SessionError) -> [Message] {
+        if let refs = c.originals { return try readMessages(h, refs[...]) }
+        if c.originalsDroppedAtNanos != nil { return [] }
+        return try Archive.read(folder: h.folder, cids: [c.id])[c.id] ?? []
     }
 
     /// Reads messages from the journal (each record once). Lock held.
@@ -58,6 +84,13 @@ extension SessionStore {
         var cached: (RecordRef, [JSON])?
         try withJournal(h) { fd throws(SessionError) in
             for ref in refs {
+                if ref.isPlaceholder {
+                    guard let c = h.data!.extras.compactions.first(where: { $0.id == ref.id }) else {
+                        throw .io("compaction \(ref.id) of session \(h.id) is unknown", errno: EIO, path: h.journalPath)
+                    }
+                    out.append(Message(summaryOf: c))
+                    continue
+                }
                 let list: [JSON]
                 if let c = cached, c.0 == ref.record { list = c.1 } else {
                     list = try readRecord(h, fd, ref.record)["m"]?.arrayValue ?? []

@@ -34,6 +34,11 @@ public final class SessionStore: Sendable {
     let handles = Mutex<[String: SessionHandle]>([:])
     private let warningList = Mutex<[SessionWarning]>([])
     private let stateChangeHandler: Mutex<(@Sendable (StateChange) -> Void)?>
+    /// Tests only: called at each step of a journal rewrite; `true` stops the rewrite there, as a
+    /// SIGKILL at that moment would (nothing after the step happens, nothing is cleaned up).
+    let rewriteStop = Mutex<(@Sendable (RewriteStep) -> Bool)?>(nil)
+    /// The retention policy as last read or set (`nil`: not read yet).
+    let retentionCache = Mutex<RetentionPolicy?>(nil)
 
     /// - Parameters:
     ///   - directory: `<root>/.workspace/sessions`; created on first use.
