@@ -41,6 +41,14 @@ struct JournalBuild {
         bytes.append(contentsOf: line)
     }
 
+    /// Adds an intact copied `end` line (a finished tool call's result), byte for byte. Its time
+    /// is read from the line, so the state is the one a replay gives.
+    mutating func copyResultLine(_ line: [UInt8], crc: UInt32, call: ToolCallState) throws(SessionError) {
+        let at = line.withUnsafeBytes { JournalLine.decode(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }?["at"]
+        try copyLine(line, crc: crc, skeleton: ["t": "end", "call": .string(call.id), "name": .string(call.name),
+                                                "isError": .bool(call.isError), "at": at ?? .int(call.startedAt)])
+    }
+
     /// Adds an intact copied line whose record is applied through `skeleton` (the fields the
     /// state keeps; the line itself holds the rest, read on demand).
     mutating func copyLine(_ line: [UInt8], crc: UInt32, skeleton: JSON) throws(SessionError) {

@@ -37,7 +37,9 @@ public struct Message: Sendable, Equatable {
     /// The entry that stands for compaction `c` in the messages view.
     init(summaryOf c: Compaction) {
         self.init(id: c.id, role: c.summaryRole, content: c.summary, toolCalls: nil, toolCallId: nil, atNanos: c.atNanos)
-        compaction = c
+        var shown = c
+        shown.originals = nil  // where the originals sit on disk is not part of the message
+        compaction = shown
     }
 
     var stored: JSON {

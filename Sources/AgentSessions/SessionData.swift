@@ -223,7 +223,11 @@ struct SessionData: Sendable, Equatable {
                         usage: usage, pendingToolCalls: pending, metadata: metadata, createdAtNanos: createdAt,
                         updatedAtNanos: updatedAt)
         s.lineage = extras.lineage
-        s.compactions = extras.compactions
+        s.compactions = extras.compactions.map { c in
+            var c = c
+            c.originals = nil
+            return c
+        }
         s.approvalPolicy = extras.approvalPolicy
         s.pendingApprovals = extras.approvals.filter { $0.decision == nil }
         s.deferredToolCalls = extras.deferred

@@ -109,8 +109,7 @@ extension SessionStore {
             for t in d.toolCalls.values.sorted(by: { $0.sequence < $1.sequence }) {
                 guard let ref = t.result, ref.offset < cutEnd else { continue }
                 let (l, crc) = try line(ref)
-                try b.copyLine(Array(l), crc: crc, skeleton: ["t": "end", "call": .string(t.id), "name": .string(t.name),
-                                                              "isError": .bool(t.isError), "at": .int(t.startedAt)])
+                try b.copyResultLine(Array(l), crc: crc, call: t)
             }
         }
         return (b, archive)

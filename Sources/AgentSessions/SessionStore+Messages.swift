@@ -58,7 +58,7 @@ extension SessionStore {
         var out: [Message] = []
         for m in page {
             out.append(m)
-            if let c = m.compaction {
+            if let shown = m.compaction, let c = h.data!.extras.compactions.first(where: { $0.id == shown.id }) {
                 for var o in try originals(h, c) {
                     o.compactedBy = c.id
                     out.append(o)

@@ -69,7 +69,10 @@ extension SessionStore {
                 try b.add(["t": "msg", "m": .array(msgs.map(\.stored)), "at": .int(msgs.last!.atNanos)])
                 chunk = []
             }
-            if m.isPlaceholder { try b.add(["t": "place", "cid": .string(m.id), "at": .int(at)]) }
+            if m.isPlaceholder {
+                let made = d.extras.compactions.first { $0.id == m.id }?.atNanos ?? d.updatedAt
+                try b.add(["t": "place", "cid": .string(m.id), "at": .int(made)])
+            }
         }
         let calls = d.toolCalls.values.sorted { $0.sequence < $1.sequence }
         try withJournal(h) { fd throws(SessionError) in
@@ -78,8 +81,7 @@ extension SessionStore {
                     guard let line = Disk.pread(fd, offset: ref.offset, length: Int(ref.length)), line.last == 0x0A,
                           let crc = line.withUnsafeBytes({ JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast())) })
                     else { throw .io("a tool result of session \(h.id) cannot be read", errno: EIO, path: h.journalPath) }
-                    try b.copyLine(line, crc: crc, skeleton: ["t": "end", "call": .string(t.id), "name": .string(t.name),
-                                                               "isError": .bool(t.isError), "at": .int(t.startedAt)])
+                    try b.copyResultLine(line, crc: crc, call: t)
                 } else {
                     try b.add(["t": "begin", "call": .string(t.id), "name": .string(t.name), "args": t.arguments ?? .object([:]),
                                "at": .int(t.startedAt)])
