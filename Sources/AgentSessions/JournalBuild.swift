@@ -43,7 +43,11 @@ struct JournalBuild {
 
     /// Adds an intact copied `end` line (a finished tool call's result), byte for byte. Its time
     /// is read from the line, so the state is the one a replay gives.
+    /// A `begin` record (without arguments: a finished call needs none) comes first, so the call
+    /// keeps its start time.
     mutating func copyResultLine(_ line: [UInt8], crc: UInt32, call: ToolCallState) throws(SessionError) {
+        try add(["t": "begin", "call": .string(call.id), "name": .string(call.name), "args": .object([:]),
+                 "at": .int(call.startedAt)])
         let at = line.withUnsafeBytes { JournalLine.decode(UnsafeRawBufferPointer(rebasing: $0.dropLast())) }?["at"]
         try copyLine(line, crc: crc, skeleton: ["t": "end", "call": .string(call.id), "name": .string(call.name),
                                                 "isError": .bool(call.isError), "at": at ?? .int(call.startedAt)])

@@ -189,6 +189,7 @@ extension SessionStore {
                 throw ExportFormat.damaged("a tool call is incomplete")
             }
             if let result = c["result"] {
+                try b.add(["t": "begin", "call": .string(cid), "name": .string(name), "args": .object([:]), "at": .int(started)])
                 try b.add(["t": "end", "call": .string(cid), "name": .string(name), "result": result,
                            "isError": c["isError"] ?? false, "at": c["finishedAt"] ?? .int(started)])
             } else {
