@@ -139,11 +139,15 @@ extension SessionStore {
         var i = 0
         while i < d.messages.count && d.messages[i].isPlaceholder { i += 1 }
         guard i < d.messages.count else { return 0 }
+        // A message's share of the bytes: its record's length over the messages the record holds.
+        var perRecord: [Int64: Int] = [:]
+        for m in d.messages where !m.isPlaceholder { perRecord[m.record.offset, default: 0] += 1 }
+        func share(_ m: MessageRef) -> Int64 { Int64(m.record.length) / Int64(Swift.max(1, perRecord[m.record.offset] ?? 1)) }
         var j = i
-        var seen = Set<Int64>()
+        excess -= share(d.messages[i])
         while j < d.messages.count - 1 && !d.messages[j + 1].isPlaceholder && excess > 0 {
-            if seen.insert(d.messages[j].record.offset).inserted { excess -= Int64(d.messages[j].record.length) }
             j += 1
+            excess -= share(d.messages[j])
         }
         // Keep at least the last message of the session readable.
         if j == d.messages.count - 1 && j > i { j -= 1 }

@@ -49,7 +49,8 @@ extension SessionStore {
         var extras = d.extras
         var archive: [JSON] = []
         for k in extras.compactions.indices {
-            if extras.compactions[k].isActive, let refs = extras.compactions[k].originals {
+            if extras.compactions[k].isActive, extras.compactions[k].originalsDroppedAtNanos == nil,
+               let refs = extras.compactions[k].originals {
                 let msgs = try readMessages(h, refs[...])
                 archive.append(["t": "orig", "cid": .string(extras.compactions[k].id), "m": .array(msgs.map(\.stored)),
                                 "at": .int(at)])
@@ -106,6 +107,9 @@ extension SessionStore {
         h.validEnd = next.end
         h.fault = nil
         h.identity = Disk.identity(path: h.journalPath)
+        // Keep the journal open for appending, as `prepareWrite` left it (the lease is still ours).
+        h.writer = try JournalWriter.openForAppend(h.journalPath, validEnd: next.end)
+        h.identity = Disk.identity(fd: h.writer!.fd)
         return (before, next.end)
     }
 
