@@ -82,6 +82,18 @@ extension SessionStore {
         var out: [Message] = []
         out.reserveCapacity(refs.count)
         var cached: (RecordRef, [JSON])?
+        // Many records: read the span they cover once rather than one `pread` each.
+        var span: (offset: Int64, bytes: [UInt8])?
+        let plain = refs.lazy.filter { !$0.isPlaceholder }
+        if refs.count > 32, let lo = plain.map(\.record.offset).min(), let hi = plain.map(\.record.end).max(),
+           hi - lo <= 64 << 20 {
+            span = try withJournal(h) { fd throws(SessionError) in
+                guard let b = Disk.pread(fd, offset: lo, length: Int(hi - lo)) else {
+                    throw .io("the journal of session \(h.id) cannot be read", errno: EIO, path: h.journalPath)
+                }
+                return (lo, b)
+            }
+        }
         try withJournal(h) { fd throws(SessionError) in
             for ref in refs {
                 if ref.isPlaceholder {
@@ -93,7 +105,21 @@ extension SessionStore {
                 }
                 let list: [JSON]
                 if let c = cached, c.0 == ref.record { list = c.1 } else {
-                    list = try readRecord(h, fd, ref.record)["m"]?.arrayValue ?? []
+                    let record: JSON
+                    if let span {
+                        let at = Int(ref.record.offset - span.offset)
+                        let json = span.bytes[at..<at + Int(ref.record.length)].withUnsafeBytes { line in
+                            line.last == 0x0A ? JournalLine.decode(UnsafeRawBufferPointer(rebasing: line.dropLast())) : nil
+                        }
+                        guard let json else {
+                            throw .io("a record of session \(h.id) at byte \(ref.record.offset) cannot be read", errno: EIO,
+                                      path: h.journalPath)
+                        }
+                        record = json
+                    } else {
+                        record = try readRecord(h, fd, ref.record)
+                    }
+                    list = record["m"]?.arrayValue ?? []
                     cached = (ref.record, list)
                 }
                 guard ref.position < list.count, let m = Message(stored: list[ref.position]) else {

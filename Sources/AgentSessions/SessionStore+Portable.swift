@@ -23,11 +23,29 @@ public struct ImportedSession: Sendable, Equatable {
 /// `{format: "workspace-bridge.session", version: 1, session: {facts, times in nanoseconds},
 /// messages: [every message in order, originals of compactions marked `compactedBy`; a
 /// compaction whose originals were dropped appears as `{placeOf: <compactionId>}`],
-/// compactions: [...], toolCalls: [...], checksum: {algorithm: "sha256", value}}` where the
-/// checksum is over the file's JSON without its `checksum` member, as jansson encodes it.
+/// compactions: [...], toolCalls: [...], checksum: {algorithm: "sha256", value}}`, written by
+/// jansson. `checksum` is the last member; its `value` is the SHA-256 of the file's bytes with
+/// the value's 64 hex digits replaced by 64 zeros (so the file is encoded once, and checked
+/// without encoding it again).
 enum ExportFormat {
     static let name = "workspace-bridge.session"
     static let version: Int64 = 1
+
+    /// The checksum's place while the file is hashed: 64 zeros.
+    static let zeros = String(repeating: "0", count: 64)
+
+    /// Where `needle` last occurs in `bytes` (the checksum is the document's last member, so
+    /// its value is the last occurrence of its digits).
+    static func lastRange(of needle: String, in bytes: [UInt8]) -> Range<Int>? {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty, bytes.count >= n.count else { return nil }
+        var i = bytes.count - n.count
+        while i >= 0 {
+            if bytes[i] == n[0] && bytes[i..<i + n.count].elementsEqual(n) { return i..<i + n.count }
+            i -= 1
+        }
+        return nil
+    }
 
     static func damaged(_ why: String, reason: String = "damaged") -> SessionError {
         SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)",
@@ -97,13 +115,17 @@ extension SessionStore {
                 calls.append(.object(o))
             }
         }
-        var doc: JSONObject = ["format": .string(ExportFormat.name), "version": .int(ExportFormat.version),
+        let doc: JSONObject = ["format": .string(ExportFormat.name), "version": .int(ExportFormat.version),
                                "session": .object(session), "messages": .array(messages),
                                "compactions": .array(d.extras.compactions.map { publicCompaction($0).stored }),
-                               "toolCalls": .array(calls)]
-        let checksum = try Digest.sha256(JSONCodec.encode(.object(doc)))
-        doc["checksum"] = ["algorithm": "sha256", "value": .string(checksum)]
-        let bytes = JSONCodec.encode(.object(doc))
+                               "toolCalls": .array(calls),
+                               "checksum": ["algorithm": "sha256", "value": .string(ExportFormat.zeros)]]
+        var bytes = JSONCodec.encode(.object(doc))
+        let checksum = try Digest.sha256(bytes)
+        guard let at = ExportFormat.lastRange(of: ExportFormat.zeros, in: bytes) else {
+            throw SessionError(.ioError, "internal: the export's checksum placeholder is missing")
+        }
+        bytes.replaceSubrange(at, with: Array(checksum.utf8))
         return ExportedSession(bytes: bytes, sha256: try Digest.sha256(bytes), sessionId: d.id)
     }
 
@@ -123,13 +145,13 @@ extension SessionStore {
             throw ExportFormat.damaged("version \(doc["version"].map { JSONCodec.encodeString($0) } ?? "none") is not 1",
                                        reason: "unsupportedVersion")
         }
-        guard doc["checksum"]?["algorithm"]?.stringValue == "sha256", let stated = doc["checksum"]?["value"]?.stringValue else {
-            throw ExportFormat.damaged("it has no sha256 checksum")
-        }
+        guard doc["checksum"]?["algorithm"]?.stringValue == "sha256", let stated = doc["checksum"]?["value"]?.stringValue,
+              stated.utf8.count == 64, doc.keys.last == "checksum", let at = ExportFormat.lastRange(of: stated, in: bytes)
+        else { throw ExportFormat.damaged("it has no sha256 checksum as its last member") }
+        var zeroed = bytes
+        zeroed.replaceSubrange(at, with: Array(ExportFormat.zeros.utf8))
+        guard try Digest.sha256(zeroed) == stated else { throw ExportFormat.damaged("its checksum does not match its content") }
         doc["checksum"] = nil
-        guard try Digest.sha256(JSONCodec.encode(.object(doc))) == stated else {
-            throw ExportFormat.damaged("its checksum does not match its content")
-        }
         guard let s = doc["session"], let fileId = s["id"]?.stringValue, let messages = doc["messages"]?.arrayValue,
               let compactionList = doc["compactions"]?.arrayValue, let calls = doc["toolCalls"]?.arrayValue
         else { throw ExportFormat.damaged("session, messages, compactions or toolCalls is missing") }

@@ -74,7 +74,20 @@ extension SessionStore {
             }
         }
         report.sessions.sort { $0.id < $1.id }
+        sweepLeftovers()
         return report
+    }
+
+    /// Removes what crashed operations left in the sessions folder: hidden `.new-…` folders of
+    /// forks and imports that never got their name, `.deleted-…` folders of deletions cut off
+    /// half-way. Only those untouched for an hour (another server may be writing a new one now).
+    func sweepLeftovers() {
+        let hour: Int64 = 3600 * 1_000_000_000
+        for name in Disk.list(directory) ?? [] where name.hasPrefix(".new-") || name.hasPrefix(".deleted-") {
+            let path = directory + "/" + name
+            guard let id = Disk.identity(path: path), Timestamp.wallClockNanos() - id.mtimeNanos > hour else { continue }
+            if !Disk.removeTree(path) { warn(nil, "cannot remove the leftover \(name)") }
+        }
     }
 
     /// Prunes one session. Lock held, `current(h)` done. `nil` when nothing changed.

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSON
 import Synchronization
 import Testing
@@ -90,6 +95,25 @@ struct RetentionTests {
         #expect(try store.messages(id: s.id, includeCompacted: true).map(\.id) == [c.id] + (5..<10).map { "m\($0)" })
         #expect(try f.store().list().sessions.count == 3)
         #expect(!f.exists(f.folder(s.id) + "/compacted.jsonl"))
+    }
+
+    @Test("a prune sweeps hidden folders that crashed forks, imports and deletions left, once they are an hour old")
+    func sweep() throws {
+        let f = Fixture()
+        let store = f.store()
+        _ = try store.create()
+        try Disk.makeDirectories(f.sessionsDirectory + "/.new-old/x")
+        try Disk.makeDirectories(f.sessionsDirectory + "/.deleted-old")
+        try Disk.makeDirectories(f.sessionsDirectory + "/.new-fresh")
+        var old = [timeval(tv_sec: 1_000_000, tv_usec: 0), timeval(tv_sec: 1_000_000, tv_usec: 0)]
+        #expect(utimes(f.sessionsDirectory + "/.new-old", &old) == 0)
+        #expect(utimes(f.sessionsDirectory + "/.deleted-old", &old) == 0)
+
+        _ = try store.prune()
+
+        #expect(!f.exists(f.sessionsDirectory + "/.new-old") && !f.exists(f.sessionsDirectory + "/.deleted-old"))
+        #expect(f.exists(f.sessionsDirectory + "/.new-fresh"))
+        #expect(try store.list().sessions.count == 1)
     }
 
     @Test("the session reports its bytes on disk")
