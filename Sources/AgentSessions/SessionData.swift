@@ -179,6 +179,8 @@ struct SessionData: Sendable, Equatable {
             guard let call = r["call"]?.stringValue else { throw ReplayFault("a tool result without a call id") }
             declared.removeAll { $0.toolCallId == call }
             extras.deferred.removeAll { $0.toolCallId == call }
+            // A call closed without an answer to its approval (refused, abandoned) waits no more.
+            extras.approvals.removeAll { $0.toolCallId == call && $0.decision == nil }
             var t: ToolCallState
             if let known = toolCalls[call] {
                 t = known

@@ -20,9 +20,12 @@ extension SessionStore {
         let at = now()
         var seen = Set<String>()
         var stored: [JSON] = []
+        // A retried append of messages that were compacted since is recognised too.
+        let compacted = messages.contains { $0.id != nil } && d.extras.compactions.contains { $0.isActive }
+            ? try compactedIds(h) : []
         for m in messages {
             let mid = m.id ?? Timestamp.randomId("msg_")
-            guard d.messageIndex[mid] == nil, seen.insert(mid).inserted else { continue }
+            guard d.messageIndex[mid] == nil, !compacted.contains(mid), seen.insert(mid).inserted else { continue }
             stored.append(Message(id: mid, role: m.role, content: m.content, toolCalls: m.toolCalls,
                                   toolCallId: m.toolCallId, atNanos: at).stored)
         }
@@ -30,6 +33,19 @@ extension SessionStore {
         try commit(h, [["t": "msg", "m": .array(stored), "at": .int(at)]])
         pruneIfOver(h)
         return stored.count
+    }
+
+    /// Ids of the messages active compactions replaced, whose originals are kept. Lock held.
+    func compactedIds(_ h: SessionHandle) throws(SessionError) -> Set<String> {
+        if let known = h.compactedIds { return known }
+        var ids = Set<String>()
+        let active = h.data!.extras.compactions.filter { $0.isActive && $0.originalsDroppedAtNanos == nil }
+        for c in active { for r in c.originals ?? [] { ids.insert(r.id) } }
+        if active.contains(where: { $0.originals == nil }) {
+            for (_, list) in try Archive.read(folder: h.folder, cids: Set(active.map(\.id))) { for m in list { ids.insert(m.id) } }
+        }
+        h.compactedIds = ids
+        return ids
     }
 
     /// Stored messages in append order: those after the entry `after` (from the start when

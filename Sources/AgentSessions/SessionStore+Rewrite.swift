@@ -102,6 +102,7 @@ extension SessionStore {
         try replaceJournal(h, b.bytes)
         h.closeWriter()
         var next = b.data
+        h.compactedIds = nil
         next.sinceSnapshot = 0  // a rewritten journal is as short as a snapshot would make recovery
         h.data = next
         h.validEnd = next.end

@@ -98,4 +98,14 @@ struct ApprovalTests {
         #expect(try f.store().checkApproval(id: s.id, toolCallId: "c4", tool: write) == .notNeeded)
         #expect(try f.store().get(id: s.id).pendingApprovals.map(\.toolCallId) == ["c3"])  // still waiting for an answer
     }
+
+    @Test("a pending approval whose call is closed without an answer waits no more")
+    func closedWithoutAnswer() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create(approvalPolicy: .destructive)
+        _ = try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete)
+        try store.finishToolCall(id: s.id, toolCallId: "c1", result: "the user walked away", isError: true)
+        #expect(try f.store().get(id: s.id).pendingApprovals.isEmpty)
+    }
 }

@@ -173,4 +173,16 @@ struct CompactionTests {
         _ = try store.appendMessages(id: s.id, messages: numbered(20..<21))
         #expect(try messageIds(f.store(), s.id).last == "m20")
     }
+
+    @Test("a retried append of messages compacted since stores nothing twice, with the originals in the journal or the archive")
+    func retriedAppendAfterCompaction() throws {
+        let f = Fixture()
+        let store = f.store()
+        let id = try tenMessages(store)
+        let c = try store.compact(id: id, throughMessageId: "m4", summary: "five", by: "user")
+        #expect(try store.appendMessages(id: id, messages: numbered(3..<6)) == 0)
+        _ = try store.rewrite(id: id)
+        #expect(try f.store().appendMessages(id: id, messages: numbered(0..<12)) == 2)
+        #expect(try messageIds(store, id) == [c.id] + (5..<12).map { "m\($0)" })
+    }
 }
