@@ -7,7 +7,7 @@ extension SessionData {
         case "compact":
             guard let cid = r["cid"]?.stringValue, let first = r["first"]?.stringValue, let through = r["through"]?.stringValue,
                   let by = r["by"]?.stringValue, let i = messageIndex[first], let j = messageIndex[through], i <= j,
-                  extras.compactions.allSatisfy({ $0.id != cid })
+                  messageIndex[cid] == nil, extras.compactions.allSatisfy({ $0.id != cid })
             else { throw ReplayFault("a compaction that does not fit the messages") }
             let run = Array(messages[i...j])
             guard !run.contains(where: \.isPlaceholder) else { throw ReplayFault("a compaction over another compaction") }
@@ -26,7 +26,7 @@ extension SessionData {
             messages.append(MessageRef(id: cid, record: ref, position: -1))
         case "uncompact":
             guard let cid = r["cid"]?.stringValue, let k = extras.compactions.firstIndex(where: { $0.id == cid }),
-                  extras.compactions[k].isActive, let i = messageIndex[cid]
+                  extras.compactions[k].isActive, let i = messageIndex[cid], messages[i].isPlaceholder
             else { throw ReplayFault("undoing an unknown compaction") }
             var restored: [MessageRef]
             if let list = r["m"]?.arrayValue {

@@ -94,7 +94,7 @@ struct SessionData: Sendable, Equatable {
             state = st
             error = nonNull(r["error"])
             usage = Usage(stored: r["usage"] ?? .null)
-            toolSequence = Int(r["toolSequence"]?.intValue ?? 0)
+            toolSequence = Int(min(max(0, r["toolSequence"]?.intValue ?? 0), Int64(Int32.max)))
             declared = (r["declared"]?.arrayValue ?? []).compactMap { try? ToolCallRecord(json: $0) }
             extras = SessionExtras(stored: r["extras"])
         } else {

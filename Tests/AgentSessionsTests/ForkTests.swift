@@ -153,4 +153,20 @@ struct ForkTests {
         #expect(try messageIds(store, fork.id) == (0...7).map { "m\($0)" })
         #expect(try messageIds(store, s.id) == [c.id] + (6..<10).map { "m\($0)" })  // the parent is untouched
     }
+
+    @Test("a session another owner holds can still be forked (forking only reads it); the fork is this store's")
+    func forkOfAnotherOwnersSession() throws {
+        let f = Fixture()
+        let a = f.store(owner: "device-a")
+        let s = try a.create()
+        _ = try a.appendMessages(id: s.id, messages: numbered(0..<3))
+        let b = f.store(owner: "device-b")
+        #expect(throws: SessionError.self) { try b.appendMessages(id: s.id, messages: numbered(3..<4)) }
+
+        let fork = try b.fork(id: s.id)
+
+        #expect(try b.appendMessages(id: fork.id, messages: numbered(3..<4)) == 1)
+        #expect(throws: SessionError.self) { try a.appendMessages(id: fork.id, messages: numbered(4..<5)) }
+        #expect(try messageIds(a, fork.id) == ["m0", "m1", "m2", "m3"])
+    }
 }
