@@ -28,6 +28,8 @@ public struct Session: Sendable, Equatable {
     public var pendingApprovals: [Approval] = []
     /// Tool calls the device policy deferred, to run when conditions allow.
     public var deferredToolCalls: [DeferredCall] = []
+    /// What the session's folder holds on disk, when asked for (`get(id:withBytesOnDisk:)`).
+    public var bytesOnDisk: Int64? = nil
 
     public var createdAt: String { Timestamp.iso8601(createdAtNanos) }
     public var updatedAt: String { Timestamp.iso8601(updatedAtNanos) }
@@ -56,6 +58,7 @@ public struct Session: Sendable, Equatable {
         if approvalPolicy != .none { o["approvalPolicy"] = approvalPolicy.json }
         if !pendingApprovals.isEmpty { o["pendingApprovals"] = .array(pendingApprovals.map(\.json)) }
         if !deferredToolCalls.isEmpty { o["deferredToolCalls"] = .array(deferredToolCalls.map(\.json)) }
+        if let bytesOnDisk { o["bytesOnDisk"] = .int(bytesOnDisk) }
         return .object(o)
     }
 }

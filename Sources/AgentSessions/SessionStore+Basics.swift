@@ -51,12 +51,15 @@ extension SessionStore {
         return view(h)
     }
 
-    public func get(id: String) throws(SessionError) -> Session {
+    /// The session's facts; with `withBytesOnDisk`, also what its folder holds on disk.
+    public func get(id: String, withBytesOnDisk: Bool = false) throws(SessionError) -> Session {
         let h = try handle(id)
         h.lock.lock()
         defer { h.lock.unlock() }
         try current(h)
-        return view(h)
+        var s = view(h)
+        if withBytesOnDisk { s.bytesOnDisk = folderBytes(h.folder) }
+        return s
     }
 
     /// Sessions ordered by creation time, then id; `cursor` is the `nextCursor` of the page

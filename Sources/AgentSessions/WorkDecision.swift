@@ -23,6 +23,14 @@ public enum WorkDecision: Sendable, Equatable {
 
     public var isAllowed: Bool { self == .allow }
 
+    /// The typed error for a deferred decision (`nil` for `allow`): `Deferred` with `reason`,
+    /// `queued` (whether the call was recorded to run later) and `confirmable`.
+    public func error(queued: Bool) -> SessionError? {
+        guard case .deferred(let reason, let confirmable, let message) = self else { return nil }
+        return SessionError(.deferred, message, data: ["reason": .string(reason), "queued": .bool(queued),
+                                                       "confirmable": .bool(confirmable)])
+    }
+
     /// `{allowed: true}` or `{allowed: false, reason, confirmable, message}`.
     public var json: JSON {
         switch self {

@@ -78,6 +78,9 @@ struct WorkDecisionTests {
         #expect(decide(cellular, heavyLocal) == .allow)
         #expect(decide(.assumed, heavyNet) == .allow)
         #expect(decide(cellular, heavyNet).json["confirmable"] == true)
+        let error = decide(cellular, heavyNet).error(queued: true)
+        #expect(error?.code == "Deferred" && error?.data["reason"] == "expensiveNetwork" && error?.data["queued"] == true)
+        #expect(WorkDecision.allow.error(queued: false) == nil)
     }
 
     @Test("battery under 20% and not charging, or a serious or critical thermal state, defers heavy work")

@@ -126,6 +126,9 @@ struct RetentionTests {
         let full = try store.bytesOnDisk(id: s.id)
         #expect(empty > 0 && full > empty)
         #expect(full == Int64(f.read(f.journal(s.id)).count + f.read(f.folder(s.id) + "/lease.json").count))
+        let facts = try store.get(id: s.id, withBytesOnDisk: true)
+        #expect(facts.bytesOnDisk == full && facts.json["bytesOnDisk"] == .int(full))
+        #expect(try store.get(id: s.id).json["bytesOnDisk"] == nil)
     }
 
     @Test("a prune stopped at any step of its rewrites (as by SIGKILL) keeps every message it was not meant to drop")
