@@ -182,6 +182,16 @@ if wb_bin:
     copied = f" (built {built}; the run used a copy in `Benchmarks/out/`)" if built else ""
     w(f"| server | `{os.path.relpath(src, repo)}`{copied} "
       f"version {ver or '?'}, {size}, run with `--enable-debug-methods` (ping phases), framing auto-detected |")
+old_env = next((r for r in rows if r.get("test") == "old_env"), None)
+if old_env:
+    if old_env.get("measured"):
+        how = (f"the binary `{old_env.get('binary')}` (`WB_OLD_BIN`)" if old_env.get("given") else
+               f"`git archive {(old_env.get('commit') or '?')[:12]}` built with `swift build -c release --static-swift-stdlib` "
+               f"({old_env['build_seconds']:.0f} s)" if old_env.get("build_seconds") is not None else "built")
+        w(f"| previous release (`WB_OLD_REF`) | `{old_env.get('ref')}`: {how}, version {old_env.get('version') or '?'}; "
+          "run with the same options, in the same rounds, in the phases of issue 15's figures |")
+    else:
+        w(f"| previous release (`WB_OLD_REF`) | `{old_env.get('ref')}`: not measured ({old_env.get('reason')}) |")
 w("")
 
 # ---------------- targets ----------------
