@@ -20,14 +20,15 @@
 #                                          ref of this clone, built here (default 94a74bb, the last
 #                                          state before issue 15's redesign); WB_OLD_REF=none skips it
 #   WB_OLD_BIN=/path/to/workspace-bridge   use that binary as the previous release (no build)
-#   WB_QUICK=1 ...                         a quick run (minutes, not an hour): small trees, one round,
+#   WB_QUICK=1 ...                         a quick run (a few minutes): small trees, one round,
 #                                          no 1 GiB tests, no session phases; the report goes to
 #                                          Benchmarks/out/README.quick.md (Benchmarks/README.md and the
 #                                          plots are left alone). For checking the machinery, not figures.
 #
-# A full run takes about an hour on a 2-CPU machine (the 1 GiB copies and the storage and
-# session phases are most of it), plus one release build of the previous release the first time
-# (kept in Benchmarks/out/old-build); a quick run takes a few minutes.
+# A full run takes roughly 10 minutes on a 2-CPU machine: about 6 of measurements (the 1 GiB
+# copies, migrate and the session phases are the longest), plus the release builds of the server,
+# codec_bench and, the first time, the previous release (kept in Benchmarks/out/old-build).
+# A quick run takes about 4 minutes with those builds. The report states the time of its run.
 #
 # A baseline tool that is not installed (`scripts/setup.sh --bench` installs them all) is not run:
 # the results get a "skipped" line naming it, the report says "not measured" and why wherever its
