@@ -1045,8 +1045,8 @@ The previous release runs in the same rounds as the server and its baselines in 
 issue 15's figures (ping in each placement, pipelined, 1 MiB result, spawn, RSS, `listFiles`,
 `searchFiles`, MCP `read_file` in the default placement); the summary shows its figures in the
 "before" column, and judges the targets on the new binary only. When its ref is not in the clone
-(a shallow clone) or does not build, the report says "old binary: not measured (why)", and that
-alone is no failure of the run; nor is a phase the old binary fails.
+(a shallow clone) or does not build, the summary says so and why in place of its figures, and
+that alone is no failure of the run; nor is a phase the old binary fails.
 
 `make bench` first runs `scripts/setup.sh --bench`, which installs every tool the baselines use
 (`gcc`, `rg`, `rsync`, coreutils, findutils, `taskset`, `ps`, Python's `venv` for the PyPI peers).
