@@ -286,7 +286,7 @@ class Summary:
             commit = (old.get("commit") or "")[:7]
             name = ref if not commit or commit.startswith(ref) or ref.startswith(commit) else f"{ref}, {commit}"
             if old.get("measured"):
-                out += [f"The previous release ({'a given binary, ' if old.get('given') else ''}`{name}`"
+                out += [f"The previous release ({'the binary given in `WB_OLD_BIN`, labelled ' if old.get('given') else ''}`{name}`"
                         + (f", version {old['version']}" if old.get("version") else "") + ") ran beside the server in "
                         "the same rounds, against the same baselines: its figures, and in brackets their ratio to the "
                         f"same baseline, are in the column \"before ({name})\". Targets are judged on the new binary.", ""]

@@ -133,7 +133,7 @@ build_old() {  # sets OLD_BIN, or OLD_WHY
     OLD_BIN="$OUT/workspace-bridge-old"
 }
 if [[ -n "${WB_OLD_BIN:-}" ]]; then
-    OLD_REF=${WB_OLD_REF:-given}
+    OLD_REF=${WB_OLD_REF:-WB_OLD_BIN}  # the label of its column
     if [[ -x "$WB_OLD_BIN" && -f "$WB_OLD_BIN" ]]; then
         cp "$WB_OLD_BIN" "$OUT/workspace-bridge-old.tmp" && mv -f "$OUT/workspace-bridge-old.tmp" "$OUT/workspace-bridge-old"
         OLD_BIN="$OUT/workspace-bridge-old"
