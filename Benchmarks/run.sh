@@ -123,6 +123,7 @@ build_old() {  # sets OLD_BIN, or OLD_WHY
     if ! (cd "$src" && swift build -c release --static-swift-stdlib --scratch-path "$scratch") > "$OUT/old-build.log" 2>&1; then
         local last
         last=$(grep -m1 'error:' "$OUT/old-build.log" || tail -n 1 "$OUT/old-build.log")
+        last=${last%% (compiled with*}  # a manifest error's compiler command line says nothing
         OLD_WHY="\`swift build\` of $short failed: ${last:0:200} (Benchmarks/out/old-build.log)"
         return
     fi
