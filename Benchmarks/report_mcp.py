@@ -33,6 +33,12 @@ def call_rates(rows):
     return {(t, sfx): _median(_rows(rows, "mcp_call", t + sfx), "rate_per_s") for t, _ in WHO for sfx, _, _ in PLACEMENTS}
 
 
+def old_call_rate(rows):
+    """The previous release's median tools/call read_file round trips per second (run.sh's "old"
+    target, default placement only), or None."""
+    return _median(_rows(rows, "mcp_call", "old"), "rate_per_s")
+
+
 def spawn_medians(rows):
     """{"server"|"peer": median ms of spawn -> initialize answered}, for the summary."""
     return {t: _median(_rows(rows, "mcp_spawn", t), "median_ms") for t in ("server", "peer")}
