@@ -133,8 +133,11 @@ class Generator:
         return inputs, self.inline(self.components[names[1]]), paths
 
     def tools(self) -> dict[str, dict]:
-        """tool name -> {"input", "output", "pathArguments"}, in x-tool-table order."""
+        """tool name -> {"input", "output", "pathArguments", "heavy"}, in x-tool-table order."""
         table = self.methods["agent/listTools"].get("x-tool-table")
+        heavy = self.methods["agent/listTools"].get("x-tool-heavy", [])
+        if set(heavy) - set(table):
+            raise SchemaError(f"x-tool-heavy names tools missing from x-tool-table: {sorted(set(heavy) - set(table))}")
         if not table:
             raise SchemaError("agent/listTools has no x-tool-table")
         mirrored = self.mirrored()
@@ -145,7 +148,7 @@ class Generator:
         for tool in table:
             inputs, output, paths = (self.from_method(tool, mirrored[tool]) if tool in mirrored
                                      else self.from_components(tool))
-            out[tool] = {"input": inputs, "output": output, "pathArguments": paths}
+            out[tool] = {"input": inputs, "output": output, "pathArguments": paths, "heavy": tool in heavy}
         return out
 
 
@@ -166,6 +169,8 @@ enum ToolSchemas {
     static let input: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["input"]!) })
     /// Each tool's `outputSchema`: the schema of its `structuredContent`.
     static let output: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["output"]!) })
+    /// The tools the device policy treats as heavy work (`x-tool-heavy` on agent/listTools).
+    static let heavy: Set<String> = Set(table.filter { $0.schemas["heavy"]?.boolValue == true }.map { $0.name })
     /// Each tool's arguments that are workspace paths (an absent one means the workspace root).
     static let pathArguments: [String: [String]] = Dictionary(uniqueKeysWithValues: table.map { t in
         (t.name, t.schemas["pathArguments"]!.arrayValue!.map { $0.stringValue! })

@@ -49,6 +49,10 @@ final class AgentService: Sendable {
                                         notify("session/didChangeState", .object(p))
                                     })
         let queue = try OfflineQueue(directory: root + "/.workspace/queue")
+        // The retention policy is applied when the sessions open (and after appends, and by session/prune).
+        if let retention = try? sessions.retentionPolicy(), !retention.isEmpty {
+            do { _ = try sessions.prune() } catch { logger.warning("sessions: the start-up prune failed: \(error.message)") }
+        }
         let previous = open.withLock { o -> Open? in
             defer { o = Open(root: root, sessions: sessions, queue: queue) }
             return o

@@ -41,9 +41,7 @@ enum SessionMethods {
             let server = try LifecycleMethods.server(ctx)
             let p = try ctx.paramsObject()
             let (store, _) = try server.agents.stores(for: try server.workspace())
-            let config = try decode(p, "config", SessionConfig.init(json:)) ?? SessionConfig()
-            return try store.create(title: try p.string("title"), agentType: try p.string("agentType"), config: config,
-                                    metadata: p["metadata"]).json
+            return try create(server, store, try createParams(p))
         })
         methods.append(Method("session/list") { ctx in
             let server = try LifecycleMethods.server(ctx)
@@ -55,10 +53,13 @@ enum SessionMethods {
             if let next = page.nextCursor { o["nextCursor"] = .string(next) }
             return .object(o)
         })
-        methods.append(method("session/get", access: .read) { _, store, p, _ in try store.get(id: try p.requiredString("id")).json })
+        methods.append(method("session/get", access: .read) { _, store, p, _ in
+            try store.get(id: try p.requiredString("id"), withBytesOnDisk: true).json
+        })
         methods.append(method("session/messages", access: .read) { _, store, p, _ in
             let messages = try store.messages(id: try p.requiredString("id"), after: try p.string("after"),
-                                              limit: Int(try p.int("limit", in: 1...10_000) ?? 100))
+                                              limit: Int(try p.int("limit", in: 1...10_000) ?? 100),
+                                              includeCompacted: try p.bool("includeCompacted") ?? false)
             return ["messages": .array(messages.map(\.json))]
         })
         methods.append(method("session/delete") { _, store, p, _ in
@@ -104,6 +105,10 @@ enum SessionMethods {
         })
         methods.append(method("session/resume") { _, store, p, _ in try store.resume(id: try p.requiredString("id")).json })
         methods.append(Method("session/callTool", schedule: callToolSchedule) { ctx in try callTool(ctx) })
+        registerLineage(&methods)
+        registerRetention(&methods)
+        registerPortable(&methods)
+        registerApprovals(&methods)
     }
 
     /// A tool call holds its session, and the paths it names (read or write per the tool).
@@ -164,34 +169,19 @@ enum SessionMethods {
     }
 
     /// Journals the intent, runs the tool once, journals the result. A `toolCallId` seen before
-    /// returns its recorded result without running the tool again.
+    /// returns its recorded result without running the tool again. The approval policy and the
+    /// device policy are asked first (`runGated`).
     static func callTool(_ ctx: RequestContext) throws -> JSON {
         let server = try LifecycleMethods.server(ctx)
         let p = try ctx.paramsObject()
-        let id = try p.requiredString("id")
-        let toolCallId = try p.requiredString("toolCallId")
-        let name = try p.requiredString("name")
-        guard let tool = ToolTable.byName[name] else {
-            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(name)\"")
+        let call = ToolCall(session: try p.requiredString("id"), toolCallId: try p.requiredString("toolCallId"),
+                            name: try p.requiredString("name"), arguments: p["arguments"] ?? .object(JSONObject()),
+                            userConfirmed: try p.bool("userConfirmed") ?? false)
+        guard ToolTable.byName[call.name] != nil else {
+            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(call.name)\"")
         }
         let (store, _) = try server.agents.stores(for: try server.workspace())
         defer { server.agents.logWarnings(store) }
-        let arguments = p["arguments"] ?? .object(JSONObject())
-        switch try store.beginToolCall(id: id, toolCallId: toolCallId, name: name, arguments: arguments) {
-        case .recorded(let result, _): return result
-        case .inProgress:
-            throw SessionError(.invalidArgument, "tool call \(toolCallId) is running now; wait for its answer",
-                               data: ["toolCallId": .string(toolCallId)])
-        case .started: break
-        }
-        let policy = server.agents.policy(for: server.agents.currentConditions)
-        let result: ToolResult
-        if tool.requiresNetwork && !policy.allowNetworkTools {
-            result = .failure("\(name) needs the network, and the device is offline. \(policy.message ?? "")", code: "Offline")
-        } else {
-            result = try ToolTable.call(name, arguments: arguments, server: server, request: ctx)
-        }
-        try store.finishToolCall(id: id, toolCallId: toolCallId, result: result.json, isError: result.isError)
-        return result.json
+        return try runGated(server, store, call, ctx)
     }
 }

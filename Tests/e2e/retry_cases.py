@@ -6,6 +6,7 @@ the file written once or twice, the session, the queue, the notifications sent o
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -256,6 +257,102 @@ def _call_tool_check(env, first, repeat):
     assert (env.local / "tool.txt").read_bytes() == b"once\n"  # the tool ran once
 
 
+def _with_messages(env, n=3):
+    env.sid = env.session()
+    env.r("session/appendMessages", {"id": env.sid, "messages": [
+        {"role": "user", "content": f"message {i}", "id": f"m{i}"} for i in range(1, n + 1)]})
+    return env.sid
+
+
+def _fork_check(env, first, repeat):
+    forks = [s for s in env.r("session/list", {})["sessions"] if s.get("parentId") == env.sid]
+    assert len(forks) == 2 and first["result"]["id"] != repeat["result"]["id"], forks  # two forks, as documented
+
+
+def _compact(env):
+    _with_messages(env)
+    return {"id": env.sid, "throughMessageId": "m2", "summary": "one and two", "by": "tester"}
+
+
+def _compact_check(env, first, repeat):
+    got = env.r("session/get", {"id": env.sid})
+    assert [c["id"] for c in got["compactions"]] == [first["result"]["id"]]  # one compaction, not two
+    shown = env.r("session/messages", {"id": env.sid})["messages"]
+    assert [m["id"] for m in shown] == [first["result"]["id"], "m3"]
+
+
+def _uncompact(env):
+    _with_messages(env)
+    c = env.r("session/compact", {"id": env.sid, "throughMessageId": "m2", "summary": "s", "by": "tester"})
+    return {"id": env.sid, "compactionId": c["id"]}
+
+
+def _uncompact_check(env, first, repeat):
+    assert [m["id"] for m in env.r("session/messages", {"id": env.sid})["messages"]] == ["m1", "m2", "m3"]
+
+
+def _prune(env):
+    env.r("session/setRetention", {"keepEndedSessions": 1})
+    env.sid = env.session("running")
+    env.r("session/transition", {"id": env.sid, "to": "completed"})
+    later = env.session("running")
+    env.r("session/transition", {"id": later, "to": "completed"})
+    return {}
+
+
+def _prune_check(env, first, repeat):
+    assert first["result"]["deletedSessions"] == [env.sid], first  # the older ended session, once
+    assert env.b.error("session/get", {"id": env.sid})["data"]["code"] == "NotFound"
+
+
+def _session_export(env_):
+    env_.sid = _with_messages(env_)
+    return {"id": env_.sid}
+
+
+def _session_export_check(env_, first, repeat):
+    data = (env_.local / "Chats" / f"{env_.sid}.json").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == first["result"]["sha256"] == repeat["result"]["sha256"]
+
+
+def _session_import(env_):
+    env_.sid = _with_messages(env_)
+    env_.r("session/export", {"id": env_.sid, "path": "Chats/copy.json"})
+    return {"path": "Chats/copy.json"}
+
+
+def _session_import_check(env_, first, repeat):
+    a, b = first["result"], repeat["result"]
+    assert a["replacedId"] == b["replacedId"] == env_.sid and a["session"]["id"] != b["session"]["id"]  # two copies
+    for copy in (a, b):
+        msgs = env_.r("session/messages", {"id": copy["session"]["id"]})["messages"]
+        assert [m["id"] for m in msgs] == ["m1", "m2", "m3"]
+
+
+def _approve(env):
+    env.sid = env.r("session/create", {"title": "consent", "approvalPolicy": {"annotations": ["write"]}})["id"]
+    env.r("session/transition", {"id": env.sid, "to": "running"})
+    pending = env.r("session/callTool", {"id": env.sid, "toolCallId": "call-1", "name": "append_file",
+                                         "arguments": {"path": "ok.txt", "content": "once\n"}})
+    assert "pendingApproval" in pending and not (env.local / "ok.txt").exists()
+    return {"id": env.sid, "toolCallId": "call-1", "decision": "allow"}
+
+
+def _approve_check(env, first, repeat):
+    assert first["result"]["result"]["isError"] is False, first
+    assert (env.local / "ok.txt").read_bytes() == b"once\n"  # ran once
+    assert "pendingApprovals" not in env.r("session/get", {"id": env.sid})
+
+
+def _deferred(env):
+    env.sid = env.session("running")
+    env.r("host/setConditions", {"network": "wifi", "batteryLevel": 0.1, "isCharging": False})
+    err = env.b.error("session/callTool", {"id": env.sid, "toolCallId": "call-d", "name": "search_files",
+                                           "arguments": {"query": "x"}})
+    assert err["data"]["code"] == "Deferred" and err["data"]["queued"] is True
+    return {}
+
+
 def _background(env):
     env.sid = env.session("running")
     return {}
@@ -360,6 +457,18 @@ CASES: dict[str, Case] = {
     "session/resume": Case(_with_sid("backgrounded"),
                            lambda env, f, r: f["result"]["session"]["state"] == "running" or pytest.fail()),
     "session/callTool": Case(_call_tool, _call_tool_check),
+    "session/fork": Case(lambda env: {"id": _with_messages(env), "atMessageId": "m2"}, _fork_check),
+    "session/compact": Case(_compact, _compact_check),
+    "session/uncompact": Case(_uncompact, _uncompact_check),
+    "session/getRetention": Case(lambda env: (env.r("session/setRetention", {"maxBytesPerSession": 65536}), {})[1]),
+    "session/setRetention": Case(lambda env: (env.session(), {"maxBytesPerSession": 1048576, "keepEndedSessions": 10})[1]),
+    "session/prune": Case(_prune, _prune_check),
+    "session/export": Case(_session_export, _session_export_check),
+    "session/import": Case(_session_import, _session_import_check),
+    "session/setApprovalPolicy": Case(_with_sid(extra=lambda env, sid: {"approvalPolicy": "destructive"})),
+    "session/approve": Case(_approve, _approve_check),
+    "session/listDeferred": Case(_deferred, lambda env, f, r: [c["toolCallId"] for c in f["result"]["calls"]] == ["call-d"]
+                                 or pytest.fail(str(f))),
     "agent/listTools": Case(lambda env: {}),
     "host/didEnterBackground": Case(_background, _background_check),
     "host/willEnterForeground": Case(lambda env: (env.session("running"), env.r("host/didEnterBackground", {}), {})[2]),

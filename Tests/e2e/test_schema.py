@@ -34,6 +34,8 @@ EXPECTED_METHODS = {
     "getStorageInfo", "chooseStorage", "migrate", "listConflicts", "resolveConflict", "downloadFile",
     "session/create", "session/get", "session/list", "session/messages", "session/delete", "session/transition",
     "session/appendMessages", "session/recordUsage", "session/checkpoint", "session/resume", "session/callTool",
+    "session/fork", "session/compact", "session/uncompact", "session/getRetention", "session/setRetention", "session/prune",
+    "session/export", "session/import", "session/setApprovalPolicy", "session/approve", "session/listDeferred",
     "agent/listTools",
     "host/didEnterBackground", "host/willEnterForeground", "host/setConditions", "host/getConditions",
     "queue/enqueue", "queue/list", "queue/complete", "queue/fail",
@@ -55,7 +57,7 @@ DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "D
                 "OutsideWorkspace", "InvalidPath", "PreconditionFailed", "NotText", "TooLarge",
                 "PermissionDenied", "NoSpace", "ReadOnly", "CloudUnavailable", "InsufficientSpace", "NotDownloaded",
                 "InvalidTransition", "BudgetExceeded", "SessionLocked", "SymlinkNotFollowed", "InvalidArgument",
-                "IOError", "QuotaExceeded", "NotARegularFile"}
+                "IOError", "QuotaExceeded", "NotARegularFile", "Deferred"}
 HOST_ONLY = {"getFileUri", "importFile", "exportFile"}
 
 

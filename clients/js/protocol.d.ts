@@ -115,8 +115,8 @@ export interface BlobResult {
 
 /** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803); UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md). */
 export type ErrorData = {
-  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError";
-  /** ParseError: what the JSON parser reported. */
+  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError" | "Deferred";
+  /** ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from session/import: damaged, foreign or unsupportedVersion. */
   reason?: string;
   /** ParseError: line of the error in the message. */
   line?: number;
@@ -180,6 +180,10 @@ export type ErrorData = {
   supported?: string[];
   /** UnsupportedProtocolVersion: the version the request asked for. */
   requested?: string;
+  /** Deferred: whether the call was recorded to run later (session/get deferredToolCalls; send it again when the conditions allow). */
+  queued?: boolean;
+  /** Deferred: whether the same call with userConfirmed true would run now (false only offline). */
+  confirmable?: boolean;
 };
 
 /** A workspace-relative, '/'-separated path; "" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. */
@@ -516,6 +520,20 @@ export interface Session {
   metadata?: unknown;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** Forks only: the session it was forked from. */
+  parentId?: SessionId;
+  /** Forks only: where it was cut. */
+  forkedAt?: ForkPoint;
+  /** Every compaction, undone ones included (only when there is one). */
+  compactions?: Compaction[];
+  /** Only when not none. */
+  approvalPolicy?: ApprovalPolicy;
+  /** Tool calls waiting for the user's consent (only when there is one). */
+  pendingApprovals?: Approval[];
+  /** Tool calls the device policy deferred (only when there is one). */
+  deferredToolCalls?: DeferredToolCall[];
+  /** session/get only: the bytes the session's folder holds. */
+  bytesOnDisk?: number;
 }
 
 export interface SessionList {
@@ -549,6 +567,10 @@ export interface Message {
   toolCallId?: string;
   /** When it was stored. */
   at: Timestamp;
+  /** On the entry standing for a compacted run (its id is the compaction's id, its content the summary): what it replaced. */
+  compaction?: Compaction;
+  /** With includeCompacted: on an original of a compacted run, the compaction that replaces it. */
+  compactedBy?: string;
 }
 
 export interface MessageList {
@@ -615,6 +637,8 @@ export interface ToolDefinition {
   outputSchema: { [key: string]: unknown };
   annotations: ToolAnnotations;
   requiresNetwork: boolean;
+  /** Heavy work for the device policy (x-tool-heavy on agent/listTools): deferred on a low battery or a hot device, and, when it needs the network, on an expensive or Low Data network, unless the call says userConfirmed. */
+  heavy: boolean;
 }
 
 export interface ToolContent {
@@ -728,6 +752,115 @@ export interface SettingsGetResult {
 /** Every value after the change (as settings/get without keys answers). */
 export interface SettingsResult {
   values: SettingsValues;
+}
+
+/** Where a fork was cut: the parent, the last message carried over (absent when the parent had none), and when. */
+export interface ForkPoint {
+  parentId: SessionId;
+  messageId?: string;
+  at: Timestamp;
+}
+
+/** One compaction of a run of messages: what it replaced (firstMessageId through throughMessageId, count messages), who made it (by: the client's name for its author, or retention) and when; active until undone (undoneAt); originalsKept false once the retention policy dropped the originals (then it cannot be undone). */
+export interface Compaction {
+  id: string;
+  firstMessageId: string;
+  throughMessageId: string;
+  count: number;
+  by: string;
+  at: Timestamp;
+  active: boolean;
+  undoneAt?: Timestamp;
+  originalsKept: boolean;
+}
+
+/** Which tool calls need the user's consent: none (the default: no consent step), destructive (every tool annotated destructiveHint), or {tools, annotations}: the tools named, and every tool carrying one of the annotations (destructive, openWorld, write = any tool that is not read-only). */
+export type ApprovalPolicy = ("none" | "destructive") | {
+  tools?: string[];
+  annotations?: ("destructive" | "openWorld" | "write")[];
+};
+
+/** A tool call waiting for the user's consent (no decision yet: nothing has run), or decided. */
+export interface Approval {
+  approvalId: string;
+  toolCallId: string;
+  name: string;
+  /** The call's arguments as sent. */
+  arguments: unknown;
+  requestedAt: Timestamp;
+  decision?: "allow" | "deny";
+}
+
+/** A tool call the device policy deferred (Deferred error with queued true). It stays listed until the same session/callTool is sent again and runs (or is closed). */
+export interface DeferredToolCall {
+  toolCallId: string;
+  name: string;
+  /** The call's arguments as sent. */
+  arguments: unknown;
+  reason: "offline" | "expensiveNetwork" | "constrainedNetwork" | "lowBattery" | "thermal";
+  at: Timestamp;
+}
+
+/** The workspace's retention policy (kept in .workspace/sessions/retention.json, replaced crash-safely); only the limits that are set. Applied when the sessions open, after an append that takes a session over maxBytesPerSession, and by session/prune. */
+export interface RetentionPolicy {
+  /** Most bytes a session's folder may hold: over it, the journal is rewritten, then compacted originals are dropped (oldest compaction first), then the oldest plain messages are folded into a compaction by retention, until the session fits in three quarters of the limit. The last message and tool results always stay. */
+  maxBytesPerSession?: number;
+  /** How long the originals of a compaction are kept (then the compaction can no longer be undone). */
+  keepCompactedOriginalsSeconds?: number;
+  /** How many ended (completed, failed) sessions are kept, the most recently changed; older ones are deleted. */
+  keepEndedSessions?: number;
+}
+
+/** What a prune did: the sessions it changed (untouched ones are not listed) and the ended sessions it deleted. */
+export interface PruneReport {
+  sessions: {
+    id: SessionId;
+    bytesBefore: number;
+    bytesAfter: number;
+    /** Compactions whose originals were dropped. */
+    droppedOriginals: string[];
+    /** Messages folded into a retention compaction (originals dropped). */
+    droppedMessages: number;
+  }[];
+  deletedSessions: SessionId[];
+}
+
+export interface SessionExportResult {
+  path: WorkspacePath;
+  bytes: number;
+  /** SHA-256 of the file's bytes. */
+  sha256: string;
+  id: SessionId;
+}
+
+export interface SessionImportResult {
+  session: Session;
+  /** The id the file carried, when it was taken in this workspace and the session got a new one. */
+  replacedId?: string;
+}
+
+/** session/callTool's answer when the call needs the user's consent: nothing has run. Answer with session/approve (the approval is also in session/get and session/resume, pendingApprovals). */
+export interface PendingApproval {
+  pendingApproval: Approval;
+}
+
+export interface ApproveResult {
+  approval: Approval;
+  /** allow: the tool's result (the call ran, through the device policy), or a PendingApproval never; deny: an error result (structuredContent.code ApprovalDenied), recorded as the call's result. */
+  result: ToolResult;
+}
+
+export interface DeferredList {
+  calls: {
+    sessionId: SessionId;
+    toolCallId: string;
+    name: string;
+    arguments: unknown;
+    reason: string;
+    at: Timestamp;
+    /** Whether the device policy would run it under the current conditions (without a confirmation). */
+    runnableNow: boolean;
+  }[];
 }
 
 /**
@@ -1045,9 +1178,9 @@ export interface DownloadFileParams {
 }
 
 /**
- * Creates a session (state idle), durable before the answer, owned by this device (lease).
+ * Creates a session (state idle), durable before the answer, owned by this device (lease); a preset, the agent type's tier, the approval policy and the device's conditions shape it.
  *
- * A bad config (wrong types, negative limits) → -32602 on config.
+ * A bad config (wrong types, negative limits) → -32602 on config; a bad approvalPolicy → -32602 on approvalPolicy. The config is resolved once: members given in config win over the preset, the preset over the agent type's tier (quickLookup → fast; chatAssistant, researchAgent, introductionWriter → balanced; profileGenerator → powerful), then the device policy caps the tier (Low Power Mode: fast; an expensive network: balanced). preset research is heavy network work: when the device policy defers heavy work → Deferred (data.reason, queued false, confirmable), nothing created, unless userConfirmed.
  */
 export interface SessionCreateParams {
   /** Default "Untitled". */
@@ -1057,12 +1190,18 @@ export interface SessionCreateParams {
   config?: SessionConfig;
   /** Kept with the session and returned as given. */
   metadata?: unknown;
+  /** The seeds' presets: research = balanced tier, 50,000 input tokens, 4,000 output tokens, 20 turns; quickChat = fast, 10,000 / 1,000 / 5. */
+  preset?: "research" | "quickChat";
+  /** Which tool calls need the user's consent; default none. */
+  approvalPolicy?: ApprovalPolicy;
+  /** The user confirmed heavy work on this device's conditions ("Research uses data — continue?"). */
+  userConfirmed?: boolean;
 }
 
 /**
  * One session.
  *
- * Unknown id → NotFound (data.id).
+ * Unknown id → NotFound (data.id). Also shows the lineage (parentId, forkedAt), every compaction, the approval policy, pending approvals, deferred tool calls, and bytesOnDisk.
  */
 export interface SessionGetParams {
   id: SessionId;
@@ -1081,15 +1220,17 @@ export interface SessionListParams {
 }
 
 /**
- * Stored messages in append order: those after message `after`, at most `limit`.
+ * Stored messages in append order: those after message `after`, at most `limit`; a compacted run shows as its summary, or (includeCompacted) the summary followed by its originals.
  *
- * An `after` the session does not have → InvalidArgument.
+ * An `after` the session does not have → InvalidArgument. A compacted message's id is no longer a cursor: use the summary's id (the compaction's).
  */
 export interface SessionMessagesParams {
   id: SessionId;
   /** A message id; from the start when absent. */
   after?: string;
   limit?: number;
+  /** Also return the originals of each compacted run after its summary, each marked compactedBy. */
+  includeCompacted?: boolean;
 }
 
 /** Removes a session and its folder (needs the lease). */
@@ -1140,7 +1281,11 @@ export interface SessionCheckpointParams {
   partialResults?: unknown;
 }
 
-/** What the front end needs to continue (the last 50 messages, pending tool calls, partial results); moves a backgrounded session to running. */
+/**
+ * What the front end needs to continue (the last 50 messages, pending tool calls, partial results); moves a backgrounded session to running.
+ *
+ * Pending approvals (session.pendingApprovals) and deferred tool calls (session.deferredToolCalls) come with the session: a front end shows them on resume.
+ */
 export interface SessionResumeParams {
   id: SessionId;
 }
@@ -1148,16 +1293,134 @@ export interface SessionResumeParams {
 /**
  * Runs one tool of agent/listTools for a session: intent journaled before, result after; the same toolCallId again returns the recorded result without running it.
  *
- * An unknown tool name → -32602 (data.field name). Bad arguments (against the tool's inputSchema) and domain failures are results with isError true and a message the model can act on. A call cut off by a crash shows in session/get pendingToolCalls with status interrupted.
+ * An unknown tool name → -32602 (data.field name). Bad arguments (against the tool's inputSchema) and domain failures are results with isError true and a message the model can act on. A call cut off by a crash shows in session/get pendingToolCalls with status interrupted. Before running: under the session's approval policy a call that needs consent answers {pendingApproval} and runs nothing (answer with session/approve; the same call again answers the same until then, and the decision after); a refused call answers an error result (code ApprovalDenied). Then the device policy: a heavy tool (ToolDefinition.heavy) on a low battery (< 20%, not charging) or a serious/critical thermal state, or a heavy network tool on an expensive or Low Data network → Deferred (data.reason, queued true, confirmable true), recorded in session/get deferredToolCalls; send the same call again (with userConfirmed true, or once the conditions allow) to run it.
  */
 export interface SessionCallToolParams {
   id: SessionId;
   toolCallId: string;
   name: string;
   arguments: { [key: string]: unknown };
+  /** The user confirmed heavy work despite the device's conditions (the answer to a confirmable Deferred). */
+  userConfirmed?: boolean;
 }
 
-/** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal. */
+/**
+ * A new session holding the history up to and including message atMessageId (default: all), with parentId and forkedAt; both sessions go on independently.
+ *
+ * Carried over: messages (compacted runs with their summary and originals), results of tool calls finished before the cut, config, agent type, metadata, approval policy and remembered decisions. Not carried: usage (the fork's budget starts fresh), state (idle), unfinished calls, calls finished after the cut, checkpoints and partial results, pending approvals, deferred calls. The fork exists whole or not at all; it needs no lease on the parent (a device can fork a session another device owns). Unknown atMessageId → InvalidArgument.
+ */
+export interface SessionForkParams {
+  id: SessionId;
+  /** The last message to carry over (a message id, or a compaction's id); default: the last. */
+  atMessageId?: string;
+  /** Default: the parent's title. */
+  title?: string;
+}
+
+/**
+ * Replaces a run of messages by a summary the client's model wrote, durably and reversibly; the compaction is listed with who/when/what in session/get.
+ *
+ * The run ends with throughMessageId and starts with fromMessageId, or just after the previous compaction, or at the first message. It holds messages only (undo a compaction inside it first) → InvalidArgument otherwise. session/messages then shows the summary in the run's place (role system unless given; id = the compaction's id; compaction says what it replaced). When the originals still in the journal reach a quarter of it, the journal is rewritten crash-safely with them moved to the session's archive, so recovery reads only what the session shows.
+ */
+export interface SessionCompactParams {
+  id: SessionId;
+  /** The last message of the run. */
+  throughMessageId: string;
+  /** The first message of the run. */
+  fromMessageId?: string;
+  /** The summary's content (a string or content parts), written by the client's model. */
+  summary: unknown;
+  /** The summary entry's role; default system. */
+  role?: MessageRole;
+  /** Who made it (a user, an agent, a model). */
+  by?: string;
+}
+
+/**
+ * Restores the originals of a compaction in its place; the compaction stays listed with undoneAt.
+ *
+ * Unknown compactionId → NotFound; originals dropped by the retention policy → InvalidArgument.
+ */
+export interface SessionUncompactParams {
+  id: SessionId;
+  compactionId: string;
+}
+
+/** The workspace's retention policy (only the limits that are set; {} = keep everything). */
+export type SessionGetRetentionParams = Record<string, never>;
+
+/**
+ * Replaces the workspace's retention policy (crash-safely) and applies it at once.
+ *
+ * A limit left out (or null) is no limit; a bad value → -32602 on that field.
+ */
+export interface SessionSetRetentionParams {
+  maxBytesPerSession?: number | null;
+  keepCompactedOriginalsSeconds?: number | null;
+  keepEndedSessions?: number | null;
+}
+
+/**
+ * Applies the retention policy to every session this device can change now (another owner's are left alone).
+ *
+ * Every drop is first a durable record, then the crash-safe rewrite: a SIGKILL at any moment loses nothing that was acknowledged and not meant to be pruned. Also sweeps hidden folders of crashed forks, imports and deletions an hour old.
+ */
+export type SessionPruneParams = Record<string, never>;
+
+/**
+ * Writes the session as one self-describing JSON file in the workspace (default Chats/<id>.json), replaced crash-safely: messages (originals of compactions included), tool calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum.
+ *
+ * Path errors as for saveFile. The format: {format: "workspace-bridge.session", version: 1, session, messages, compactions, toolCalls, checksum: {algorithm: "sha256", value}}, times in nanoseconds; value is the SHA-256 of the file with its 64 digits zeroed.
+ */
+export interface SessionExportParams {
+  id: SessionId;
+  /** Default Chats/<id>.json. */
+  path?: WorkspacePath;
+}
+
+/**
+ * Creates a session from an export file in the workspace; it round-trips exactly (export → import → export gives the same document but for the id and checksum).
+ *
+ * The whole session is built and checked in memory before anything is written, then installed with one rename: never half-imported. A damaged file (not JSON, checksum mismatch, missing parts) → InvalidArgument with data.reason damaged; another format → foreign; another version → unsupportedVersion; path errors as for readFile. The file's id is kept when it is free in this workspace, else the session gets a new one (replacedId).
+ */
+export interface SessionImportParams {
+  path: WorkspacePath;
+}
+
+/**
+ * Changes the session's approval policy, durably; calls already pending stay pending.
+ *
+ * A bad policy → -32602 on approvalPolicy.
+ */
+export interface SessionSetApprovalPolicyParams {
+  id: SessionId;
+  approvalPolicy: ApprovalPolicy;
+}
+
+/**
+ * Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session.
+ *
+ * No approval for toolCallId → NotFound; answering again the other way → InvalidArgument. An allowed call the device policy defers → Deferred (queued): send the same session/callTool again later.
+ */
+export interface SessionApproveParams {
+  id: SessionId;
+  toolCallId: string;
+  decision: "allow" | "deny";
+  remember?: boolean;
+}
+
+/**
+ * Every tool call the device policy deferred, across the workspace's sessions, oldest first, with whether it would run now.
+ *
+ * Send the same session/callTool again to run one (with userConfirmed true to run it despite the conditions).
+ */
+export type SessionListDeferredParams = Record<string, never>;
+
+/**
+ * The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal.
+ *
+ * heavy marks the tools the device policy treats as heavy work (declared once, in x-tool-heavy beside x-tool-table): search_files, which reads every file of the workspace.
+ */
 export type AgentListToolsParams = Record<string, never>;
 
 /** Checkpoints every running or waitingForUser session and moves it to backgrounded; answers when all of it is durable. */
@@ -1358,7 +1621,21 @@ export interface RequestMap {
   "session/recordUsage": { params: SessionRecordUsageParams; result: UsageReport };
   "session/checkpoint": { params: SessionCheckpointParams; result: CheckpointResult };
   "session/resume": { params: SessionResumeParams; result: ResumeResult };
-  "session/callTool": { params: SessionCallToolParams; result: ToolResult };
+  "session/callTool": { params: SessionCallToolParams; result: ToolResult | PendingApproval };
+  "session/fork": { params: SessionForkParams; result: Session };
+  "session/compact": { params: SessionCompactParams; result: Compaction };
+  "session/uncompact": { params: SessionUncompactParams; result: Compaction };
+  "session/getRetention": { params: SessionGetRetentionParams; result: RetentionPolicy };
+  "session/setRetention": { params: SessionSetRetentionParams; result: {
+    policy: RetentionPolicy;
+    pruned: PruneReport;
+  } };
+  "session/prune": { params: SessionPruneParams; result: PruneReport };
+  "session/export": { params: SessionExportParams; result: SessionExportResult };
+  "session/import": { params: SessionImportParams; result: SessionImportResult };
+  "session/setApprovalPolicy": { params: SessionSetApprovalPolicyParams; result: Session };
+  "session/approve": { params: SessionApproveParams; result: ApproveResult };
+  "session/listDeferred": { params: SessionListDeferredParams; result: DeferredList };
   "agent/listTools": { params: AgentListToolsParams; result: ToolDefinition[] };
   "host/didEnterBackground": { params: HostDidEnterBackgroundParams; result: {
     /** The sessions it moved. */
@@ -1472,13 +1749,13 @@ export interface WorkspaceBridgeMethods {
   /** Waits until a placeholder's content is on this machine (on macOS it starts the download). */
   downloadFile(params: DownloadFileParams, options?: RequestOptions): Promise<WriteResult>;
   readonly session: {
-    /** Creates a session (state idle), durable before the answer, owned by this device (lease). */
+    /** Creates a session (state idle), durable before the answer, owned by this device (lease); a preset, the agent type's tier, the approval policy and the device's conditions shape it. */
     create(params?: SessionCreateParams, options?: RequestOptions): Promise<Session>;
     /** One session. */
     get(params: SessionGetParams, options?: RequestOptions): Promise<Session>;
     /** Sessions in creation order, a page at a time, optionally of one state. */
     list(params?: SessionListParams, options?: RequestOptions): Promise<SessionList>;
-    /** Stored messages in append order: those after message `after`, at most `limit`. */
+    /** Stored messages in append order: those after message `after`, at most `limit`; a compacted run shows as its summary, or (includeCompacted) the summary followed by its originals. */
     messages(params: SessionMessagesParams, options?: RequestOptions): Promise<MessageList>;
     /** Removes a session and its folder (needs the lease). */
     delete(params: SessionDeleteParams, options?: RequestOptions): Promise<SessionDeleted>;
@@ -1493,7 +1770,32 @@ export interface WorkspaceBridgeMethods {
     /** What the front end needs to continue (the last 50 messages, pending tool calls, partial results); moves a backgrounded session to running. */
     resume(params: SessionResumeParams, options?: RequestOptions): Promise<ResumeResult>;
     /** Runs one tool of agent/listTools for a session: intent journaled before, result after; the same toolCallId again returns the recorded result without running it. */
-    callTool(params: SessionCallToolParams, options?: RequestOptions): Promise<ToolResult>;
+    callTool(params: SessionCallToolParams, options?: RequestOptions): Promise<ToolResult | PendingApproval>;
+    /** A new session holding the history up to and including message atMessageId (default: all), with parentId and forkedAt; both sessions go on independently. */
+    fork(params: SessionForkParams, options?: RequestOptions): Promise<Session>;
+    /** Replaces a run of messages by a summary the client's model wrote, durably and reversibly; the compaction is listed with who/when/what in session/get. */
+    compact(params: SessionCompactParams, options?: RequestOptions): Promise<Compaction>;
+    /** Restores the originals of a compaction in its place; the compaction stays listed with undoneAt. */
+    uncompact(params: SessionUncompactParams, options?: RequestOptions): Promise<Compaction>;
+    /** The workspace's retention policy (only the limits that are set; {} = keep everything). */
+    getRetention(params?: SessionGetRetentionParams, options?: RequestOptions): Promise<RetentionPolicy>;
+    /** Replaces the workspace's retention policy (crash-safely) and applies it at once. */
+    setRetention(params?: SessionSetRetentionParams, options?: RequestOptions): Promise<{
+      policy: RetentionPolicy;
+      pruned: PruneReport;
+    }>;
+    /** Applies the retention policy to every session this device can change now (another owner's are left alone). */
+    prune(params?: SessionPruneParams, options?: RequestOptions): Promise<PruneReport>;
+    /** Writes the session as one self-describing JSON file in the workspace (default Chats/<id>.json), replaced crash-safely: messages (originals of compactions included), tool calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum. */
+    export(params: SessionExportParams, options?: RequestOptions): Promise<SessionExportResult>;
+    /** Creates a session from an export file in the workspace; it round-trips exactly (export → import → export gives the same document but for the id and checksum). */
+    import(params: SessionImportParams, options?: RequestOptions): Promise<SessionImportResult>;
+    /** Changes the session's approval policy, durably; calls already pending stay pending. */
+    setApprovalPolicy(params: SessionSetApprovalPolicyParams, options?: RequestOptions): Promise<Session>;
+    /** Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session. */
+    approve(params: SessionApproveParams, options?: RequestOptions): Promise<ApproveResult>;
+    /** Every tool call the device policy deferred, across the workspace's sessions, oldest first, with whether it would run now. */
+    listDeferred(params?: SessionListDeferredParams, options?: RequestOptions): Promise<DeferredList>;
   };
   readonly agent: {
     /** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal. */

@@ -20,6 +20,9 @@ struct Tool: Sendable {
     var destructive: Bool
     var idempotent: Bool
     var requiresNetwork = false
+    /// Heavy work in the device policy's sense (much data, battery or heat): declared in the
+    /// schema (`x-tool-heavy` on agent/listTools), deferred on a low battery or a hot device.
+    var heavy: Bool
     var run: Run
 
     /// A tool whose schemas are the generated ones for `name`; a name the schema does not list is
@@ -38,6 +41,7 @@ struct Tool: Sendable {
         self.readOnly = readOnly
         self.destructive = destructive
         self.idempotent = idempotent
+        self.heavy = ToolSchemas.heavy.contains(name)
         self.run = run
     }
 
@@ -46,7 +50,7 @@ struct Tool: Sendable {
          "inputSchema": inputSchema, "outputSchema": outputSchema,
          "annotations": ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
                          "idempotentHint": .bool(idempotent), "openWorldHint": false],
-         "requiresNetwork": .bool(requiresNetwork)]
+         "requiresNetwork": .bool(requiresNetwork), "heavy": .bool(heavy)]
     }
 }
 

@@ -14,6 +14,8 @@ enum ToolSchemas {
     static let input: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["input"]!) })
     /// Each tool's `outputSchema`: the schema of its `structuredContent`.
     static let output: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["output"]!) })
+    /// The tools the device policy treats as heavy work (`x-tool-heavy` on agent/listTools).
+    static let heavy: Set<String> = Set(table.filter { $0.schemas["heavy"]?.boolValue == true }.map { $0.name })
     /// Each tool's arguments that are workspace paths (an absent one means the workspace root).
     static let pathArguments: [String: [String]] = Dictionary(uniqueKeysWithValues: table.map { t in
         (t.name, t.schemas["pathArguments"]!.arrayValue!.map { $0.stringValue! })
@@ -126,7 +128,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": false
   },
   "write_file": {
     "input": {
@@ -205,7 +208,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": false
   },
   "append_file": {
     "input": {
@@ -272,7 +276,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": false
   },
   "list_files": {
     "input": {
@@ -395,7 +400,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": false
   },
   "delete_file": {
     "input": {
@@ -434,7 +440,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": false
   },
   "move_file": {
     "input": {
@@ -556,7 +563,8 @@ enum ToolSchemas {
     "pathArguments": [
       "from",
       "to"
-    ]
+    ],
+    "heavy": false
   },
   "copy_file": {
     "input": {
@@ -677,7 +685,8 @@ enum ToolSchemas {
     "pathArguments": [
       "from",
       "to"
-    ]
+    ],
+    "heavy": false
   },
   "create_folder": {
     "input": {
@@ -718,7 +727,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": false
   },
   "get_file_info": {
     "input": {
@@ -818,7 +828,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": false
   },
   "search_files": {
     "input": {
@@ -921,7 +932,8 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "heavy": true
   },
   "get_storage_info": {
     "input": {
@@ -1091,7 +1103,8 @@ enum ToolSchemas {
       ],
       "additionalProperties": false
     },
-    "pathArguments": []
+    "pathArguments": [],
+    "heavy": false
   },
   "read_context": {
     "input": {
@@ -1119,7 +1132,8 @@ enum ToolSchemas {
       ],
       "additionalProperties": false
     },
-    "pathArguments": []
+    "pathArguments": [],
+    "heavy": false
   },
   "update_context": {
     "input": {
@@ -1182,7 +1196,8 @@ enum ToolSchemas {
       ],
       "additionalProperties": false
     },
-    "pathArguments": []
+    "pathArguments": [],
+    "heavy": false
   },
   "append_journal": {
     "input": {
@@ -1236,7 +1251,8 @@ enum ToolSchemas {
       ],
       "additionalProperties": false
     },
-    "pathArguments": []
+    "pathArguments": [],
+    "heavy": false
   }
 }
 """#

@@ -1,20 +1,24 @@
 """Generated from schema/openrpc.json by clients/python/scripts/generate_types.py: do not edit."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Literal, NoReturn, Optional, overload
+from typing import Any, Dict, List, Literal, NoReturn, Optional, Union, overload
 
 from .call import Call
 from .connection import Connection, build_params
 from .streams import Stream
 from .types import (
     AppendResult,
+    ApprovalPolicy,
+    ApproveResult,
     BackgroundResult,
     BlobResult,
     BlockResult,
     CheckpointResult,
+    Compaction,
     ConditionsResult,
     ConflictList,
     CreateFolderResult,
+    DeferredList,
     DeleteResult,
     EchoResult,
     Empty,
@@ -31,25 +35,31 @@ from .types import (
     LogTraceParams,
     MessageInput,
     MessageList,
+    MessageRole,
     MigrateResult,
     PendingToolCallInput,
     PolicyResult,
     ProgressParams,
     ProgressToken,
+    PruneReport,
     QueueItem,
     QueueList,
     QueueReadyParams,
     ResolveResult,
     ResumeResult,
+    RetentionPolicy,
     SearchResult,
     Session,
     SessionConfig,
     SessionDeleted,
     SessionDidChangeStateParams,
+    SessionExportResult,
     SessionId,
+    SessionImportResult,
     SessionList,
     SessionState,
     SessionTransitionError,
+    SetRetentionResult,
     SettingsDidChangeParams,
     SettingsGetResult,
     SettingsResult,
@@ -57,8 +67,9 @@ from .types import (
     SleepResult,
     StorageInfo,
     StorageLocation,
+    ToolCallAnswer,
+    ToolDefinition,
     ToolList,
-    ToolResult,
     TransferResult,
     UsageReport,
     WatchResult,
@@ -542,11 +553,21 @@ class Methods(Connection):
         agent_type: Optional[str] = None,
         config: Optional[SessionConfig] = None,
         metadata: Optional[Any] = None,
+        preset: Optional[Literal['research', 'quickChat']] = None,
+        approval_policy: Optional[ApprovalPolicy] = None,
+        user_confirmed: Optional[bool] = None,
     ) -> Call[Session]:
         """
-        Creates a session (state idle), durable before the answer, owned by this device (lease).
+        Creates a session (state idle), durable before the answer, owned by this device (lease); a
+        preset, the agent type's tier, the approval policy and the device's conditions shape it.
 
-        A bad config (wrong types, negative limits) → -32602 on config.
+        A bad config (wrong types, negative limits) → -32602 on config; a bad approvalPolicy →
+        -32602 on approvalPolicy. The config is resolved once: members given in config win over the
+        preset, the preset over the agent type's tier (quickLookup → fast; chatAssistant,
+        researchAgent, introductionWriter → balanced; profileGenerator → powerful), then the device
+        policy caps the tier (Low Power Mode: fast; an expensive network: balanced). preset research
+        is heavy network work: when the device policy defers heavy work → Deferred (data.reason,
+        queued false, confirmable), nothing created, unless userConfirmed.
 
         Sends ``session/create``.
         """
@@ -559,6 +580,9 @@ class Methods(Connection):
                     'agentType': agent_type,
                     'config': config,
                     'metadata': metadata,
+                    'preset': preset,
+                    'approvalPolicy': approval_policy,
+                    'userConfirmed': user_confirmed,
                 },
             ),
         )
@@ -567,7 +591,8 @@ class Methods(Connection):
         """
         One session.
 
-        Unknown id → NotFound (data.id).
+        Unknown id → NotFound (data.id). Also shows the lineage (parentId, forkedAt), every
+        compaction, the approval policy, pending approvals, deferred tool calls, and bytesOnDisk.
 
         Sends ``session/get``.
         """
@@ -596,17 +621,27 @@ class Methods(Connection):
         id: SessionId,
         after: Optional[str] = None,
         limit: Optional[int] = None,
+        include_compacted: Optional[bool] = None,
     ) -> Call[MessageList]:
         """
-        Stored messages in append order: those after message `after`, at most `limit`.
+        Stored messages in append order: those after message `after`, at most `limit`; a compacted
+        run shows as its summary, or (includeCompacted) the summary followed by its originals.
 
-        An `after` the session does not have → InvalidArgument.
+        An `after` the session does not have → InvalidArgument. A compacted message's id is no
+        longer a cursor: use the summary's id (the compaction's).
 
         Sends ``session/messages``.
         """
         return self.request(
             'session/messages',
-            build_params({'id': id}, {'after': after, 'limit': limit}),
+            build_params(
+                {'id': id},
+                {
+                    'after': after,
+                    'limit': limit,
+                    'includeCompacted': include_compacted,
+                },
+            ),
         )
 
     def session_delete(self, *, id: SessionId) -> Call[SessionDeleted]:
@@ -708,6 +743,9 @@ class Methods(Connection):
         What the front end needs to continue (the last 50 messages, pending tool calls, partial
         results); moves a backgrounded session to running.
 
+        Pending approvals (session.pendingApprovals) and deferred tool calls
+        (session.deferredToolCalls) come with the session: a front end shows them on resume.
+
         Sends ``session/resume``.
         """
         return self.request('session/resume', build_params({'id': id}, {}))
@@ -718,7 +756,8 @@ class Methods(Connection):
         tool_call_id: str,
         name: str,
         arguments: Dict[str, Any],
-    ) -> Call[ToolResult]:
+        user_confirmed: Optional[bool] = None,
+    ) -> Call[ToolCallAnswer]:
         """
         Runs one tool of agent/listTools for a session: intent journaled before, result after; the
         same toolCallId again returns the recorded result without running it.
@@ -726,7 +765,14 @@ class Methods(Connection):
         An unknown tool name → -32602 (data.field name). Bad arguments (against the tool's
         inputSchema) and domain failures are results with isError true and a message the model can
         act on. A call cut off by a crash shows in session/get pendingToolCalls with status
-        interrupted.
+        interrupted. Before running: under the session's approval policy a call that needs consent
+        answers {pendingApproval} and runs nothing (answer with session/approve; the same call again
+        answers the same until then, and the decision after); a refused call answers an error result
+        (code ApprovalDenied). Then the device policy: a heavy tool (ToolDefinition.heavy) on a low
+        battery (< 20%, not charging) or a serious/critical thermal state, or a heavy network tool
+        on an expensive or Low Data network → Deferred (data.reason, queued true, confirmable true),
+        recorded in session/get deferredToolCalls; send the same call again (with userConfirmed
+        true, or once the conditions allow) to run it.
 
         Sends ``session/callTool``.
         """
@@ -734,14 +780,229 @@ class Methods(Connection):
             'session/callTool',
             build_params(
                 {'id': id, 'toolCallId': tool_call_id, 'name': name, 'arguments': arguments},
-                {},
+                {
+                    'userConfirmed': user_confirmed,
+                },
             ),
         )
+
+    def session_fork(
+        self, *,
+        id: SessionId,
+        at_message_id: Optional[str] = None,
+        title: Optional[str] = None,
+    ) -> Call[Session]:
+        """
+        A new session holding the history up to and including message atMessageId (default: all),
+        with parentId and forkedAt; both sessions go on independently.
+
+        Carried over: messages (compacted runs with their summary and originals), results of tool
+        calls finished before the cut, config, agent type, metadata, approval policy and remembered
+        decisions. Not carried: usage (the fork's budget starts fresh), state (idle), unfinished
+        calls, calls finished after the cut, checkpoints and partial results, pending approvals,
+        deferred calls. The fork exists whole or not at all; it needs no lease on the parent (a
+        device can fork a session another device owns). Unknown atMessageId → InvalidArgument.
+
+        Sends ``session/fork``.
+        """
+        return self.request(
+            'session/fork',
+            build_params({'id': id}, {'atMessageId': at_message_id, 'title': title}),
+        )
+
+    def session_compact(
+        self, *,
+        id: SessionId,
+        through_message_id: str,
+        from_message_id: Optional[str] = None,
+        summary: Any,
+        role: Optional[MessageRole] = None,
+        by: Optional[str] = None,
+    ) -> Call[Compaction]:
+        """
+        Replaces a run of messages by a summary the client's model wrote, durably and reversibly;
+        the compaction is listed with who/when/what in session/get.
+
+        The run ends with throughMessageId and starts with fromMessageId, or just after the previous
+        compaction, or at the first message. It holds messages only (undo a compaction inside it
+        first) → InvalidArgument otherwise. session/messages then shows the summary in the run's
+        place (role system unless given; id = the compaction's id; compaction says what it
+        replaced). When the originals still in the journal reach a quarter of it, the journal is
+        rewritten crash-safely with them moved to the session's archive, so recovery reads only what
+        the session shows.
+
+        Sends ``session/compact``.
+        """
+        return self.request(
+            'session/compact',
+            build_params(
+                {'id': id, 'throughMessageId': through_message_id, 'summary': summary},
+                {
+                    'fromMessageId': from_message_id,
+                    'role': role,
+                    'by': by,
+                },
+            ),
+        )
+
+    def session_uncompact(self, *, id: SessionId, compaction_id: str) -> Call[Compaction]:
+        """
+        Restores the originals of a compaction in its place; the compaction stays listed with
+        undoneAt.
+
+        Unknown compactionId → NotFound; originals dropped by the retention policy →
+        InvalidArgument.
+
+        Sends ``session/uncompact``.
+        """
+        return self.request(
+            'session/uncompact',
+            build_params({'id': id, 'compactionId': compaction_id}, {}),
+        )
+
+    def session_get_retention(self) -> Call[RetentionPolicy]:
+        """
+        The workspace's retention policy (only the limits that are set; {} = keep everything).
+
+        Sends ``session/getRetention``.
+        """
+        return self.request('session/getRetention')
+
+    def session_set_retention(
+        self, *,
+        max_bytes_per_session: Optional[Union[int, None]] = None,
+        keep_compacted_originals_seconds: Optional[Union[int, None]] = None,
+        keep_ended_sessions: Optional[Union[int, None]] = None,
+    ) -> Call[SetRetentionResult]:
+        """
+        Replaces the workspace's retention policy (crash-safely) and applies it at once.
+
+        A limit left out (or null) is no limit; a bad value → -32602 on that field.
+
+        Sends ``session/setRetention``.
+        """
+        return self.request(
+            'session/setRetention',
+            build_params(
+                {},
+                {
+                    'maxBytesPerSession': max_bytes_per_session,
+                    'keepCompactedOriginalsSeconds': keep_compacted_originals_seconds,
+                    'keepEndedSessions': keep_ended_sessions,
+                },
+            ),
+        )
+
+    def session_prune(self) -> Call[PruneReport]:
+        """
+        Applies the retention policy to every session this device can change now (another owner's
+        are left alone).
+
+        Every drop is first a durable record, then the crash-safe rewrite: a SIGKILL at any moment
+        loses nothing that was acknowledged and not meant to be pruned. Also sweeps hidden folders
+        of crashed forks, imports and deletions an hour old.
+
+        Sends ``session/prune``.
+        """
+        return self.request('session/prune')
+
+    def session_export(
+        self, *,
+        id: SessionId,
+        path: Optional[WorkspacePath] = None,
+    ) -> Call[SessionExportResult]:
+        """
+        Writes the session as one self-describing JSON file in the workspace (default
+        Chats/<id>.json), replaced crash-safely: messages (originals of compactions included), tool
+        calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum.
+
+        Path errors as for saveFile. The format: {format: "workspace-bridge.session", version: 1,
+        session, messages, compactions, toolCalls, checksum: {algorithm: "sha256", value}}, times in
+        nanoseconds; value is the SHA-256 of the file with its 64 digits zeroed.
+
+        Sends ``session/export``.
+        """
+        return self.request('session/export', build_params({'id': id}, {'path': path}))
+
+    def session_import(self, *, path: WorkspacePath) -> Call[SessionImportResult]:
+        """
+        Creates a session from an export file in the workspace; it round-trips exactly (export →
+        import → export gives the same document but for the id and checksum).
+
+        The whole session is built and checked in memory before anything is written, then installed
+        with one rename: never half-imported. A damaged file (not JSON, checksum mismatch, missing
+        parts) → InvalidArgument with data.reason damaged; another format → foreign; another version
+        → unsupportedVersion; path errors as for readFile. The file's id is kept when it is free in
+        this workspace, else the session gets a new one (replacedId).
+
+        Sends ``session/import``.
+        """
+        return self.request('session/import', build_params({'path': path}, {}))
+
+    def session_set_approval_policy(
+        self, *,
+        id: SessionId,
+        approval_policy: ApprovalPolicy,
+    ) -> Call[Session]:
+        """
+        Changes the session's approval policy, durably; calls already pending stay pending.
+
+        A bad policy → -32602 on approvalPolicy.
+
+        Sends ``session/setApprovalPolicy``.
+        """
+        return self.request(
+            'session/setApprovalPolicy',
+            build_params({'id': id, 'approvalPolicy': approval_policy}, {}),
+        )
+
+    def session_approve(
+        self, *,
+        id: SessionId,
+        tool_call_id: str,
+        decision: Literal['allow', 'deny'],
+        remember: Optional[bool] = None,
+    ) -> Call[ApproveResult]:
+        """
+        Answers a pending approval: allow runs the call (through the device policy) and answers its
+        result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the
+        decision to later calls of the same tool in the session.
+
+        No approval for toolCallId → NotFound; answering again the other way → InvalidArgument. An
+        allowed call the device policy defers → Deferred (queued): send the same session/callTool
+        again later.
+
+        Sends ``session/approve``.
+        """
+        return self.request(
+            'session/approve',
+            build_params(
+                {'id': id, 'toolCallId': tool_call_id, 'decision': decision},
+                {
+                    'remember': remember,
+                },
+            ),
+        )
+
+    def session_list_deferred(self) -> Call[DeferredList]:
+        """
+        Every tool call the device policy deferred, across the workspace's sessions, oldest first,
+        with whether it would run now.
+
+        Send the same session/callTool again to run one (with userConfirmed true to run it despite
+        the conditions).
+
+        Sends ``session/listDeferred``.
+        """
+        return self.request('session/listDeferred')
 
     def agent_list_tools(self) -> Call[ToolList]:
         """
         The one agent tool table, in a stable order: the user's file methods (not the host-only
         ones), read_context/update_context and append_journal.
+
+        heavy marks the tools the device policy treats as heavy work (declared once, in x-tool-heavy
+        beside x-tool-table): search_files, which reads every file of the workspace.
 
         Sends ``agent/listTools``.
         """

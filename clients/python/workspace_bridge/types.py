@@ -196,6 +196,7 @@ ErrorCode = Literal[
     'InvalidArgument',
     'QuotaExceeded',
     'IOError',
+    'Deferred',
 ]
 
 
@@ -205,7 +206,9 @@ _ErrorDataRequired = TypedDict("_ErrorDataRequired", {
 
 
 _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
-    # ParseError: what the JSON parser reported.
+    # ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work
+    # (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from
+    # session/import: damaged, foreign or unsupportedVersion.
     'reason': str,
     # ParseError: line of the error in the message.
     'line': int,
@@ -277,6 +280,11 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'supported': List[str],
     # UnsupportedProtocolVersion: the version the request asked for.
     'requested': str,
+    # Deferred: whether the call was recorded to run later (session/get deferredToolCalls; send it
+    # again when the conditions allow).
+    'queued': bool,
+    # Deferred: whether the same call with userConfirmed true would run now (false only offline).
+    'confirmable': bool,
 }, total=False)
 
 
@@ -699,6 +707,78 @@ class ToolCallRecord(_ToolCallRecordRequired, total=False):
 PendingToolCallInput = Any
 
 
+class _ForkPointRequired(TypedDict):
+    parentId: SessionId
+    at: Timestamp
+
+
+class ForkPoint(_ForkPointRequired, total=False):
+    """
+    Where a fork was cut: the parent, the last message carried over (absent when the parent had
+    none), and when.
+    """
+    messageId: str
+
+
+class _CompactionRequired(TypedDict):
+    id: str
+    firstMessageId: str
+    throughMessageId: str
+    count: int
+    by: str
+    at: Timestamp
+    active: bool
+    originalsKept: bool
+
+
+class Compaction(_CompactionRequired, total=False):
+    """
+    One compaction of a run of messages: what it replaced (firstMessageId through throughMessageId,
+    count messages), who made it (by: the client's name for its author, or retention) and when;
+    active until undone (undoneAt); originalsKept false once the retention policy dropped the
+    originals (then it cannot be undone).
+    """
+    undoneAt: Timestamp
+
+
+class ApprovalPolicy1(TypedDict, total=False):
+    tools: List[str]
+    annotations: List[Literal['destructive', 'openWorld', 'write']]
+
+
+#: Which tool calls need the user's consent: none (the default: no consent step), destructive (every
+#: tool annotated destructiveHint), or {tools, annotations}: the tools named, and every tool
+#: carrying one of the annotations (destructive, openWorld, write = any tool that is not read-only).
+ApprovalPolicy = Union[Literal['none', 'destructive'], ApprovalPolicy1]
+
+
+class _ApprovalRequired(TypedDict):
+    approvalId: str
+    toolCallId: str
+    name: str
+    #: The call's arguments as sent.
+    arguments: Any
+    requestedAt: Timestamp
+
+
+class Approval(_ApprovalRequired, total=False):
+    """A tool call waiting for the user's consent (no decision yet: nothing has run), or decided."""
+    decision: Literal['allow', 'deny']
+
+
+class DeferredToolCall(TypedDict):
+    """
+    A tool call the device policy deferred (Deferred error with queued true). It stays listed until
+    the same session/callTool is sent again and runs (or is closed).
+    """
+    toolCallId: str
+    name: str
+    #: The call's arguments as sent.
+    arguments: Any
+    reason: Literal['offline', 'expensiveNetwork', 'constrainedNetwork', 'lowBattery', 'thermal']
+    at: Timestamp
+
+
 class _SessionRequired(TypedDict):
     id: SessionId
     title: str
@@ -717,6 +797,20 @@ class Session(_SessionRequired, total=False):
     error: SessionError
     #: As given to session/create.
     metadata: Any
+    #: Forks only: the session it was forked from.
+    parentId: SessionId
+    #: Forks only: where it was cut.
+    forkedAt: ForkPoint
+    #: Every compaction, undone ones included (only when there is one).
+    compactions: List[Compaction]
+    #: Only when not none.
+    approvalPolicy: ApprovalPolicy
+    #: Tool calls waiting for the user's consent (only when there is one).
+    pendingApprovals: List[Approval]
+    #: Tool calls the device policy deferred (only when there is one).
+    deferredToolCalls: List[DeferredToolCall]
+    #: session/get only: the bytes the session's folder holds.
+    bytesOnDisk: int
 
 
 class _SessionListRequired(TypedDict):
@@ -760,6 +854,11 @@ class Message(_MessageRequired, total=False):
     #: As appended.
     toolCalls: Any
     toolCallId: str
+    #: On the entry standing for a compacted run (its id is the compaction's id, its content the
+    #: summary): what it replaced.
+    compaction: Compaction
+    #: With includeCompacted: on an original of a compacted run, the compaction that replaces it.
+    compactedBy: str
 
 
 class MessageList(TypedDict):
@@ -830,6 +929,10 @@ class ToolDefinition(TypedDict):
     outputSchema: Dict[str, Any]
     annotations: ToolAnnotations
     requiresNetwork: bool
+    #: Heavy work for the device policy (x-tool-heavy on agent/listTools): deferred on a low battery
+    #: or a hot device, and, when it needs the network, on an expensive or Low Data network, unless
+    #: the call says userConfirmed.
+    heavy: bool
 
 
 class ToolContent(TypedDict):
@@ -975,10 +1078,104 @@ class SettingsResult(TypedDict):
     values: SettingsValues
 
 
+class RetentionPolicy(TypedDict, total=False):
+    """
+    The workspace's retention policy (kept in .workspace/sessions/retention.json, replaced crash-
+    safely); only the limits that are set. Applied when the sessions open, after an append that
+    takes a session over maxBytesPerSession, and by session/prune.
+    """
+    #: Most bytes a session's folder may hold: over it, the journal is rewritten, then compacted
+    #: originals are dropped (oldest compaction first), then the oldest plain messages are folded
+    #: into a compaction by retention, until the session fits in three quarters of the limit. The
+    #: last message and tool results always stay.
+    maxBytesPerSession: int
+    #: How long the originals of a compaction are kept (then the compaction can no longer be
+    #: undone).
+    keepCompactedOriginalsSeconds: int
+    #: How many ended (completed, failed) sessions are kept, the most recently changed; older ones
+    #: are deleted.
+    keepEndedSessions: int
+
+
+class PruneReportSessionsItem(TypedDict):
+    id: SessionId
+    bytesBefore: int
+    bytesAfter: int
+    #: Compactions whose originals were dropped.
+    droppedOriginals: List[str]
+    #: Messages folded into a retention compaction (originals dropped).
+    droppedMessages: int
+
+
+class PruneReport(TypedDict):
+    """
+    What a prune did: the sessions it changed (untouched ones are not listed) and the ended sessions
+    it deleted.
+    """
+    sessions: List[PruneReportSessionsItem]
+    deletedSessions: List[SessionId]
+
+
+class SessionExportResult(TypedDict):
+    path: WorkspacePath
+    bytes: int
+    #: SHA-256 of the file's bytes.
+    sha256: str
+    id: SessionId
+
+
+class _SessionImportResultRequired(TypedDict):
+    session: Session
+
+
+class SessionImportResult(_SessionImportResultRequired, total=False):
+    #: The id the file carried, when it was taken in this workspace and the session got a new one.
+    replacedId: str
+
+
+class PendingApproval(TypedDict):
+    """
+    session/callTool's answer when the call needs the user's consent: nothing has run. Answer with
+    session/approve (the approval is also in session/get and session/resume, pendingApprovals).
+    """
+    pendingApproval: Approval
+
+
+class ApproveResult(TypedDict):
+    approval: Approval
+    #: allow: the tool's result (the call ran, through the device policy), or a PendingApproval
+    #: never; deny: an error result (structuredContent.code ApprovalDenied), recorded as the call's
+    #: result.
+    result: ToolResult
+
+
+class DeferredListCallsItem(TypedDict):
+    sessionId: SessionId
+    toolCallId: str
+    name: str
+    arguments: Any
+    reason: str
+    at: Timestamp
+    #: Whether the device policy would run it under the current conditions (without a confirmation).
+    runnableNow: bool
+
+
+class DeferredList(TypedDict):
+    calls: List[DeferredListCallsItem]
+
+
 class SessionTransitionError(TypedDict, total=False):
     """With to: failed: why (kept as the session's error)."""
     code: str
     message: str
+
+
+ToolCallAnswer = Union[ToolResult, PendingApproval]
+
+
+class SetRetentionResult(TypedDict):
+    policy: RetentionPolicy
+    pruned: PruneReport
 
 
 ToolList = List[ToolDefinition]

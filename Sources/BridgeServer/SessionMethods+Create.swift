@@ -1,0 +1,37 @@
+import AgentSessions
+import JSON
+import JSONRPC
+
+/// `session/create`'s params and handler: presets, the agent type's tier, the approval policy
+/// and the device policy (issue 17).
+extension SessionMethods {
+    struct CreateParams {
+        var title: String?; var agentType: String?; var config: SessionConfig; var preset: SessionPreset?
+        var metadata: JSON?; var approvalPolicy: ApprovalPolicy; var userConfirmed: Bool
+    }
+
+    static func createParams(_ p: Params) throws -> CreateParams {
+        CreateParams(title: try p.string("title"), agentType: try p.string("agentType"),
+                     config: try decode(p, "config", SessionConfig.init(json:)) ?? SessionConfig(),
+                     preset: try p.choice("preset", SessionPreset.allCases.map(\.rawValue)).flatMap(SessionPreset.init(rawValue:)),
+                     metadata: p["metadata"], approvalPolicy: try decode(p, "approvalPolicy", ApprovalPolicy.init(json:)) ?? .none,
+                     userConfirmed: try p.bool("userConfirmed") ?? false)
+    }
+
+    /// The config is resolved once: explicit members over the preset over the agent type's tier,
+    /// then capped by the device's conditions (Low Power Mode: fast). A `research` session is
+    /// heavy network work (the seeds' "Research uses data — continue?"): refused with `Deferred`
+    /// (nothing created, `queued: false`) when the policy defers heavy work, unless `userConfirmed`.
+    static func create(_ server: BridgeServer, _ store: SessionStore, _ p: CreateParams) throws -> JSON {
+        let conditions = server.agents.currentConditions
+        let policy = server.agents.policy(for: conditions)
+        if p.preset == .research,
+           let refusal = policy.decide(WorkFacts(needsNetwork: true, heavy: true), conditions: conditions,
+                                       userConfirmed: p.userConfirmed).error(queued: false) {
+            throw refusal
+        }
+        let config = policy.capped(AgentTypeTiers.resolve(config: p.config, preset: p.preset, agentType: p.agentType))
+        return try store.create(title: p.title, agentType: p.agentType, config: config, metadata: p.metadata,
+                                approvalPolicy: p.approvalPolicy).json
+    }
+}
