@@ -96,7 +96,10 @@ extension SessionMethods {
         case .pending(let approval):
             return ["pendingApproval": approval.json]
         case .denied:
+            // Journaled as begun and closed with the refusal (nothing runs), so a replay answers the same.
             let refusal = ToolResult.failure("The user did not allow \(call.name); it was not run.", code: "ApprovalDenied")
+            if case .recorded(let result, _) = try store.beginToolCall(id: call.session, toolCallId: call.toolCallId, name: call.name,
+                                                                      arguments: call.arguments) { return result }
             try store.finishToolCall(id: call.session, toolCallId: call.toolCallId, result: refusal.json, isError: true)
             return refusal.json
         case .allowed, .notNeeded: break
