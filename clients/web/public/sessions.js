@@ -1,6 +1,8 @@
 // Agent sessions: each session's state, usage and estimated cost, the tool calls it still has
-// pending, and resuming a backgrounded one (which moves it to running and shows its recent
-// messages). The list follows `session/didChangeState`.
+// pending, the tool calls waiting for the user's consent (answered here with Allow or Deny:
+// `session/approve`), the calls the device policy deferred, where a fork came from, and resuming
+// a backgrounded one (which moves it to running and shows its recent messages). The list follows
+// `session/didChangeState`.
 import { rpc } from './rpc.js';
 import { describeError, formatTime, formatUSD, h, toast } from './ui.js';
 
@@ -24,6 +26,46 @@ function messages(list) {
     h('span.role', {}, m.role), h('span.content', {}, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))));
 }
 
+function argumentsText(args) {
+  const text = JSON.stringify(args ?? {});
+  return text.length > 120 ? `${text.slice(0, 117)}…` : text;
+}
+
+/** The calls waiting for the user's consent, each with Allow and Deny. */
+function approvals(session) {
+  const pending = session.pendingApprovals ?? [];
+  if (!pending.length) return null;
+  return h('div.approvals', {},
+    h('h4', {}, `Waiting for your approval (${pending.length})`),
+    h('ul.approval-list', {}, pending.map((a) => h('li.approval', { dataset: { toolCallId: a.toolCallId, approvalId: a.approvalId } },
+      h('div', {}, h('code', {}, a.name), ' ', h('span.muted.small', {}, argumentsText(a.arguments))),
+      h('div.actions', {},
+        h('button.btn.danger.deny', { onclick: () => approve(session.id, a, 'deny') }, 'Deny'),
+        h('button.btn.primary.allow', { onclick: () => approve(session.id, a, 'allow') }, 'Allow'))))));
+}
+
+function deferred(session) {
+  const calls = session.deferredToolCalls ?? [];
+  if (!calls.length) return null;
+  return h('div.deferred', {},
+    h('h4', {}, `Deferred by the device policy (${calls.length})`),
+    h('ul.tool-calls', {}, calls.map((c) => h('li', {}, h('code', {}, c.name), h('span.pill.warn', {}, c.reason),
+      h('span.muted.small', {}, c.toolCallId)))));
+}
+
+async function approve(id, approval, decision) {
+  try {
+    const answer = await rpc('session/approve', { id, toolCallId: approval.toolCallId, decision });
+    const failed = answer.result?.isError && decision === 'allow';
+    toast(decision === 'allow'
+      ? (failed ? `${approval.name} ran and failed` : `Allowed ${approval.name}`)
+      : `Denied ${approval.name}`, failed ? 'error' : 'success');
+  } catch (error) {
+    toast(`Could not answer: ${describeError(error)}`, 'error');
+  }
+  await refreshSessions();
+}
+
 function sessionCard(session) {
   const { usage, config } = session;
   const limit = config.maxCostUSD ? ` of ${formatUSD(config.maxCostUSD)}` : '';
@@ -32,9 +74,13 @@ function sessionCard(session) {
   return h('section.card.session', { dataset: { id: session.id, state: session.state } },
     h('div.session-head', {},
       h('div', {}, h('h3', {}, session.title || 'Untitled session'),
-        h('div.muted.small', {}, `${session.agentType} · ${config.model ?? config.modelTier ?? 'default model'} · updated ${formatTime(session.updatedAt)}`)),
+        h('div.muted.small', {}, `${session.agentType} · ${config.model ?? config.modelTier ?? 'default model'} · updated ${formatTime(session.updatedAt)}`),
+        session.parentId ? h('div.muted.small.lineage', {}, `forked from ${session.parentId}`) : null,
+        session.compactions?.length ? h('div.muted.small', {}, `${session.compactions.filter((c) => c.active).length} compacted runs`) : null),
       h(`span.state.${session.state}`, {}, stateLabels[session.state] ?? session.state)),
     session.error ? h('div.banner.warn', {}, `${session.error.code}: ${session.error.message}`) : null,
+    approvals(session),
+    deferred(session),
     h('div.stats', {},
       h('div.stat', {}, h('div.stat-value.cost', {}, formatUSD(usage.estimatedCostUSD)), h('div.stat-label', {}, `estimated cost${limit}`)),
       h('div.stat', {}, h('div.stat-value', {}, usage.inputTokens.toLocaleString()), h('div.stat-label', {}, 'input tokens')),
