@@ -61,6 +61,12 @@ final class AgentService: Sendable {
         return (sessions, queue)
     }
 
+    /// Gives up every session lease this server holds (at `shutdown`), so another device can go
+    /// on with the sessions at once instead of waiting for the leases to expire.
+    func releaseAll() {
+        open.withLock { $0 }?.sessions.close()
+    }
+
     func logWarnings(_ store: SessionStore) {
         for w in store.drainWarnings() { logger.warning("sessions: \(w)") }
     }

@@ -23,6 +23,8 @@ enum LifecycleMethods {
             let stuck = ctx.serving.drain(before: ctx)
             if !stuck.isEmpty {
                 ctx.logger.warning("shutdown: answering with \(stuck.count) earlier request(s) still in flight: \(stuck.map(\.description).joined(separator: "; "))")
+            } else {
+                try? server(ctx).agents.releaseAll()  // nothing writes any more: other devices may go on
             }
             return .null
         })

@@ -1,0 +1,74 @@
+"""Agent sessions between two real devices kept in sync by Syncthing (issue 17: a fork made on A
+resumes on B; an export made on A imports on B).
+
+Reuses test_syncthing's fixtures: two Syncthing devices sharing folder `ws`, a bridge on each with
+its cloud root on that device's folder, cloud chosen (sessions live in `.workspace/sessions/` of
+the active root, so they travel with the workspace). Every wait is bounded. Skipped, like
+test_syncthing, when Syncthing cannot be installed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+
+from storage_helpers import wait_until
+from test_syncthing import _connected, bridges, devices, rest  # noqa: F401  (fixtures)
+
+
+def _ids(b, sid):
+    r = b.call("session/messages", {"id": sid, "limit": 1000})
+    return [m["id"] for m in r["result"]["messages"]] if "result" in r else None
+
+
+def _whole_export(path):
+    if not path.is_file():
+        return False
+    data = path.read_bytes()
+    try:
+        value = json.loads(data)["checksum"]["value"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    i = data.rindex(value.encode())
+    return hashlib.sha256(data[:i] + b"0" * 64 + data[i + 64:]).hexdigest() == value
+
+
+def test_a_fork_made_on_a_resumes_on_b_and_an_export_made_on_a_imports_on_b(bridges):
+    a, b = bridges
+    parent = a.result("session/create", {"title": "trip"})["id"]
+    a.result("session/appendMessages", {"id": parent, "messages": [
+        {"role": "user" if i % 2 else "assistant", "content": f"step {i}", "id": f"m{i}"} for i in range(1, 6)]})
+    fork = a.result("session/fork", {"id": parent, "atMessageId": "m3", "title": "trip (branch)"})["id"]
+    a.result("session/appendMessages", {"id": fork, "messages": [{"role": "user", "content": "on A", "id": "a1"}]})
+    exported = a.result("session/export", {"id": parent})
+    assert exported["path"] == f"Chats/{parent}.json"
+
+    # B sees the fork, its lineage and its history once Syncthing has carried it over.
+    wait_until(lambda: _ids(b, fork) == ["m1", "m2", "m3", "a1"], 30, "the fork's history on device B")
+    got = b.result("session/get", {"id": fork})
+    assert got["parentId"] == parent and got["forkedAt"]["messageId"] == "m3"
+    listed = {s["id"]: s for s in b.result("session/list", {})["sessions"]}
+    assert listed[fork]["parentId"] == parent
+
+    # The export file arrives whole and imports on B (the id is taken there: a new one).
+    wait_until(lambda: _whole_export(b.roots.cloud / "Chats" / f"{parent}.json"), 30, "the export file on device B")
+    imported = b.result("session/import", {"path": f"Chats/{parent}.json"})
+    assert imported["replacedId"] == parent and imported["session"]["id"] != parent
+    assert _ids(b, imported["session"]["id"]) == ["m1", "m2", "m3", "m4", "m5"]
+
+    # A quits (shutdown gives up its leases); B resumes the fork and goes on with it.
+    assert a.call("shutdown")["result"] is None
+    t0 = time.monotonic()
+
+    def resumed():
+        r = b.call("session/resume", {"id": fork})
+        if "error" in r:
+            assert r["error"]["data"]["code"] == "SessionLocked", r
+            return None
+        return r["result"]
+    r = wait_until(resumed, 30, "device B to take the fork over")
+    print(f"fork taken over on B {time.monotonic() - t0:.2f}s after A's shutdown")
+    assert [m["id"] for m in r["messagesTail"]] == ["m1", "m2", "m3", "a1"]
+    b.result("session/appendMessages", {"id": fork, "messages": [{"role": "user", "content": "on B", "id": "b1"}]})
+    assert _ids(b, fork) == ["m1", "m2", "m3", "a1", "b1"]
+    assert _ids(b, parent) == ["m1", "m2", "m3", "m4", "m5"]  # the parent goes on independently
