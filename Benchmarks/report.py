@@ -1014,6 +1014,11 @@ if ap or rec or bg:
         w(f"| median | {fmt(bg['background_ms'], 1)} | | {fmt(bg['create_p50_ms'], 3)} | {fmt(bg['transition_p50_ms'], 3)} | {fmt(bg['init_ms'], 1)} |")
     w("")
 
+# ---------------- sessions beyond the anchors (issue 17) ----------------
+import report_lineage  # noqa: E402  (Benchmarks/report_lineage.py)
+
+lineage_targets = report_lineage.section(rows, w, status_text)
+
 # ---------------- MCP face ----------------
 import report_mcp  # noqa: E402  (Benchmarks/report_mcp.py: the MCP section)
 
@@ -1139,6 +1144,7 @@ if "st" in globals():
 if "tg" in globals():
     others += [("session recovery", *t[1:]) for t in tg if "recovery" in t[0]]
     others += [("`didEnterBackground`", *t[1:]) for t in tg if "didEnterBackground" in t[0]]
+others += [(name.split(" of ")[0].split(":")[0], *t) for (name, *t) in lineage_targets]
 summary = report_summary.Summary(rows, find, fmed, codec, fmt, why=NOT_MEASURED).build(
     report_mcp.call_rates(rows), report_mcp.spawn_medians(rows), others)
 here = os.path.dirname(os.path.abspath(readme_path))

@@ -11,7 +11,8 @@
 #                                          /work when /tmp has under 5 GiB free); removed at the end
 #                                          (the storage and session trees go there too)
 #   WB_SKIP_STORAGE=1 ...                  skip the storage (migrate, getStorageInfo) and agent
-#                                          session benchmarks
+#                                          session benchmarks (issue 17's fork, export + import,
+#                                          compacted recovery and prune run in a quick run too)
 #   WB_ONLY_STORAGE=1 ...                  run only them (no ping/pipe/spawn/codec/file phases)
 #   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
 #   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call in
@@ -21,7 +22,7 @@
 #                                          state before issue 15's redesign); WB_OLD_REF=none skips it
 #   WB_OLD_BIN=/path/to/workspace-bridge   use that binary as the previous release (no build)
 #   WB_QUICK=1 ...                         a quick run (a few minutes): small trees, one round,
-#                                          no 1 GiB tests, no session phases; the report goes to
+#                                          no 1 GiB tests, only issue 17's session phase; the report goes to
 #                                          Benchmarks/out/README.quick.md (Benchmarks/README.md and the
 #                                          plots are left alone). For checking the machinery, not figures.
 #
@@ -557,6 +558,16 @@ else
         session_client server-background ndjson background --bg-sessions 100 --child-stderr "$SLOG"
     done
     fi  # WB_QUICK
+
+    # 6: issue 17's targets on 10,000-message sessions (Benchmarks/session_lineage.py): session/fork,
+    # export + import, recovery after compacting to 100 entries (a fresh server each round), and
+    # the bytes on disk after a prune to 1 MiB. Runs in a quick run too (fewer rounds).
+    roots "$ST_TMP/lineage"
+    log "server-lineage ndjson: fork, export + import, compacted recovery, prune"
+    if ! python3 "$HERE/session_lineage.py" --rounds "$(q 5 3)" --stderr "$SLOG" -- "${SRV[@]}" >> "$RESULTS"; then
+        log "  session_lineage.py failed (see its error line in the results)"
+        FAILED=1
+    fi
     log "removing $ST_TMP"
     cleanup_files
     fi
