@@ -1073,7 +1073,8 @@ baseline), then the MCP benchmarks (the peer is installed from PyPI into a virtu
 environment in `Benchmarks/out/mcp-peer`), then the codec benchmark, draws the two plots with
 `report_plots.py` (matplotlib, installed from PyPI into `Benchmarks/out/plot-venv` on first
 use), and writes this file with `report.py` (the summary table: `report_summary.py`; the MCP
-section: `report_mcp.py`). The server binary
+section: `report_mcp.py`; issue 17's session targets: `session_lineage.py` measures them through the
+server, `report_lineage.py` reports them). The server binary
 is copied to `Benchmarks/out/workspace-bridge` first, and the copy is what runs. The file benchmarks need about 2 GiB in the temporary folder
 (the 1 GiB tests are skipped, and say so, when it has under 5 GiB free); making 100,000 files
 takes a while on some file systems (the time is reported). Raw figures are in
