@@ -84,6 +84,10 @@ final class AgentService: Sendable {
         {
             notify("queue/ready", ["items": .array(items.map(\.json))])
         }
+        if let sessions = open.withLock({ $0 })?.sessions {
+            let ready = SessionMethods.newlyRunnable(sessions, before: (before, policy(for: before)), after: (c, policy(for: c)))
+            if !ready.isEmpty { notify("session/deferredReady", ["calls": .array(ready)]) }
+        }
         return policy(for: c)
     }
 

@@ -45,7 +45,7 @@ public final class BridgeServer: Router {
 
     /// Notifications the server sends.
     public static let serverNotifications = ["$/progress", "$/logTrace", "window/logMessage", "workspace/didChangeFiles",
-                                             "session/didChangeState", "queue/ready", "settings/didChange"]
+                                             "session/didChangeState", "session/deferredReady", "queue/ready", "settings/didChange"]
 
     public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
         self.configuration = configuration

@@ -51,14 +51,27 @@ extension SessionMethods {
     /// policy would run it now (send the same `session/callTool` again to run it).
     static func listDeferred(_ server: BridgeServer, _ store: SessionStore) -> JSON {
         let conditions = server.agents.currentConditions
-        let policy = server.agents.policy(for: conditions)
-        return ["calls": .array(store.deferredToolCalls().map { entry in
+        return ["calls": .array(deferredCalls(store, conditions, server.agents.policy(for: conditions)).map(\.json))]
+    }
+
+    /// The deferred calls of `store` and whether each would run under `conditions`.
+    static func deferredCalls(_ store: SessionStore, _ conditions: DeviceConditions,
+                              _ policy: Policy) -> [(json: JSON, runnable: Bool, key: String)] {
+        store.deferredToolCalls().map { entry in
             var o = entry.call.json.objectValue ?? JSONObject()
             o["sessionId"] = .string(entry.sessionId)
             let facts = ToolTable.byName[entry.call.name].map { WorkFacts(needsNetwork: $0.requiresNetwork, heavy: $0.heavy) }
-            o["runnableNow"] = .bool(facts.map { policy.decide($0, conditions: conditions).isAllowed } ?? false)
-            return .object(o)
-        })]
+            let runnable = facts.map { policy.decide($0, conditions: conditions).isAllowed } ?? false
+            o["runnableNow"] = .bool(runnable)
+            return (.object(o), runnable, entry.sessionId + "/" + entry.call.toolCallId)
+        }
+    }
+
+    /// The deferred calls that new conditions let run and the old ones did not: what
+    /// `session/deferredReady` announces (empty: nothing to say).
+    static func newlyRunnable(_ store: SessionStore, before: (DeviceConditions, Policy), after: (DeviceConditions, Policy)) -> [JSON] {
+        let was = Set(deferredCalls(store, before.0, before.1).filter(\.runnable).map(\.key))
+        return deferredCalls(store, after.0, after.1).filter { $0.runnable && !was.contains($0.key) }.map(\.json)
     }
 
     static func registerApprovals(_ methods: inout [Method]) {

@@ -39,11 +39,11 @@ EXPECTED_METHODS = {
     "agent/listTools",
     "host/didEnterBackground", "host/willEnterForeground", "host/setConditions", "host/getConditions",
     "queue/enqueue", "queue/list", "queue/complete", "queue/fail",
-    "session/didChangeState", "queue/ready",
+    "session/didChangeState", "session/deferredReady", "queue/ready",
     "settings/get", "settings/set", "settings/remove", "settings/didChange",
 }
 CLIENT_NOTIFICATIONS = {"initialized", "exit", "$/cancelRequest", "$/setTrace", "window/workDoneProgress/cancel"}
-SERVER_NOTIFICATIONS = {"$/progress", "window/logMessage", "$/logTrace", "workspace/didChangeFiles", "session/didChangeState",
+SERVER_NOTIFICATIONS = {"$/progress", "window/logMessage", "$/logTrace", "workspace/didChangeFiles", "session/didChangeState", "session/deferredReady",
                         "queue/ready", "settings/didChange"}
 PROTOCOL_CODES = {
     "ParseError": -32700, "InvalidHeader": -32700, "UnsupportedCharset": -32700,

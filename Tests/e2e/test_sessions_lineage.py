@@ -285,7 +285,13 @@ def test_heavy_tools_are_deferred_visible_and_resume_when_conditions_allow(b, pl
     # Light tools still run.
     assert b.result("session/callTool", {"id": sid, "toolCallId": "r1", "name": "read_file",
                                          "arguments": {"path": "notes.txt"}})["isError"] is False
+    b.notifications()
     b.result("host/setConditions", {"network": "wifi", "batteryLevel": 0.9})
+    ready = b.pump_until(lambda: b.notifications("session/deferredReady"), 5.0, "session/deferredReady")
+    assert [(c["sessionId"], c["toolCallId"], c["runnableNow"]) for c in ready[0]["params"]["calls"]] == [(sid, "s1", True)]
+    b.result("host/setConditions", {"network": "wifi", "batteryLevel": 0.8})
+    b.settle(0.2)
+    assert b.notifications("session/deferredReady") == []  # announced once, when it became runnable
     assert b.result("session/listDeferred", {})["calls"][0]["runnableNow"] is True
     done = b.result("session/callTool", call)
     assert done["isError"] is False and done["structuredContent"]["matches"]

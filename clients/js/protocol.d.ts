@@ -851,16 +851,19 @@ export interface ApproveResult {
 }
 
 export interface DeferredList {
-  calls: {
-    sessionId: SessionId;
-    toolCallId: string;
-    name: string;
-    arguments: unknown;
-    reason: string;
-    at: Timestamp;
-    /** Whether the device policy would run it under the current conditions (without a confirmation). */
-    runnableNow: boolean;
-  }[];
+  calls: DeferredListEntry[];
+}
+
+/** A deferred tool call with its session, and whether the device policy would run it now. */
+export interface DeferredListEntry {
+  sessionId: SessionId;
+  toolCallId: string;
+  name: string;
+  arguments: unknown;
+  reason: string;
+  at: Timestamp;
+  /** Whether the device policy would run it under the current conditions (without a confirmation). */
+  runnableNow: boolean;
 }
 
 /**
@@ -1524,6 +1527,11 @@ export interface SessionDidChangeStateParams {
   reason?: string;
 }
 
+/** New device conditions (host/setConditions) let deferred tool calls run that the previous ones did not: send each session/callTool again to run it. */
+export interface SessionDeferredReadyParams {
+  calls: DeferredListEntry[];
+}
+
 /** The network came back (host/setConditions from offline to online): the due items, in enqueue order. */
 export interface QueueReadyParams {
   items: QueueItem[];
@@ -1679,6 +1687,7 @@ export interface ServerNotificationMap {
   "$/logTrace": LogTraceParams;
   "workspace/didChangeFiles": WorkspaceDidChangeFilesParams;
   "session/didChangeState": SessionDidChangeStateParams;
+  "session/deferredReady": SessionDeferredReadyParams;
   "queue/ready": QueueReadyParams;
   "settings/didChange": SettingsDidChangeParams;
 }

@@ -75,6 +75,7 @@ export const SERVER_NOTIFICATIONS = Object.freeze([
   "$/logTrace",
   "workspace/didChangeFiles",
   "session/didChangeState",
+  "session/deferredReady",
   "queue/ready",
   "settings/didChange",
 ]);

@@ -51,6 +51,7 @@ from .types import (
     SearchResult,
     Session,
     SessionConfig,
+    SessionDeferredReadyParams,
     SessionDeleted,
     SessionDidChangeStateParams,
     SessionExportResult,
@@ -1257,6 +1258,9 @@ class Methods(Connection):
 
     @overload
     def notifications(self, method: Literal['session/didChangeState']) -> Stream[SessionDidChangeStateParams]: ...
+
+    @overload
+    def notifications(self, method: Literal['session/deferredReady']) -> Stream[SessionDeferredReadyParams]: ...
 
     @overload
     def notifications(self, method: Literal['queue/ready']) -> Stream[QueueReadyParams]: ...

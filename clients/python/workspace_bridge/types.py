@@ -1149,7 +1149,8 @@ class ApproveResult(TypedDict):
     result: ToolResult
 
 
-class DeferredListCallsItem(TypedDict):
+class DeferredListEntry(TypedDict):
+    """A deferred tool call with its session, and whether the device policy would run it now."""
     sessionId: SessionId
     toolCallId: str
     name: str
@@ -1161,7 +1162,7 @@ class DeferredListCallsItem(TypedDict):
 
 
 class DeferredList(TypedDict):
-    calls: List[DeferredListCallsItem]
+    calls: List[DeferredListEntry]
 
 
 class SessionTransitionError(TypedDict, total=False):
@@ -1268,6 +1269,14 @@ class SessionDidChangeStateParams(_SessionDidChangeStateParamsRequired, _Session
     """
     A session's state changed (by a transition, backgrounding, resume, or a budget), once durable.
     """
+
+
+class SessionDeferredReadyParams(TypedDict):
+    """
+    New device conditions (host/setConditions) let deferred tool calls run that the previous ones
+    did not: send each session/callTool again to run it.
+    """
+    calls: List[DeferredListEntry]
 
 
 class QueueReadyParams(TypedDict):

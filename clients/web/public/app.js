@@ -1,5 +1,5 @@
 // The page's entry point: navigation between the views, the live-update wiring
-// (`workspace/didChangeFiles`, `session/didChangeState`, `queue/ready`, `settings/didChange`),
+// (`workspace/didChangeFiles`, `session/didChangeState`, `session/deferredReady`, `queue/ready`, `settings/didChange`),
 // the seeds' `AtomeFileSystem.showStorageSettings()` (opens Storage here), and the first load.
 import { refreshConflicts, setupConflicts } from './conflicts.js';
 import { externalChange, setupEditor } from './editor.js';
@@ -72,6 +72,7 @@ function start() {
     afterFileChanges();
   });
   on('session/didChangeState', debounce(refreshSessions, 100));
+  on('session/deferredReady', debounce(refreshSessions, 100));
   on('queue/ready', queueReady);
   on('settings/didChange', settingsChanged);
   connectEvents(connection);

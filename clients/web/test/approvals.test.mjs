@@ -94,11 +94,11 @@ describe('the session view answers approvals', () => {
     await page.waitFor(`[...document.querySelectorAll('.session .lineage')].some((e) => e.textContent.includes(${JSON.stringify(sid)}))`);
   });
 
-  it('shows a call the device policy deferred', async () => {
+  it('shows a call the device policy deferred, refreshed when it may run', async () => {
     await rpc('host/setConditions', { network: 'wifi', batteryLevel: 0.1, isCharging: false });
     await assert.rejects(rpc('session/callTool', { id: sid, toolCallId: 'search-1', name: 'search_files', arguments: { query: 'x' } }),
       (e) => e.data?.code === 'Deferred' && e.data.reason === 'lowBattery');
-    await rpc('session/transition', { id: sid, to: 'waitingForUser' }); // a state change refreshes the view
+    await rpc('host/setConditions', { network: 'wifi', batteryLevel: 0.9 }); // session/deferredReady refreshes the view
     await page.waitFor(`document.querySelector('.session[data-id="${sid}"] .deferred')?.textContent.includes('lowBattery')`);
   });
 
