@@ -3,8 +3,17 @@ import JSON
 import JSONRPC
 
 /// `session/create`'s params and handler: presets, the agent type's tier, the approval policy
-/// and the device policy (issue 17).
+/// and the device policy (issue 17); and `session/recordUsage`'s answer with the price table's
+/// verdict on the model.
 extension SessionMethods {
+    /// `{usage, remaining, exceeded}`, plus `unpricedModel` when the model named is not in the
+    /// price table (the turn cost nothing rather than a guess).
+    static func usageReport(_ r: UsageReport) -> JSON {
+        guard let unpriced = r.unpricedModel, case .object(var o) = r.json else { return r.json }
+        o["unpricedModel"] = .string(unpriced)
+        return .object(o)
+    }
+
     struct CreateParams {
         var title: String?; var agentType: String?; var config: SessionConfig; var preset: SessionPreset?
         var metadata: JSON?; var approvalPolicy: ApprovalPolicy; var userConfirmed: Bool

@@ -86,9 +86,10 @@ enum SessionMethods {
             return ["count": .int(Int64(try store.appendMessages(id: try p.requiredString("id"), messages: inputs)))]
         })
         methods.append(method("session/recordUsage") { _, store, p, _ in
-            try store.recordUsage(id: try p.requiredString("id"), inputTokens: Int(try p.requiredInt("inputTokens", in: 0...Int64(Int32.max))),
-                                  outputTokens: Int(try p.requiredInt("outputTokens", in: 0...Int64(Int32.max))),
-                                  model: try p.string("model")).json
+            usageReport(try store.recordUsage(id: try p.requiredString("id"),
+                                              inputTokens: Int(try p.requiredInt("inputTokens", in: 0...Int64(Int32.max))),
+                                              outputTokens: Int(try p.requiredInt("outputTokens", in: 0...Int64(Int32.max))),
+                                              model: try p.string("model")))
         })
         methods.append(method("session/checkpoint") { _, store, p, _ in
             var pending: [ToolCallRecord]?

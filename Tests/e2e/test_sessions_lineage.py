@@ -243,8 +243,10 @@ def test_the_seed_models_are_priced_and_an_unknown_model_is_reported_unpriced(b)
     assert haiku["usage"]["estimatedCostUSD"] == pytest.approx(0.25)
     opus = usage(b, sid, 1_000_000, 0, model="claude-3-opus-20240229")
     assert opus["usage"]["estimatedCostUSD"] == pytest.approx(15.25)
+    assert "unpricedModel" not in opus
     unknown = usage(b, sid, 1_000_000, 0, model="some-new-model")
-    assert unknown["usage"]["estimatedCostUSD"] == pytest.approx(15.25)
+    assert unknown["usage"]["estimatedCostUSD"] == pytest.approx(15.25) and unknown["unpricedModel"] == "some-new-model"
+    assert unknown["usage"]["turns"] == 3
 
 
 # -- 6. device policy ------------------------------------------------------------------
@@ -370,3 +372,13 @@ def test_approval_errors_are_typed(b):
     invalid_params(b, "session/approve", {"id": sid, "toolCallId": "a", "decision": "maybe"})
     domain_error(b, "session/approve", {"id": sid, "toolCallId": "never-asked", "decision": "allow"}, "NotFound")
     assert b.result("ping") == {}
+
+
+def test_a_model_the_user_adds_to_pricing_json_is_priced(spawn, place):
+    place.config.mkdir(parents=True, exist_ok=True)
+    (place.config / "pricing.json").write_text(json.dumps({"models": {"my-local-model": {"input": 1.0, "output": 2.0}}}))
+    b = place.start(spawn)
+    sid = create(b)["id"]
+    transition(b, sid, "running")
+    r = usage(b, sid, 1_000_000, 1_000_000, model="my-local-model")
+    assert r["usage"]["estimatedCostUSD"] == pytest.approx(3.0) and "unpricedModel" not in r

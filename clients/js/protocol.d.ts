@@ -592,6 +592,8 @@ export interface UsageReport {
   remaining: BudgetRemaining;
   /** The limits now exceeded; when not empty the session was moved to failed (error.code BudgetExceeded) in the same durable step. */
   exceeded: ("maxInputTokens" | "maxOutputTokens" | "maxTurns" | "maxCostUSD")[];
+  /** The model named by the call when the price table (the seeds' claude-3-haiku-20240307, claude-3-sonnet-20240229, claude-3-opus-20240229 and pricing.json's models) does not know it: the turn is counted and costs nothing, rather than a guess at money. */
+  unpricedModel?: string;
 }
 
 export interface CheckpointResult {

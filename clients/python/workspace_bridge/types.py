@@ -875,12 +875,19 @@ class AppendResult(TypedDict):
     count: int
 
 
-class UsageReport(TypedDict):
+class _UsageReportRequired(TypedDict):
     usage: Usage
     remaining: BudgetRemaining
     #: The limits now exceeded; when not empty the session was moved to failed (error.code
     #: BudgetExceeded) in the same durable step.
     exceeded: List[Literal['maxInputTokens', 'maxOutputTokens', 'maxTurns', 'maxCostUSD']]
+
+
+class UsageReport(_UsageReportRequired, total=False):
+    #: The model named by the call when the price table (the seeds' claude-3-haiku-20240307,
+    #: claude-3-sonnet-20240229, claude-3-opus-20240229 and pricing.json's models) does not know it:
+    #: the turn is counted and costs nothing, rather than a guess at money.
+    unpricedModel: str
 
 
 class CheckpointResult(TypedDict):
