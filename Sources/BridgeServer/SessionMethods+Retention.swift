@@ -36,6 +36,16 @@ extension SessionMethods {
         try store.prune().json
     }
 
+    /// `sessions` with what each holds on disk (`session/list {withBytesOnDisk: true}`); a session
+    /// deleted meanwhile keeps none.
+    static func withBytesOnDisk(_ store: SessionStore, _ sessions: [Session]) -> [Session] {
+        sessions.map { s in
+            var s = s
+            s.bytesOnDisk = try? store.bytesOnDisk(id: s.id)
+            return s
+        }
+    }
+
     static func registerRetention(_ methods: inout [Method]) {
         methods.append(storeMethod("session/getRetention", [.read("retention", "")]) { store, _ in try getRetention(store) })
         methods.append(storeMethod("session/setRetention", [.write("retention", ""), .write("session", "")]) { store, params in

@@ -49,7 +49,8 @@ enum SessionMethods {
             let (store, _) = try server.agents.stores(for: try server.workspace())
             let state = try p.choice("state", SessionState.allCases.map(\.rawValue)).flatMap(SessionState.init)
             let page = try store.list(state: state, limit: Int(try p.int("limit", in: 1...1000) ?? 50), cursor: try p.string("cursor"))
-            var o: JSONObject = ["sessions": .array(page.sessions.map(\.json))]
+            let sessions = try p.bool("withBytesOnDisk") == true ? withBytesOnDisk(store, page.sessions) : page.sessions
+            var o: JSONObject = ["sessions": .array(sessions.map(\.json))]
             if let next = page.nextCursor { o["nextCursor"] = .string(next) }
             return .object(o)
         })

@@ -136,6 +136,9 @@ def test_retention_is_set_read_applied_and_reported_in_bytes_on_disk(b, place):
     assert after <= 131072, after
     on_disk = sum(f.stat().st_size for f in (place.sessions_dir / sid).iterdir() if f.is_file())
     assert on_disk == after
+    listed = b.result("session/list", {"withBytesOnDisk": True})["sessions"]
+    assert [s["bytesOnDisk"] for s in listed if s["id"] == sid] == [after]
+    assert all("bytesOnDisk" not in s for s in b.result("session/list", {})["sessions"])
     shown = ids(b, sid)
     assert shown[-1] == "m1000"  # the last message always stays
     assert get(b, sid)["compactions"][0]["by"] == "retention"

@@ -532,7 +532,7 @@ export interface Session {
   pendingApprovals?: Approval[];
   /** Tool calls the device policy deferred (only when there is one). */
   deferredToolCalls?: DeferredToolCall[];
-  /** session/get only: the bytes the session's folder holds. */
+  /** session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds. */
   bytesOnDisk?: number;
 }
 
@@ -1222,6 +1222,8 @@ export interface SessionListParams {
   limit?: number;
   /** nextCursor of the page before. */
   cursor?: string;
+  /** Also report each session's bytesOnDisk (a few stat calls per session). */
+  withBytesOnDisk?: boolean;
 }
 
 /**

@@ -604,6 +604,7 @@ class Methods(Connection):
         state: Optional[SessionState] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
+        with_bytes_on_disk: Optional[bool] = None,
     ) -> Call[SessionList]:
         """
         Sessions in creation order, a page at a time, optionally of one state.
@@ -614,7 +615,15 @@ class Methods(Connection):
         """
         return self.request(
             'session/list',
-            build_params({}, {'state': state, 'limit': limit, 'cursor': cursor}),
+            build_params(
+                {},
+                {
+                    'state': state,
+                    'limit': limit,
+                    'cursor': cursor,
+                    'withBytesOnDisk': with_bytes_on_disk,
+                },
+            ),
         )
 
     def session_messages(

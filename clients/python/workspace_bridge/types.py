@@ -809,7 +809,7 @@ class Session(_SessionRequired, total=False):
     pendingApprovals: List[Approval]
     #: Tool calls the device policy deferred (only when there is one).
     deferredToolCalls: List[DeferredToolCall]
-    #: session/get only: the bytes the session's folder holds.
+    #: session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds.
     bytesOnDisk: int
 
 
