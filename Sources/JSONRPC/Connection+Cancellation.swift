@@ -29,13 +29,13 @@ extension Connection {
         case .dequeue(let job):
             job.context.cancelled.store(true, ordering: .relaxed)
             _ = job.claimAnswer()
-            if !usesMCPConventions { deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply) }
+            if conventions.answersCancelledRequests { deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply) }
             finish(job, as: .cancelled)
         case .abandon(let job):
             guard job.claimAnswer() else { return }  // its handler has just answered
             pool.abandonOne()
             forget(job)
-            if !usesMCPConventions {
+            if conventions.answersCancelledRequests {
                 job.context.progress?.end()
                 deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply)
             }

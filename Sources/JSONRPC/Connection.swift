@@ -79,19 +79,12 @@ public final class Connection: Sendable {
     let inFlight = DispatchGroup()
     let state = Mutex(State())
     let stopping = Atomic<Bool>(false)
-    private let mcp = Atomic<Bool>(false)
+    let conventionsBox = Mutex<Conventions>(.lsp)
     /// `Trace`'s raw value (see `Connection+Trace`).
     let traceLevel = Atomic<UInt8>(0)
     private let clientRequests = ClientRequests()
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
     let loopEnded = DispatchSemaphore(value: 0)
-
-    /// Switches to the Model Context Protocol's conventions (after an MCP `initialize`):
-    /// progress comes from `params._meta.progressToken` and goes out as
-    /// `notifications/progress {progressToken, progress, total, message}`, and a cancelled
-    /// request gets no answer at all (MCP: nothing more is sent for it).
-    public func useMCPConventions(_ on: Bool = true) { mcp.store(on, ordering: .releasing) }
-    public var usesMCPConventions: Bool { mcp.load(ordering: .acquiring) }
 
     public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
         self.input = input
@@ -189,31 +182,27 @@ public final class Connection: Sendable {
     // MARK: Scheduling
 
     private func submit(_ method: Method, id: RequestID?, params: JSON?, reply: Reply, loop: ReadLoop? = nil) {
-        let schedule: Schedule
+        let plan: Plan
         do {
             if method.namedParams, case .array? = params {
                 throw RPCError.invalidParams(field: "", expected: "an object (named params)", got: "array")
             }
-            schedule = try method.schedule(params)
+            plan = try method.plan(params)
         } catch {
             if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }
             return
         }
+        let schedule = plan.schedule
         var progress: ProgressReporter?
         var tokenKey: JSON?
-        if usesMCPConventions {
-            if id != nil, let token = params?["_meta"]?["progressToken"], RequestID(token) != nil {
-                tokenKey = token
-                let adapter = MCPProgress()
-                progress = ProgressReporter(token: token) { [weak self] value in
-                    if let p = adapter.convert(value) { self?.notify("notifications/progress", p) }
-                }
-            }
-        } else if id != nil, let token = params?["workDoneToken"], RequestID(token) != nil {
+        if id != nil, let token = conventions.progressToken(params), RequestID(token) != nil {
             tokenKey = token
-            progress = ProgressReporter(token: token) { [weak self] value in self?.notify("$/progress", value) }
+            let notifier = conventions.progressNotifier()
+            progress = ProgressReporter(token: token) { [weak self] value in
+                if let (method, p) = notifier(value) { self?.notify(method, p) }
+            }
         }
-        let context = RequestContext(id: id, method: method.name, params: params, logger: logger,
+        let context = RequestContext(id: id, method: method.name, params: params, decoded: plan.decoded, logger: logger,
                                      progress: progress, connection: self)
         if let prepare = method.prepare {
             do {
@@ -284,8 +273,8 @@ public final class Connection: Sendable {
         }
         // A cancel that abandoned the request has answered it already: the result is discarded.
         if job.claimAnswer() {
-            // MCP: after notifications/cancelled nothing more is sent for that request.
-            if usesMCPConventions && context.isCancelled {
+            // Conventions without an answer for a cancelled request send nothing more for it.
+            if !conventions.answersCancelledRequests && context.isCancelled {
                 answer = nil
             } else {
                 context.progress?.end()

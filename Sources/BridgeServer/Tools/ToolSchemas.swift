@@ -14,6 +14,18 @@ enum ToolSchemas {
     static let input: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["input"]!) })
     /// Each tool's `outputSchema`: the schema of its `structuredContent`.
     static let output: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["output"]!) })
+    /// The method a tool mirrors (`x-agent-tool`), with its renames (tool argument -> method
+    /// param) and extra arguments; absent for a tool of its own.
+    static let mirrors: [String: (method: String, rename: [String: String], extra: [String])] = {
+        var out: [String: (method: String, rename: [String: String], extra: [String])] = [:]
+        for t in table {
+            guard let m = t.schemas["mirrors"] else { continue }
+            var rename: [String: String] = [:]
+            if case .object(let r)? = m["rename"] { for (k, v) in r.members { rename[k] = v.stringValue! } }
+            out[t.name] = (m["method"]!.stringValue!, rename, m["extra"]!.arrayValue!.map { $0.stringValue! })
+        }
+        return out
+    }()
     /// Each tool's arguments that are workspace paths (an absent one means the workspace root).
     static let pathArguments: [String: [String]] = Dictionary(uniqueKeysWithValues: table.map { t in
         (t.name, t.schemas["pathArguments"]!.arrayValue!.map { $0.stringValue! })
@@ -126,7 +138,12 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "loadFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "write_file": {
     "input": {
@@ -205,7 +222,14 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "saveFile",
+      "rename": {
+        "content": "data"
+      },
+      "extra": []
+    }
   },
   "append_file": {
     "input": {
@@ -272,7 +296,14 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "appendFile",
+      "rename": {
+        "content": "data"
+      },
+      "extra": []
+    }
   },
   "list_files": {
     "input": {
@@ -395,7 +426,12 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "listFiles",
+      "rename": {},
+      "extra": []
+    }
   },
   "delete_file": {
     "input": {
@@ -434,7 +470,12 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "deleteFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "move_file": {
     "input": {
@@ -556,7 +597,12 @@ enum ToolSchemas {
     "pathArguments": [
       "from",
       "to"
-    ]
+    ],
+    "mirrors": {
+      "method": "moveFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "copy_file": {
     "input": {
@@ -677,7 +723,12 @@ enum ToolSchemas {
     "pathArguments": [
       "from",
       "to"
-    ]
+    ],
+    "mirrors": {
+      "method": "copyFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "create_folder": {
     "input": {
@@ -718,7 +769,12 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "createFolder",
+      "rename": {},
+      "extra": []
+    }
   },
   "get_file_info": {
     "input": {
@@ -818,7 +874,12 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "getFileInfo",
+      "rename": {},
+      "extra": []
+    }
   },
   "search_files": {
     "input": {
@@ -921,7 +982,12 @@ enum ToolSchemas {
     },
     "pathArguments": [
       "path"
-    ]
+    ],
+    "mirrors": {
+      "method": "searchFiles",
+      "rename": {},
+      "extra": []
+    }
   },
   "get_storage_info": {
     "input": {
@@ -1091,7 +1157,12 @@ enum ToolSchemas {
       ],
       "additionalProperties": false
     },
-    "pathArguments": []
+    "pathArguments": [],
+    "mirrors": {
+      "method": "getStorageInfo",
+      "rename": {},
+      "extra": []
+    }
   },
   "read_context": {
     "input": {
