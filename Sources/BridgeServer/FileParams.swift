@@ -29,6 +29,8 @@ extension ParamReader {
 
     /// An optional payload (nil when absent).
     func optionalPayload(key: String) throws(RPCError) -> [UInt8]? {
+        // `encoding` is read only with a payload; a description lists it all the same.
+        if isDescribing { _ = try encoding() }
         guard let text = try string(key) else { return nil }
         return try bytes(text, key: key)
     }
