@@ -189,7 +189,7 @@ public final class Connection: Sendable {
             }
             plan = try method.plan(params)
         } catch {
-            if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }
+            refuse(method, id: id, error, reply: reply)
             return
         }
         let schedule = plan.schedule
@@ -208,7 +208,7 @@ public final class Connection: Sendable {
             do {
                 try prepare(context)
             } catch {
-                if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }
+                refuse(method, id: id, error, reply: reply)
                 return
             }
         }
@@ -246,6 +246,13 @@ public final class Connection: Sendable {
                 start(job)
             }
         }
+    }
+
+    /// Answers a request refused before it ran (bad params, a failed `prepare`); a notification
+    /// has no answer, so its failure is logged, as when its handler fails.
+    private func refuse(_ method: Method, id: RequestID?, _ error: any Error, reply: Reply) {
+        let e = mapError(error)
+        if id != nil { deliver(OutgoingMessage.error(id: id, e), to: reply) } else { logger.warning("notification \(method.name) failed: \(e)") }
     }
 
     /// Runs a job on the pool; a control message (`unordered`) never waits for a thread.
