@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 @testable import BridgeServer
-import Foundation
 import JSON
 import JSONRPC
 import Testing
@@ -13,8 +17,18 @@ import Testing
 @Suite("Schema agreement")
 struct SchemaAgreementTests {
     static let schema: JSON = {
-        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../schema/openrpc.json")
-        return try! JSONCodec.decode(Array(try! Data(contentsOf: url)))
+        let path = String(#filePath.split(separator: "/", omittingEmptySubsequences: false).dropLast(3).joined(separator: "/"))
+            + "/schema/openrpc.json"
+        guard let f = fopen(path, "rb") else { fatalError("cannot open \(path)") }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = fread(&chunk, 1, chunk.count, f)
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+        }
+        return try! JSONCodec.decode(bytes)
     }()
 
     /// Params read by the connection for every method, not by a method's decoder.

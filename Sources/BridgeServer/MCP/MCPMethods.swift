@@ -97,24 +97,24 @@ enum SetLogLevel: MethodDeclaration {
     }
 }
 
-/// Off the reading thread (asking for roots reads the active root, which may be a cloud
-/// mount), after `initialize` (free work waits for that barrier).
-enum MCPInitialized: MethodDeclaration {
-    static let method = "notifications/initialized"
-    static let result = ResultShape.null
+/// Asks the client for its roots. Off the reading thread (asking for roots reads the active
+/// root, which may be a cloud mount), after `initialize` (free work waits for that barrier).
+protocol AsksForRoots: MethodDeclaration where Params == NoParams {}
+
+extension AsksForRoots {
+    static var result: ResultShape { .null }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         try MCPMethods.askForRoots(call)
         return .null
     }
 }
 
-enum RootsListChanged: MethodDeclaration {
+enum MCPInitialized: AsksForRoots {
+    static let method = "notifications/initialized"
+}
+
+enum RootsListChanged: AsksForRoots {
     static let method = "notifications/roots/list_changed"
-    static let result = ResultShape.null
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
-        try MCPMethods.askForRoots(call)
-        return .null
-    }
 }
 
 enum MCPCancelled: MethodDeclaration {
