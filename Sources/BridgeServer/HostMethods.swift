@@ -51,8 +51,8 @@ enum SetConditions: MethodDeclaration {
                 conditions = DeviceConditions(network: .wifi)
                 return
             }
-            do throws(SessionError) { conditions = try DeviceConditions(json: .object(p.object)) } catch {
-                throw RPCError.invalidParams(field: "", expected: error.message, got: "object")
+            do throws(SessionError) { conditions = try DeviceConditions(json: p.source ?? .object(JSONObject())) } catch {
+                throw RPCError.invalidParams(field: "", expected: error.message, got: p.source?.typeName ?? "nothing")
             }
         }
     }

@@ -14,9 +14,12 @@ public struct Params: Sendable {
     public let path: String
     /// Names shown in errors instead of the decoder's own (an agent tool's renamed arguments).
     public let aliases: [String: String]
+    /// The params as sent (nil when absent), for a decoder that hands them whole to a parser.
+    public let source: JSON?
     let recorder: FieldRecorder?
 
     public init(_ params: JSON?, path: String = "", aliases: [String: String] = [:]) throws(RPCError) {
+        source = params
         switch params {
         case nil, .null?: object = JSONObject()
         case .object(let o)?: object = o
@@ -32,6 +35,7 @@ public struct Params: Sendable {
         object = JSONObject()
         self.path = path
         aliases = [:]
+        source = nil
         self.recorder = recorder
     }
 
