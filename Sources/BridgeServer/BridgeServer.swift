@@ -122,7 +122,8 @@ public final class BridgeServer: Router {
     private func routeMCPEra(method: String, isRequest: Bool, phase: Lifecycle.Phase) -> Routing? {
         switch phase {
         case .shutDown: return nil
-        case .running where !lifecycle.isMCP: return nil
+        // An LSP-style `initialize` (running, or still being answered) decides the table.
+        case .running where !lifecycle.isMCP, .initializing where !lifecycle.isMCP: return nil
         case .uninitialized where !isRequest:
             return lifecycle.isMCP ? mcpNotifications[method].map(Routing.handle) : nil
         default:
