@@ -29,8 +29,8 @@ from mcp_modern import (ALL_VERSIONS, MODERN, NOT_YET, SI, TASKS, UNSUPPORTED_PR
 ALL_MODES = ["2026-07-28", "auto", "legacy"]
 MODERN_MODES = ["2026-07-28", "auto"]
 # Discovery advertises the tasks extension, and listen streams changes, only once they are served.
-DISCOVERY_MODES = [pytest.param("2026-07-28", marks=NOT_YET), pytest.param("auto", marks=NOT_YET), "legacy"]
-LISTEN_MODES = [pytest.param("2026-07-28", marks=NOT_YET), pytest.param("auto", marks=NOT_YET)]
+DISCOVERY_MODES = ["2026-07-28", "auto", "legacy"]
+LISTEN_MODES = ["2026-07-28", "auto"]
 
 
 def check_era(c, mode: str) -> None:

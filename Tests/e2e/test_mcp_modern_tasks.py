@@ -69,7 +69,6 @@ def _poll(r, task_id: str, until, timeout: float = 30.0) -> list[dict]:
 
 # -- declaration ------------------------------------------------------------------------------------
 
-@NOT_YET
 def test_discover_advertises_and_tools_list_declares_which_tools_may_run_as_tasks(rawm):
     r = rawm()
     assert r.mresult("server/discover")["capabilities"]["extensions"][TASKS] == {}
@@ -84,7 +83,6 @@ def test_discover_advertises_and_tools_list_declares_which_tools_may_run_as_task
 
 # -- the official client --------------------------------------------------------------------------------
 
-@NOT_YET
 @pytest.mark.parametrize("mode", ["2026-07-28", "auto"])
 @aio
 async def test_a_long_search_runs_as_a_task_polled_to_completion(binary, place, tree, mode):
@@ -112,7 +110,6 @@ async def test_without_the_extension_the_same_search_is_a_plain_result(binary, p
 
 # -- the wire ------------------------------------------------------------------------------------------
 
-@NOT_YET
 def test_task_shapes_polling_from_new_requests_and_the_result_kept(rawm, place, tree):
     r = rawm()
     with Moved(tree, place.root):
@@ -132,7 +129,6 @@ def test_task_shapes_polling_from_new_requests_and_the_result_kept(rawm, place, 
     assert again["status"] == "completed" and again["result"] == done["result"], "a finished task's result was lost"
 
 
-@NOT_YET
 def test_a_task_reports_progress_and_can_be_cancelled(rawm, place, tree):
     r = rawm()
     with Moved(tree, place.root):
@@ -155,7 +151,6 @@ def test_a_task_reports_progress_and_can_be_cancelled(rawm, place, tree):
         assert small["resultType"] == "complete" and small["structuredContent"]["matches"]
 
 
-@NOT_YET
 def test_task_methods_refuse_unknown_ids_and_undeclared_clients(rawm):
     r = rawm()
     for method in ("tasks/get", "tasks/cancel"):
