@@ -90,6 +90,7 @@ enum MCPMethods {
     static func openSession(_ server: BridgeServer, clientName: String) throws -> (root: String, sessionID: String) {
         let storage = try (try? server.storage()) ?? server.openStorage(initializationOptions: nil)
         let ws = try storage.manager.active()
+        try server.mcpRoots.configure(server.configuration.mcpRoots, workspaceRoot: ws.rootPath)
         if let id = server.mcpSession.get() { return (ws.rootPath, id) }
         let (store, _) = try server.agents.stores(for: ws)
         let session: Session
