@@ -73,9 +73,7 @@ enum MCPMethods {
         ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": false], "logging": .object(JSONObject())]
     }
 
-    static var serverInfo: JSON {
-        ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)]
-    }
+    static let serverInfo: JSON = ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)]
 
     static func instructions(root: String, sessionID: String) -> String {
         """
