@@ -5,12 +5,14 @@ docs/mcp-2026.md §8, docs/protocol.md "MCP face".
 """
 from __future__ import annotations
 
+import time
+
 import pytest
 
 pytest.importorskip("mcp")
 
 from mcp_helpers import file_uri, place, raw  # noqa: E402,F401
-from mcp_modern import INVALID_PARAMS, rawm  # noqa: E402,F401
+from mcp_modern import INVALID_PARAMS, SUB, rawm  # noqa: E402,F401
 
 
 def _tree(place) -> None:
@@ -64,3 +66,27 @@ def test_a_legacy_clients_roots_only_narrow_the_configured_folders(raw, place):
     res = r.result("tools/call", {"name": "read_file", "arguments": {"path": "outside/c.txt"}})
     assert res["isError"] is True and res["structuredContent"]["code"] == "OutsideWorkspace", res
     assert r.result("tools/call", {"name": "read_file", "arguments": {"path": "inside/a.txt"}})["isError"] is False
+
+
+def test_many_open_subscriptions_hold_no_worker_thread(rawm, place):
+    """Each listen is one long-lived request; 64 open at once leave the server answering tool
+    calls, and one change reaches every stream."""
+    _tree(place)
+    r = rawm()
+    uri = file_uri(place.root, "inside/a.txt")
+    for i in range(64):
+        r.mreq("subscriptions/listen", {"notifications": {"resourceSubscriptions": [uri]}}, id=f"s{i}")
+    r.wait_for(lambda m: m.get("method") == "notifications/subscriptions/acknowledged"
+               and m["params"]["_meta"][SUB] == "s63", timeout=10)
+    for _ in range(20):
+        assert r.tool("read_file", {"path": "inside/a.txt"}, timeout=5)["isError"] is False
+    mark = len(r.log)
+    with open(place.root / "inside/a.txt", "a") as f:
+        f.write("more\n")
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        got = {m["params"]["_meta"][SUB] for _, m in r.log[mark:] if m.get("method") == "notifications/resources/updated"}
+        if len(got) == 64:
+            break
+        r.drain(0.2)
+    assert len(got) == 64, f"{64 - len(got)} streams missed the change"

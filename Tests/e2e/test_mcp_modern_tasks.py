@@ -163,3 +163,33 @@ def test_task_methods_refuse_unknown_ids_and_undeclared_clients(rawm):
     assert err["code"] == INVALID_PARAMS, err
     assert r.merror("tasks/list", {}, caps=tasks_caps())["code"] == -32601     # removed by the redesigned extension
     assert r.mresult("server/discover")["resultType"] == "complete"
+
+
+def test_a_quick_copy_from_a_declaring_client_is_the_plain_result(rawm, place):
+    """copy_file may run as a task but only becomes one when it outlives its grace: a small copy
+    answers inline, and the copy is there."""
+    r = rawm()
+    r.tool("write_file", {"path": "src.txt", "content": "copy me\n"})
+    res = r.tool("copy_file", {"from": "src.txt", "to": "dst.txt"}, caps=tasks_caps())
+    assert res["resultType"] == "complete" and res["isError"] is False, res
+    assert (place.root / "dst.txt").read_text() == "copy me\n"
+
+
+def test_running_tasks_are_bounded_and_a_call_beyond_the_bound_is_answered_inline(rawm, place, tree):
+    """At most 8 tasks run at once (docs/protocol.md): the 9th big search is answered inline, not
+    refused; the 8 are then cancelled and end cancelled."""
+    r = rawm()
+    with Moved(tree, place.root):
+        ids = []
+        for _ in range(8):
+            created = r.mresult("tools/call", _search(SLOW, regex=True), caps=tasks_caps())
+            assert created["resultType"] == "task", created
+            ids.append(created["taskId"])
+        assert len(set(ids)) == 8
+        inline = r.mresult("tools/call", _search(), caps=tasks_caps(), timeout=120)
+        assert inline["resultType"] == "complete" and inline["structuredContent"]["filesSearched"] == FILES, inline
+        for tid in ids:
+            r.mresult("tasks/cancel", {"taskId": tid}, caps=tasks_caps())
+        for tid in ids:
+            final = _poll(r, tid, lambda s: s["status"] != "working", timeout=20)[-1]
+            assert final["status"] == "cancelled", final
