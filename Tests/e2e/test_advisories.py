@@ -141,8 +141,6 @@ class McpModernFace(McpFace):
         assert self.r.mresult("server/discover", timeout=PING_DEADLINE)["resultType"] == "complete"
 
 
-# What the modern face does not serve yet (subscriptions/listen): strict, so it flips when it is.
-NOT_YET = pytest.mark.xfail(strict=True, reason="issue 16: not implemented yet")
 FACES = ["jsonrpc", "mcp", "mcp-modern"]
 
 

@@ -16,7 +16,7 @@ pytest.importorskip("mcp")
 
 from mcp_helpers import LOG_LEVELS, TOOL_NAMES, file_uri, place, raw  # noqa: E402,F401
 from mcp_modern import (ALL_VERSIONS, CC, CI, INVALID_PARAMS, LL, MAX_WORKSPACE_TTL_MS, METHOD_NOT_FOUND,  # noqa: E402,F401
-                        MODERN, NOT_YET, PV, SI, SUB, TASKS, UNSUPPORTED_PROTOCOL_VERSION, assert_cache_hints,
+                        MODERN, PV, SI, SUB, TASKS, UNSUPPORTED_PROTOCOL_VERSION, assert_cache_hints,
                         meta, rawm, validate)
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp_helpers import aio, place, tool_ok  # noqa: E402,F401
-from mcp_modern import (INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, NOT_YET, TASKS,  # noqa: E402
+from mcp_modern import (INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASKS,  # noqa: E402
                         TasksExtension, open_client, rawm, tasks_caps, validate)
 from test_mcp_long import NEEDLE, SLOW, Moved, tree  # noqa: E402,F401
 
