@@ -55,20 +55,38 @@ enum MCPSubscriptions {
             return ["resultType": "complete",
                     "_meta": .object([subscriptionKey: subscription, MCPEnvelope.serverInfoKey: MCPMethods.serverInfo])]
         })
+        // Watching before the acknowledgement, streaming only after it: once the client has the
+        // acknowledgement, every change after it is delivered, and nothing comes before it.
+        let listener = MCPListener(id: id, uris: uris, listChanged: listChanged, response: response)
+        do {
+            try listeners.add(listener, root: ws.rootPath, connection: ctx.serving)
+        } catch {
+            listeners.remove(id)
+            response.fail(server.mapError(error))
+            return .null
+        }
         ctx.notify("notifications/subscriptions/acknowledged",
                    ["_meta": .object([subscriptionKey: subscription]), "notifications": .object(honoured)])
-        try listeners.add(MCPListener(id: id, uris: uris, listChanged: listChanged, response: response),
-                          root: ws.rootPath, connection: ctx.serving)
+        listener.acknowledged.store(true, ordering: .releasing)
         return .null   // ignored: the answer was deferred
     }
 }
 
-/// One open `subscriptions/listen`: what it asked for and the response that ends it.
-struct MCPListener: Sendable {
+/// One open `subscriptions/listen`: what it asked for, the response that ends it, and whether
+/// its acknowledgement has been sent (nothing is streamed before).
+final class MCPListener: Sendable {
     let id: RequestID
     let uris: [WorkspacePath: String]
     let listChanged: Bool
     let response: DeferredResponse
+    let acknowledged = Atomic<Bool>(false)
+
+    init(id: RequestID, uris: [WorkspacePath: String], listChanged: Bool, response: DeferredResponse) {
+        self.id = id
+        self.uris = uris
+        self.listChanged = listChanged
+        self.response = response
+    }
 }
 
 /// The open subscriptions of the process, fed by one recursive watcher of the workspace that
@@ -113,7 +131,7 @@ final class MCPListeners: Sendable {
     private func deliver(_ changes: [FileChange], everything: Bool, to connection: Connection) {
         let listeners = state.withLock { Array($0.open.values) }
         let listChanged = everything || changes.contains { $0.kind != .changed }
-        for l in listeners {
+        for l in listeners where l.acknowledged.load(ordering: .acquiring) {
             var sent = Set<String>()
             let tag: JSON = .object([MCPSubscriptions.subscriptionKey: l.id.json])
             let updated: [String] = everything ? Array(l.uris.values)
