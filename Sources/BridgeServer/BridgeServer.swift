@@ -127,7 +127,8 @@ public final class BridgeServer: Router {
         case .uninitialized where !isRequest:
             return lifecycle.isMCP ? mcpNotifications[method].map(Routing.handle) : nil
         default:
-            return isRequest ? mcpEraRequests[method].map(Routing.handle) : nil
+            guard isRequest else { return nil }
+            return (mcpEraRequests[method] ?? (requests[method] == nil ? MCPModernMethods.unknown(method) : nil)).map(Routing.handle)
         }
     }
 

@@ -73,9 +73,7 @@ enum MCPMethods {
         ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": false], "logging": .object(JSONObject())]
     }
 
-    static var serverInfo: JSON {
-        ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)]
-    }
+    static let serverInfo: JSON = ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)]
 
     static func instructions(root: String, sessionID: String) -> String {
         """
@@ -90,6 +88,7 @@ enum MCPMethods {
     static func openSession(_ server: BridgeServer, clientName: String) throws -> (root: String, sessionID: String) {
         let storage = try (try? server.storage()) ?? server.openStorage(initializationOptions: nil)
         let ws = try storage.manager.active()
+        try server.mcpRoots.configure(server.configuration.mcpRoots, workspaceRoot: ws.rootPath)
         if let id = server.mcpSession.get() { return (ws.rootPath, id) }
         let (store, _) = try server.agents.stores(for: ws)
         let session: Session

@@ -23,21 +23,28 @@ enum MCPModern {
         "resources/templates/list": (3_600_000, "public"), "resources/list": (0, "private"), "resources/read": (0, "private"),
     ]
 
-    /// The era-dispatching methods: one per 2025 MCP request method (same scheduling), plus `server/discover`.
+    /// What a method does in the modern era when it differs from its 2025 handler (or has none).
+    typealias ModernHandler = @Sendable (RequestContext, MCPEnvelope, BridgeServer) throws -> JSON
+
+    /// The era-dispatching methods: one per 2025 MCP request method (same scheduling), plus the
+    /// modern era's own (`MCPModernMethods`).
     static func methods(legacy: [String: Method]) -> [String: Method] {
         var out: [String: Method] = [:]
         for (name, m) in legacy {
+            let modern = MCPModernMethods.overriding(name, legacy: m)
             out[name] = Method(name, inline: m.inline, namedParams: m.namedParams, schedule: m.schedule) { ctx in
-                try serve(ctx, name: name, legacy: m)
+                try serve(ctx, name: name, legacy: m, modern: modern)
             }
         }
-        out[discover] = Method(discover, inline: true, schedule: { _ in .unordered }) { ctx in
-            try serve(ctx, name: discover, legacy: nil)
+        for (name, m) in MCPModernMethods.own {
+            out[name] = Method(name, inline: m.inline, schedule: m.schedule) { ctx in
+                try serve(ctx, name: name, legacy: nil, modern: m.handler)
+            }
         }
         return out
     }
 
-    static func serve(_ ctx: RequestContext, name: String, legacy: Method?) throws -> JSON {
+    static func serve(_ ctx: RequestContext, name: String, legacy: Method?, modern: ModernHandler?) throws -> JSON {
         let server = try LifecycleMethods.server(ctx)
         guard let envelope = try MCPEnvelope.parse(ctx.params) else {
             guard let legacy else {
@@ -55,24 +62,25 @@ enum MCPModern {
         let (root, sessionID) = try server.modern.prepare(server, ctx, envelope)
         var result: JSONObject = ["resultType": "complete"]
         let body: JSON
-        if let legacy {
+        if name == discover {
+            body = ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": capabilities,
+                    "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID))]
+        } else {
             do {
-                body = try legacy.handler(ctx)
+                if let modern { body = try modern(ctx, envelope, server) } else if let legacy { body = try legacy.handler(ctx) } else {
+                    throw RPCError.methodNotFound(name)
+                }
             } catch {
                 let e = modernError(server.mapError(error), method: name, params: ctx.params)
                 MCPRequestLog.record(ctx, envelope, method: name, outcome: "\(e.code) \(e.dataCode): \(e.message)")
                 throw e
             }
-        } else {
-            MCPRequestLog.record(ctx, envelope, method: name, outcome: "ok")
-            body = ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": capabilities,
-                    "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID))]
         }
         var meta = JSONObject()
         for (k, v) in body.objectValue?.members ?? [] {
             if k == "_meta" { meta = v.objectValue ?? JSONObject() } else { result[k] = v }
         }
-        if legacy != nil { MCPRequestLog.record(ctx, envelope, method: name, outcome: MCPRequestLog.outcome(of: .object(result))) }
+        MCPRequestLog.record(ctx, envelope, method: name, outcome: MCPRequestLog.outcome(of: .object(result)))
         if let hint = cacheHints[name] {
             result["ttlMs"] = .int(hint.ttlMs)
             result["cacheScope"] = .string(hint.scope)
@@ -83,17 +91,18 @@ enum MCPModern {
     }
 
     /// The capabilities the modern era advertises: only what it serves. Log messages go out per
-    /// request (`MCPRequestLog`); resource updates arrive through `subscriptions/listen`, so
-    /// `subscribe` stays false until that is served here.
+    /// request (`MCPRequestLog`); resource updates and list changes through `subscriptions/listen`
+    /// (`MCPSubscriptions`); long tool calls as tasks (`MCPTasks`).
     static var capabilities: JSON {
-        ["tools": ["listChanged": false], "resources": ["subscribe": false, "listChanged": false], "logging": .object(JSONObject())]
+        ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": true], "logging": .object(JSONObject()),
+         "extensions": .object([MCPTasks.extensionID: .object(JSONObject())])]
     }
 
     /// An error in the revision's codes: a resource that cannot be read (missing, outside the
     /// workspace, a bad URI) is `-32602` with its `uri` (the 2025 era keeps its code); the typed
     /// `data.code` stays.
     static func modernError(_ e: RPCError, method: String, params: JSON?) -> RPCError {
-        guard method == "resources/read", e.code == ErrorCode.requestFailed else { return e }
+        guard method == "resources/read" || method == MCPModernMethods.listen, e.code == ErrorCode.requestFailed else { return e }
         var data = e.data
         if let uri = params?["uri"] { data["uri"] = uri }
         return RPCError(code: ErrorCode.invalidParams, message: e.message, dataCode: e.dataCode, data: data)
@@ -104,6 +113,10 @@ enum MCPModern {
 /// journaled into, MCP's conventions on the connection. Later requests, of either era, reuse it.
 final class MCPModernState: Sendable {
     private let ready = Mutex<(root: String, sessionID: String)?>(nil)
+    /// The open `subscriptions/listen` streams.
+    let listeners = MCPListeners()
+    /// The tasks extension's tasks.
+    let tasks = MCPTaskStore()
 
     func prepare(_ server: BridgeServer, _ ctx: RequestContext, _ envelope: MCPEnvelope) throws -> (root: String, sessionID: String) {
         try ready.withLock { state throws -> (root: String, sessionID: String) in
