@@ -5,17 +5,36 @@ pipe floor, jansson, `cat`, `dd conv=fsync`, `find`, `rg`, `rsync`, C `write` + 
 peer (Foundation's JSON, the Python MCP filesystem server), their ratio, the target, and whether
 it is met. Every figure is recomputed here from the results with the helpers the sections use, so
 the summary and the sections agree. A claim whose phase did not run shows "not measured".
+
+Issue 15's claims also get the previous release's figure (run.sh's "old" targets, measured in the
+same rounds against the same baselines) in a column "before (REF)"; the targets are judged on the
+new binary only. When run.sh could not have the old binary, its "old_env" line says why, and so
+does the report ("old binary: not measured (why)") and every cell of that column.
 """
 
-from report_mcp import CALL_TARGET
+from report_mcp import CALL_TARGET, MODERN_OF_LEGACY, old_call_rate
 
 FRAMINGS = ["lsp", "ndjson"]
+SPAWN_MS = 10  # spawn -> initialize answered, median (issue 15)
+RSS_MIB = 16   # RSS at any moment after start-up (issue 15)
 PLACE = [("", "default"), ("-samecpu", "one CPU"), ("-crosscpu", "two CPUs")]
 MIB = 1048576
 
 
 def _get(r, k):
     return None if r is None else r.get(k)
+
+
+def peak_rss_kib(find, target, fr):
+    """The most RSS the process held at any moment after `initialize` was answered: bench_client's
+    "peak_after_start_kib" (VmRSS sampled every 2 ms for 1.6 s, the idle figure, the figure after
+    two pings, and VmHWM where it grew after initialize). Older results: the larger of the figures
+    200 ms and 1.6 s after initialize."""
+    idle, started = find(target, fr, "rss_idle"), find(target, fr, "rss")
+    if _get(idle, "peak_after_start_kib") is not None and idle["peak_after_start_kib"] >= 0:
+        return idle["peak_after_start_kib"]
+    vals = [v for v in (_get(idle, "vmrss_kib"), _get(started, "vmrss_kib")) if v is not None and v >= 0]
+    return max(vals) if vals else None
 
 
 def _sec(x):
@@ -53,35 +72,62 @@ class Summary:
     def __init__(self, rows, find, fmed, codec, fmt, why=None):
         self.rows, self.find, self.fmed, self.codec, self.fmt = rows, find, fmed, codec, fmt
         self.why = why or {}  # {baseline label: why it was not measured} (baselines.not_measured)
-        self.out = []  # (claim, figure, baseline, ratio, target, met)
+        self.out = []  # (claim, figure, baseline, ratio, target, met, before)
+        # the previous release (run.sh's "old_env" line; None in results older than it)
+        self.old = next((r for r in rows if r.get("test") == "old_env"), None)
 
-    def add(self, claim, figure, baseline, ratio, target, met):
-        self.out.append((claim, figure, baseline, ratio, target, met))
+    def add(self, claim, figure, baseline, ratio, target, met, before=None):
+        self.out.append((claim, figure, baseline, ratio, target, met, before))
+
+    def before(self, figure):
+        """The old binary's cell: `figure()` (text, or None when its phase left no figure), or
+        "not measured" when run.sh had no old binary."""
+        if self.old is None:
+            return None
+        if not self.old.get("measured"):
+            return "not measured"
+        return figure() or "—"
+
+    def old_vs(self, a, b, unit, nd=1):
+        """An old figure and its ratio to the same baseline as the new one's."""
+        if a is None:
+            return None
+        return f"{self.fmt(a, nd)} {unit}" + (f" ({a / b:.2f}x)" if b else "")
 
     def missing(self, base):
         """"not measured (why)" for a baseline label that did not run, else None."""
         return None if base not in self.why else f"not measured ({self.why[base]})"
 
-    def one(self, claim, a, b, unit, target, ok, nd=1, lower_is_better=True, base=None):
-        """A claim with one figure `a` against one baseline `b` (labelled `base`); ok(ratio) -> met."""
+    def one(self, claim, a, b, unit, target, ok, nd=1, lower_is_better=True, base=None, old=False):
+        """A claim with one figure `a` against one baseline `b` (labelled `base`); ok(ratio) -> met.
+        `old`: the old binary's figure (a number, or a function giving it), shown against `b` too."""
         f = self.fmt
         r = None if a is None or not b else a / b
         gone = self.missing(base) if b is None else None
+        before = None
+        if old is not False:
+            before = self.before(lambda: self.old_vs(old() if callable(old) else old, b, unit, nd))
         self.add(claim, "—" if a is None else f"{f(a, nd)} {unit}", gone or ("—" if b is None else f"{f(b, nd)} {unit}"),
-                 "not measured" if gone else ("—" if r is None else f"{r:.2f}x"), target, None if r is None else ok(r))
+                 "not measured" if gone else ("—" if r is None else f"{r:.2f}x"), target, None if r is None else ok(r), before)
+
+    def _worst(self, fig_target, base_target, sfx, test, key):
+        """(ratio, figure, baseline) of the framing with the larger ratio, or None."""
+        worst = None
+        for fr in FRAMINGS:
+            s_, b_ = _get(self.find(fig_target + sfx, fr, test), key), _get(self.find(base_target + sfx, fr, test), key)
+            if s_ is None or not b_:
+                continue
+            if worst is None or s_ / b_ > worst[0]:
+                worst = (s_ / b_, s_, b_)
+        return worst
 
     def per_placement(self, claim, test, key, unit, target, ok_ratio=None, ok_value=None, fig_target="server",
-                      base_target="floor", fmedian=None):
-        """Figure and baseline in each placement (the worse framing of each), ratio per placement."""
+                      base_target="floor", fmedian=None, old_target=None):
+        """Figure and baseline in each placement (the worse framing of each), ratio per placement;
+        `old_target`: the old binary's figure and ratio in each placement beside them."""
         figs, bases, ratios, met = [], [], [], []
         for sfx, pname in PLACE:
-            worst = None
-            for fr in FRAMINGS:
-                s_, b_ = _get(self.find(fig_target + sfx, fr, test), key), _get(self.find(base_target + sfx, fr, test), key)
-                if s_ is None or not b_:
-                    continue
-                if worst is None or s_ / b_ > worst[0]:
-                    worst = (s_ / b_, s_, b_)
+            worst = self._worst(fig_target, base_target, sfx, test, key)
             if worst is None:
                 continue
             r, s_, b_ = worst
@@ -89,8 +135,17 @@ class Summary:
             bases.append(f"{self.fmt(b_, 1)} {unit}")
             ratios.append(f"{r:.2f}x")
             met.append(ok_ratio(r) if ok_ratio else ok_value(s_))
+
+        def old_figs():
+            cells = []
+            for sfx, pname in PLACE:
+                w_ = self._worst(old_target, base_target, sfx, test, key)
+                if w_ is not None:
+                    cells.append(f"{self.fmt(w_[1], 1)} {unit} ({pname}, {w_[0]:.2f}x)")
+            return ", ".join(cells)
         self.add(claim, ", ".join(figs) or "—", ", ".join(bases) or "—",
-                 ", ".join(ratios) or "—", target, all(met) if met else None)
+                 ", ".join(ratios) or "—", target, all(met) if met else None,
+                 self.before(old_figs) if old_target else None)
 
     def codec_row(self, claim, base_impl, target):
         """JSONCodec parse+dump against `base_impl` on the three messages."""
@@ -108,19 +163,23 @@ class Summary:
     def build(self, mcp_rates, mcp_spawn, other_targets):
         find, fmed, fmt = self.find, self.fmed, self.fmt
         self.per_placement("`ping` round trip p50 vs the pipe floor (`echo_peer`)", "rtt", "p50_us", "µs",
-                           "≤ 3x in each placement", ok_ratio=lambda r: r <= 3)
+                           "≤ 3x in each placement", ok_ratio=lambda r: r <= 3, old_target="old")
         self.per_placement("`ping` round trip p99 (floor's p99 beside it)", "rtt", "p99_us", "µs",
                            "< 100 µs in each placement", ok_value=lambda v: v < 100)
-        pipes = [(_get(find("server", fr, "pipe"), "req_per_s"), _get(find("floor", fr, "pipe"), "req_per_s")) for fr in FRAMINGS]
-        pipes = [p for p in pipes if p[0] is not None]
-        s_, b_ = min(pipes) if pipes else (None, None)
+        def pipelined(t):  # (figure, floor) of the worse framing
+            pipes = [(_get(find(t, fr, "pipe"), "req_per_s"), _get(find("floor", fr, "pipe"), "req_per_s")) for fr in FRAMINGS]
+            pipes = [p for p in pipes if p[0] is not None]
+            return min(pipes) if pipes else (None, None)
+        s_, b_ = pipelined("server")
         self.one("pipelined throughput, 1,000 in flight (worse framing)", s_, b_, "req/s", "≥ 100,000 req/s",
-                 lambda r: s_ >= 100000, nd=0)
+                 lambda r: s_ >= 100000, nd=0, old=lambda: pipelined("old")[0])
         ceiling = _get(self.codec("string1m", "jansson", "dumpb_string_value"), "mb_per_s")
-        blobs = [_get(find("server", fr, "blob", bytes=MIB), "mb_per_s") for fr in FRAMINGS]
-        blobs = [b for b in blobs if b is not None]
-        self.one("1 MiB result end to end vs jansson's `json_dumpb` of it (worse framing)", min(blobs) if blobs else None,
-                 ceiling, "MB/s", "≥ 0.9x", lambda r: r >= 0.9)
+        def blob(t):
+            blobs = [_get(find(t, fr, "blob", bytes=MIB), "mb_per_s") for fr in FRAMINGS]
+            blobs = [b for b in blobs if b is not None]
+            return min(blobs) if blobs else None
+        self.one("1 MiB result end to end vs jansson's `json_dumpb` of it (worse framing)", blob("server"),
+                 ceiling, "MB/s", "≥ 0.9x", lambda r: r >= 0.9, old=lambda: blob("old"))
         self.codec_row("JSON codec parse+dump vs jansson (111 B / 4 KiB / 1 MiB messages)", "jansson", "none set")
         self.codec_row("JSON codec parse+dump vs Foundation `JSONSerialization` (peer)", "Foundation", "none set")
         self.codec_row("JSON codec parse+dump vs Foundation `JSONDecoder`/`JSONEncoder` (peer)", "FoundationCodable", "none set")
@@ -142,10 +201,12 @@ class Summary:
                  _get(dd, "p50_ms"), "ms", "≤ 1.3x", lambda r: r <= 1.3, nd=3, base="dd")
         lst, fnd = fmed("server-files", "list"), fmed("find", "exec", framing=None)
         self.one("recursive `listFiles` of 101,000 entries vs `find -printf`", _get(lst, "seconds"), _sec(fnd), "s",
-                 "≤ 2x", lambda r: r <= 2, nd=3, base="find")
+                 "≤ 2x", lambda r: r <= 2, nd=3, base="find", old=lambda: _get(fmed("old-files", "list"), "seconds"))
         for case, tgt, rg, label in [("sensitive", "server-files", "rg", "`rg -n`"), ("insensitive", "server-files-i", "rg-i", "`rg -n -i`")]:
+            otgt = "old" + tgt[len("server"):]
             self.one(f"literal `searchFiles` of 200 MB ({case}) vs {label}", _get(fmed(tgt, "search"), "seconds"),
-                     _sec(fmed(rg, "exec", framing=None)), "s", "≤ 2x", lambda r: r <= 2, nd=3, base=rg)
+                     _sec(fmed(rg, "exec", framing=None)), "s", "≤ 2x", lambda r: r <= 2, nd=3, base=rg,
+                     old=lambda t=otgt: _get(fmed(t, "search"), "seconds"))
         self.one("`importFile` 1 GiB vs `cp && sync`", _get(fmed("server-files", "import"), "seconds"),
                  _sec(fmed("cp-sync", "exec", framing=None)), "s", "≤ 1.2x", lambda r: r <= 1.2, nd=2, base="cp-sync")
         mig, rsy, cps = fmed("server-migrate", "migrate"), fmed("rsync", "exec", framing=None), fmed("cp-sha256", "exec", framing=None)
@@ -181,26 +242,47 @@ class Summary:
             ratios.append(f"{s_ / p_:.1f}x" + (f" (floor {s_ / f_:.2f}x)" if f_ else ""))
             if not sfx:
                 met.append(s_ / p_ >= CALL_TARGET)
+        o_, p0 = old_call_rate(self.rows), mcp_rates.get(("peer", ""))
         self.add("MCP `tools/call read_file` 4 KiB, round trips/s vs the Python peer (and vs the floor)",
                  ", ".join(figs) or "—", ", ".join(bases) or "—",
                  ", ".join(ratios) or "—", f"≥ {CALL_TARGET}x the peer in the default placement (the floor bounds it: see MCP face)",
-                 None if not met else all(met))
+                 None if not met else all(met),
+                 self.before(lambda: None if o_ is None else f"{fmt(o_, 0)}/s (default" + (f", {o_ / p0:.1f}x)" if p0 else ")")))
         s_, p_ = mcp_spawn.get("server"), mcp_spawn.get("peer")
         self.add("MCP spawn → `initialize` answered, median, vs the Python peer",
                  "—" if s_ is None else f"{fmt(s_, 1)} ms", "—" if p_ is None else f"{fmt(p_, 1)} ms",
                  "—" if s_ is None or p_ is None else f"{p_ / s_:.0f}x faster", "≥ 50x faster",
                  None if s_ is None or p_ is None else p_ / s_ >= 50)
-        sp = [(_get(find("server", fr, "spawn"), "median_ms"), _get(find("floor", fr, "spawn"), "median_ms")) for fr in FRAMINGS]
-        sp = [x for x in sp if x[0] is not None]
-        a, b = max(sp) if sp else (None, None)
-        self.one("JSON-RPC spawn → `initialize` answered, median (worse framing) vs `echo_peer`", a, b, "ms", "< 5 ms",
-                 lambda r: a < 5, nd=2)
-        idle = lambda t, fr: find(t, fr, "rss_idle") or find(t, fr, "rss")  # older results: 200 ms after
-        rss = [(_get(idle("server", fr), "vmrss_kib"), _get(idle("floor", fr), "vmrss_kib")) for fr in FRAMINGS]
-        rss = [x for x in rss if x[0] is not None]
-        a, b = max(rss) if rss else (None, None)
-        self.one("idle RSS, 1.6 s after `initialize` (past the 1 s idle release; worse framing) vs `echo_peer`",
-                 a and a / 1024, b and b / 1024, "MiB", "< 8 MiB", lambda r: a < 8 * 1024, nd=2)
+        m_, s0, p0 = mcp_rates.get(("modern", "")), mcp_rates.get(("server", "")), mcp_rates.get(("peer", ""))
+        if m_ is not None:
+            ok = [m_ / p0 >= CALL_TARGET] if p0 else []
+            ok += [m_ / s0 >= MODERN_OF_LEGACY] if s0 else []
+            self.add("MCP 2026-07-28 era `tools/call read_file` 4 KiB (`_meta` on every request), round trips/s vs the peer and vs our 2025 era",
+                     f"{fmt(m_, 0)}/s (default)", (f"peer {fmt(p0, 0)}/s" if p0 else "peer —") + (f", 2025 era {fmt(s0, 0)}/s" if s0 else ""),
+                     ", ".join(x for x in [f"{m_ / p0:.1f}x the peer" if p0 else "", f"{m_ / s0:.0%} of the 2025 era" if s0 else ""] if x) or "—",
+                     f"≥ {CALL_TARGET}x the peer and ≥ {MODERN_OF_LEGACY:.0%} of the 2025 era", all(ok) if ok else None)
+        m_ = mcp_spawn.get("modern")
+        if m_ is not None:
+            self.add("MCP 2026-07-28 era spawn → first tool result (discover, then call), median, vs the peer's spawn → `initialize`",
+                     f"{fmt(m_, 1)} ms", "—" if p_ is None else f"{fmt(p_, 1)} ms",
+                     "—" if p_ is None else f"{p_ / m_:.0f}x faster", "≥ 50x faster", None if p_ is None else p_ / m_ >= 50)
+        def spawn(t):  # (median, floor's) of the worse framing
+            sp = [(_get(find(t, fr, "spawn"), "median_ms"), _get(find("floor", fr, "spawn"), "median_ms")) for fr in FRAMINGS]
+            sp = [x for x in sp if x[0] is not None]
+            return max(sp) if sp else (None, None)
+        a, b = spawn("server")
+        self.one("JSON-RPC spawn → `initialize` answered, median (worse framing) vs `echo_peer`", a, b, "ms",
+                 f"≤ {SPAWN_MS} ms", lambda r: a <= SPAWN_MS, nd=2, old=lambda: spawn("old")[0])
+
+        def peak(t):  # (KiB, floor's) of the worse framing
+            rss = [(peak_rss_kib(find, t, fr), peak_rss_kib(find, "floor", fr)) for fr in FRAMINGS]
+            rss = [x for x in rss if x[0] is not None]
+            return max(rss) if rss else (None, None)
+        a, b = peak("server")
+        self.one("RSS at any moment after start-up: the peak from `initialize` answered through the idle period "
+                 "(sampled every 2 ms, and VmHWM), worse framing, vs `echo_peer`",
+                 a and a / 1024, b and b / 1024, "MiB", f"≤ {RSS_MIB} MiB", lambda r: a <= RSS_MIB * 1024, nd=2,
+                 old=lambda: (lambda k: k and k / 1024)(peak("old")[0]))
         return self._lines(other_targets)
 
     def _lines(self, other_targets):
@@ -210,17 +292,35 @@ class Summary:
                "placement of the two processes matters, the three placements are listed (default, both "
                "on one CPU, on two CPUs), each judged. \"none set\" marks a comparison without a stated "
                "target. Details, rounds and per-round figures are in the sections below; the machine and "
-               "its load during the run are described under [Machine](#machine).", "",
-               "| claim | figure | baseline / peer | ratio | target | status |",
-               "| --- | --- | --- | --- | --- | --- |"]
-        for claim, fig, base, r, tgt, met in self.out:
+               "its load during the run are described under [Machine](#machine).", ""]
+        old = self.old
+        if old is not None:
+            ref = old.get("ref") or "?"
+            commit = (old.get("commit") or "")[:7]
+            name = ref if not commit or commit.startswith(ref) or ref.startswith(commit) else f"{ref}, {commit}"
+            if old.get("measured"):
+                out += [f"The previous release ({'the binary given in `WB_OLD_BIN`, labelled ' if old.get('given') else ''}`{name}`"
+                        + (f", version {old['version']}" if old.get("version") else "") + ") ran beside the server in "
+                        "the same rounds, against the same baselines: its figures, and in brackets their ratio to the "
+                        f"same baseline, are in the column \"before ({name})\". Targets are judged on the new binary.", ""]
+            else:
+                out += [f"old binary: not measured ({old.get('reason') or 'no reason given'}).", ""]
+            head = f"| claim | figure | before ({name}) | baseline / peer | ratio | target | status |"
+            out += [head, "| --- | --- | --- | --- | --- | --- | --- |"]
+        else:
+            out += ["| claim | figure | baseline / peer | ratio | target | status |",
+                    "| --- | --- | --- | --- | --- | --- |"]
+        for claim, fig, base, r, tgt, met, before in self.out:
             if tgt == "none set":
                 status = "—" if fig != "—" else "not measured"
             elif isinstance(met, str):
                 status = met
             else:
                 status = "**met**" if met else ("not measured" if met is None else "**not met**")
-            out.append(f"| {claim} | {fig} | {base} | {r} | {tgt} | {status} |")
+            if old is not None:
+                out.append(f"| {claim} | {fig} | {before or '—'} | {base} | {r} | {tgt} | {status} |")
+            else:
+                out.append(f"| {claim} | {fig} | {base} | {r} | {tgt} | {status} |")
         out.append("")
         if other_targets:
             met = sum(1 for t in other_targets if t[3])

@@ -16,10 +16,19 @@
 #   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
 #   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call in
 #                                          the default placement (3), half as many pinned
-#   WB_QUICK=1 ...                         a quick run (minutes, not an hour): small trees, one round,
+#   WB_OLD_REF=REF ...                     the previous release measured beside the server: a git
+#                                          ref of this clone, built here (default 94a74bb, the last
+#                                          state before issue 15's redesign); WB_OLD_REF=none skips it
+#   WB_OLD_BIN=/path/to/workspace-bridge   use that binary as the previous release (no build)
+#   WB_QUICK=1 ...                         a quick run (a few minutes): small trees, one round,
 #                                          no 1 GiB tests, no session phases; the report goes to
 #                                          Benchmarks/out/README.quick.md (Benchmarks/README.md and the
 #                                          plots are left alone). For checking the machinery, not figures.
+#
+# A full run takes roughly 10 minutes on a 2-CPU machine: about 6 of measurements (the 1 GiB
+# copies, migrate and the session phases are the longest), plus the release builds of the server,
+# codec_bench and, the first time, the previous release (kept in Benchmarks/out/old-build).
+# A quick run takes about 4 minutes with those builds. The report states the time of its run.
 #
 # A baseline tool that is not installed (`scripts/setup.sh --bench` installs them all) is not run:
 # the results get a "skipped" line naming it, the report says "not measured" and why wherever its
@@ -70,6 +79,86 @@ if [[ "$WB_BIN_SOURCE" != "$OUT/workspace-bridge" ]]; then
 fi
 WB_BIN="$OUT/workspace-bridge"
 log "server: $WB_BIN_SOURCE (built $WB_BIN_BUILT), copied to $WB_BIN"
+
+# ---------------- the previous release ----------------
+# The figures issue 15 names (ping, pipelined, spawn, RSS, 1 MiB result, listFiles, search, MCP
+# read_file) are measured for the previous release too, in the same rounds as the new binary
+# and its baselines, so both see the same machine state. It is built here from a git ref of this
+# clone (`git archive` into Benchmarks/out/old-src, its own scratch path Benchmarks/out/old-build,
+# both kept between runs), or given as a binary. One that cannot be had is "not measured (why)"
+# in the report, and that alone is no failure of the run; neither is a phase the old binary fails.
+OLD_REF=${WB_OLD_REF:-94a74bb}
+OLD_BIN=""
+OLD_WHY=""
+OLD_COMMIT=""
+OLD_BUILD_S=""
+old_env() {  # one results line: what the old binary is, or why there is none
+    python3 -c 'import json, sys; a = sys.argv; print(json.dumps({"test": "old_env", "ref": a[1], "commit": a[2] or None, "measured": a[3] == "", "reason": a[3] or None, "binary": a[4] or None, "version": a[5] or None, "build_seconds": float(a[6]) if a[6] else None, "given": a[7] == "1"}))' \
+        "$OLD_REF" "$OLD_COMMIT" "$OLD_WHY" "${WB_OLD_BIN:-${OLD_BIN:+Benchmarks/out/old-build (from $OLD_REF)}}" \
+        "$([[ -n "$OLD_BIN" ]] && "$OLD_BIN" --version 2>&1 | head -1)" "$OLD_BUILD_S" "${WB_OLD_BIN:+1}" >> "$RESULTS"
+}
+build_old() {  # sets OLD_BIN, or OLD_WHY
+    local src="$OUT/old-src" scratch="$OUT/old-build" short bin t0
+    if ! OLD_COMMIT=$(git -C "$ROOT" rev-parse --verify -q "$OLD_REF^{commit}" 2> /dev/null); then
+        OLD_COMMIT=""
+        OLD_WHY="git ref \`$OLD_REF\` is not in this clone (a shallow clone? \`git fetch --unshallow\`)"
+        return
+    fi
+    short=${OLD_COMMIT:0:7}
+    if [[ "$(cat "$src/.wb-old-commit" 2> /dev/null)" != "$OLD_COMMIT" ]]; then
+        log "old binary: git archive $OLD_REF ($short) into $src"
+        rm -rf "$src"
+        mkdir -p "$src"
+        if ! git -C "$ROOT" archive "$OLD_COMMIT" | tar -x -C "$src"; then
+            OLD_WHY="\`git archive $short\` failed"
+            return
+        fi
+        echo "$OLD_COMMIT" > "$src/.wb-old-commit"
+    fi
+    if [[ -f "$ROOT/Package.resolved" && ! -f "$src/Package.resolved" ]]; then
+        cp "$ROOT/Package.resolved" "$src/Package.resolved"  # no network resolution when the pins fit
+    fi
+    log "old binary: swift build -c release --static-swift-stdlib of $OLD_REF ($short), log in $OUT/old-build.log"
+    t0=$(date +%s)
+    if ! (cd "$src" && swift build -c release --static-swift-stdlib --scratch-path "$scratch") > "$OUT/old-build.log" 2>&1; then
+        local last
+        last=$(grep -m1 'error:' "$OUT/old-build.log" || tail -n 1 "$OUT/old-build.log")
+        last=${last%% (compiled with*}  # a manifest error's compiler command line says nothing
+        OLD_WHY="\`swift build\` of $short failed: ${last:0:200} (Benchmarks/out/old-build.log)"
+        return
+    fi
+    OLD_BUILD_S=$(( $(date +%s) - t0 ))
+    bin="$(cd "$src" && swift build -c release --static-swift-stdlib --scratch-path "$scratch" --show-bin-path)/workspace-bridge"
+    if [[ ! -x "$bin" ]]; then OLD_WHY="the build of $short made no workspace-bridge"; return; fi
+    cp "$bin" "$OUT/workspace-bridge-old.tmp" && mv -f "$OUT/workspace-bridge-old.tmp" "$OUT/workspace-bridge-old"
+    OLD_BIN="$OUT/workspace-bridge-old"
+}
+if [[ -n "${WB_OLD_BIN:-}" ]]; then
+    OLD_REF=${WB_OLD_REF:-WB_OLD_BIN}  # the label of its column
+    if [[ -x "$WB_OLD_BIN" && -f "$WB_OLD_BIN" ]]; then
+        cp "$WB_OLD_BIN" "$OUT/workspace-bridge-old.tmp" && mv -f "$OUT/workspace-bridge-old.tmp" "$OUT/workspace-bridge-old"
+        OLD_BIN="$OUT/workspace-bridge-old"
+    else
+        OLD_WHY="WB_OLD_BIN=$WB_OLD_BIN is not an executable file"
+    fi
+elif [[ "$OLD_REF" == none ]]; then
+    OLD_WHY="WB_OLD_REF=none"
+else
+    build_old
+fi
+if [[ -n "$OLD_BIN" ]] && ! "$OLD_BIN" --version > /dev/null 2>&1; then
+    OLD_WHY="\`$OLD_BIN --version\` failed: it does not run here"
+    OLD_BIN=""
+fi
+old_env
+if [[ -n "$OLD_BIN" ]]; then log "old binary ($OLD_REF): $OLD_BIN"; else log "old binary: not measured ($OLD_WHY)"; fi
+old_client() {  # like client, for the old binary: its failure is noted, not the run's
+    [[ -n "$OLD_BIN" ]] || return 0
+    local f0=$FAILED
+    client "$@"
+    if (( FAILED && !f0 )); then log "  (the old binary's phase failed: its figures are not used; not a failure of the run)"; fi
+    FAILED=$f0
+}
 if [[ -n "${WB_ONLY_STORAGE:-}" ]]; then WB_ONLY_FILES=""; WB_SKIP_FILES=1; WB_SKIP_CODEC=1; fi
 if [[ -n "${WB_ONLY_MCP:-}" ]]; then WB_ONLY_FILES=""; WB_ONLY_STORAGE=""; WB_SKIP_FILES=1; WB_SKIP_CODEC=1; WB_SKIP_STORAGE=1; fi
 
@@ -128,6 +217,7 @@ client() {  # client LABEL FRAMING TESTS [bench_client options...] -- COMMAND...
 }
 
 SERVER=("$WB_BIN" --enable-debug-methods)
+OLD_SERVER=("$OLD_BIN" --enable-debug-methods)
 # Floor and server alternate so that both see the same machine state. Round trips and
 # pipelined throughput swing with where the scheduler puts the two processes, so they run in
 # ROUNDS rounds and the report takes the median of each figure over the rounds.
@@ -141,11 +231,13 @@ for framing in lsp ndjson; do
     : > "$OUT/server-$framing.log"
     client floor "$framing" rtt,pipe,blob,rss,spawn --blob-bytes "$BLOB_SIZES" -- "$OUT/echo_peer" --blob
     client server "$framing" rtt,pipe,blob,rss,spawn --blob-bytes "$BLOB_SIZES" --child-stderr "$OUT/server-$framing.log" -- "${SERVER[@]}"
+    old_client old "$framing" rtt,pipe,blob,rss,spawn --blob-bytes "$BLOB_SIZES" --child-stderr "$OUT/old-$framing.log" -- "${OLD_SERVER[@]}"
 done
 for (( round = 2; round <= ROUNDS; round++ )); do
     for framing in lsp ndjson; do
         client floor "$framing" rtt,pipe -- "$OUT/echo_peer"
         client server "$framing" rtt,pipe --child-stderr "$OUT/server-$framing.log" -- "${SERVER[@]}"
+        old_client old "$framing" rtt,pipe --child-stderr "$OUT/old-$framing.log" -- "${OLD_SERVER[@]}"
     done
 done
 
@@ -158,8 +250,10 @@ if command -v taskset > /dev/null && (( $(nproc) >= 2 )); then
             BENCH_PREFIX=(taskset -c 0)
             client floor-samecpu "$framing" rtt -- taskset -c 0 "$OUT/echo_peer"
             client server-samecpu "$framing" rtt --child-stderr "$OUT/server-$framing.log" -- taskset -c 0 "${SERVER[@]}"
+            old_client old-samecpu "$framing" rtt --child-stderr "$OUT/old-$framing.log" -- taskset -c 0 "${OLD_SERVER[@]}"
             client floor-crosscpu "$framing" rtt -- taskset -c 1 "$OUT/echo_peer"
             client server-crosscpu "$framing" rtt --child-stderr "$OUT/server-$framing.log" -- taskset -c 1 "${SERVER[@]}"
+            old_client old-crosscpu "$framing" rtt --child-stderr "$OUT/old-$framing.log" -- taskset -c 1 "${OLD_SERVER[@]}"
             BENCH_PREFIX=()
         done
     done
@@ -234,6 +328,7 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
     WS="$FS_TMP/ws"
     WORD=zqxjfrobnicate
     FSERVER=("$WB_BIN" --local-root "$WS")
+    OFSERVER=("$OLD_BIN" --local-root "$WS")
     FLOG="$OUT/server-files.log"
     : > "$FLOG"
     log "workspace files: making the trees in $FS_TMP ($(free_gib "$base") GiB free)"
@@ -286,6 +381,7 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
         log "find -printf over 101,000 entries"
         fsb exec --label find --runs 3 --warmup 1 -- find "$WS/list" -printf '%p %s %T@\n'
         client server-files ndjson list --list-path list --list-limit 10000 --passes 1 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
+        old_client old-files ndjson list --list-path list --list-limit 10000 --passes 1 --warm-passes 1 --child-stderr "$OUT/old-files.log" -- "${OFSERVER[@]}"
     done
 
     # 5: literal search of 20,000 files (200 MB), warm cache, against grep and rg; the server's
@@ -298,6 +394,8 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
         fsb exec --label grep-i --runs 2 --warmup 1 -- grep -rn -i "$WORD" "$WS/search"
         client server-files ndjson search --search-query "$WORD" --search-path search --search-case sensitive --passes 1 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
         client server-files-i ndjson search --search-query "$WORD" --search-path search --passes 1 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
+        old_client old-files ndjson search --search-query "$WORD" --search-path search --search-case sensitive --passes 1 --warm-passes 1 --child-stderr "$OUT/old-files.log" -- "${OFSERVER[@]}"
+        old_client old-files-i ndjson search --search-query "$WORD" --search-path search --passes 1 --warm-passes 1 --child-stderr "$OUT/old-files.log" -- "${OFSERVER[@]}"
     done
 
     if (( BIG )); then
@@ -506,6 +604,12 @@ s = "MCPBENCH4K "
 while len(s) < 4096: s += " ".join(r.choice(words) for _ in range(10)) + "\n"
 open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
     MSRV=("$WB_BIN" mcp --local-root "$MWS" --config-dir "$MCP_TMP/cfg")
+    OMSRV=("$OLD_BIN" mcp --local-root "$MWS" --config-dir "$MCP_TMP/old-cfg")
+    OLD_MCP=""
+    if [[ -n "$OLD_BIN" ]]; then
+        if "$OLD_BIN" --help 2>&1 | grep "^ *mcp " > /dev/null; then OLD_MCP=1
+        else mcp_note "old binary's MCP figures" "the old binary has no \`mcp\` subcommand"; fi
+    fi
     MPARAMS='{"name":"read_file","arguments":{"path":"bench/file4k.txt"}}'
     PSRV=("$MCP_VENV/bin/filesystem-mcp" "$MWS")
     PPARAMS="{\"name\":\"read_file\",\"arguments\":{\"path\":\"$MWS/bench/file4k.txt\"}}"
@@ -533,6 +637,14 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
         MCP_BENCH_CMD=("${pre[@]}" "$OUT/mcp_bench")
         mcpb_pinned call --label "floor$sfx" --calls 1000 --warmup 100 --params "$MPARAMS" -- "${spre[@]}" "$OUT/echo_peer"
         mcpb_pinned call --label "server$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${MSRV[@]}"
+        if [[ -z "$sfx" ]]; then  # MCP 2026-07-28: the same calls, each carrying the per-request _meta (issue 16)
+            mcpb_pinned call --modern --label "modern$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${MSRV[@]}"
+        fi
+        if [[ -z "$sfx" && -n "$OLD_MCP" ]]; then  # the old binary: the default placement, as judged
+            local f0=$FAILED
+            mcpb_pinned call --label "old$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$OUT/old-mcp.log" -- "${spre[@]}" "${OMSRV[@]}"
+            FAILED=$f0
+        fi
         if (( peer_ok )); then
             mcpb_pinned call --label "peer$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$PPARAMS" --child-stderr "$PLOG" -- "${spre[@]}" "${PSRV[@]}"
         fi
@@ -543,7 +655,7 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
         if (( rc != 0 )); then log "  mcp_bench $1 ($3) exited $rc"; FAILED=1; fi
     }
     for (( round = 1; round <= MCP_ROUNDS; round++ )); do
-        log "MCP: tools/call read_file 4 KiB, round $round, default placement (floor, server, peer)"
+        log "MCP: tools/call read_file 4 KiB, round $round, default placement (floor, server, server in the 2026 era, peer)"
         mcp_placement "" "" ""
     done
     if command -v taskset > /dev/null && (( $(nproc) >= 2 )); then
@@ -557,6 +669,8 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
     fi
     log "MCP: spawn -> initialize answered, 20 runs each"
     mcpb spawn --label server --runs 20 --warmup 2 --child-stderr "$MLOG" -- "${MSRV[@]}"
+    log "MCP: spawn -> server/discover -> first tools/call result (2026-07-28 era), 20 runs"
+    mcpb spawn --modern --label modern --runs 20 --warmup 2 --params "$MPARAMS" --child-stderr "$MLOG" -- "${MSRV[@]}"
     if (( peer_ok )); then
         mcpb spawn --label peer --runs 20 --warmup 2 --child-stderr "$PLOG" -- "${PSRV[@]}"
     fi
@@ -572,7 +686,8 @@ fi
 README_OUT="$HERE/README.md"
 if [[ -n "$QUICK" ]]; then README_OUT="$OUT/README.quick.md"; fi
 log "writing $README_OUT"
-export WB_BIN WB_LOAD_AFTER WB_BUSY_AFTER
+export WB_BIN WB_LOAD_AFTER WB_BUSY_AFTER WB_RUN_SECONDS
+WB_RUN_SECONDS=$(( $(date +%s) - START ))
 WB_LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 WB_BUSY_AFTER=$(busy_now)
 stop_sampler

@@ -75,6 +75,9 @@ enum Disk {
 
     static func closeDescriptor(_ fd: Int32) { close(fd) }
 
+    /// Flushes a file to stable storage (`F_FULLFSYNC` on Apple); `false` with errno set.
+    static func flush(_ fd: Int32) -> Bool { wb_full_fsync(fd) == 0 }
+
     static func tempName(for path: String) -> String {
         let slash = path.lastIndex(of: "/")
         let dir = slash.map { String(path[...$0]) } ?? ""

@@ -16,15 +16,31 @@ public struct Message: Sendable, Equatable {
     /// When it was stored (nanoseconds since 1970, the store's clock).
     public let atNanos: Int64
 
+    /// Set on the entry that stands for a compacted run: its `content` is the summary and `id`
+    /// the compaction's id; this says what it replaced, who made it and when.
+    public internal(set) var compaction: Compaction? = nil
+    /// Set on an original shown with `includeCompacted`: the compaction that replaces it.
+    public internal(set) var compactedBy: String? = nil
+
     public var at: String { Timestamp.iso8601(nanos: atNanos) }
 
-    /// The protocol's message object.
+    /// The protocol's message object (with `compaction` or `compactedBy` only when set).
     public var json: JSON {
         var o: JSONObject = ["id": .string(id), "role": .string(role.rawValue), "content": content]
         if let toolCalls { o["toolCalls"] = toolCalls }
         if let toolCallId { o["toolCallId"] = .string(toolCallId) }
         o["at"] = .string(at)
+        if let compaction { o["compaction"] = compaction.json }
+        if let compactedBy { o["compactedBy"] = .string(compactedBy) }
         return .object(o)
+    }
+
+    /// The entry that stands for compaction `c` in the messages view.
+    init(summaryOf c: Compaction) {
+        self.init(id: c.id, role: c.summaryRole, content: c.summary, toolCalls: nil, toolCallId: nil, atNanos: c.atNanos)
+        var shown = c
+        shown.originals = nil  // where the originals sit on disk is not part of the message
+        compaction = shown
     }
 
     var stored: JSON {

@@ -3,8 +3,11 @@ import JSON
 /// Model prices in US dollars per million tokens, used to estimate what a session costs.
 ///
 /// The defaults are the seeds' tiers: fast $0.25 input / $1.25 output, balanced $3 / $15,
-/// powerful $15 / $75. `load(file:)` overrides them from a JSON file; a model-specific price
-/// wins over its tier's. A value type: immutable once built, safe to share between threads.
+/// powerful $15 / $75, and the seeds' model ids at their tier's price (`claude-3-haiku-20240307`,
+/// `claude-3-sonnet-20240229`, `claude-3-opus-20240229`). `load(file:)` overrides them and adds
+/// models from a JSON file; a model's own price wins over its tier's. A model id the table does
+/// not know is *unpriced* (`quote` says so, `cost` is 0): it is never priced as a tier, because
+/// a guess at money is worse than a visible gap. A value type: safe to share between threads.
 public struct Pricing: Sendable, Equatable {
     /// Dollars per million input and output tokens.
     public struct Price: Sendable, Equatable {
@@ -28,9 +31,41 @@ public struct Pricing: Sendable, Equatable {
         .powerful: Price(input: 15, output: 75),
     ]
 
+    /// The seeds' model ids, each at its tier's default price.
+    public static let seedModels: [String: Price] = Dictionary(uniqueKeysWithValues: ModelTier.allCases.map {
+        ($0.seedModelId, defaultTiers[$0]!)
+    })
+
     public init(tiers: [ModelTier: Price] = Pricing.defaultTiers, models: [String: Price] = [:]) {
         self.tiers = Self.defaultTiers.merging(tiers) { _, new in new }
-        self.models = models
+        self.models = Self.seedModels.merging(models) { _, new in new }
+    }
+
+    /// How a call is priced.
+    public enum Quote: Sendable, Equatable {
+        /// The model's own price.
+        case model(String, Price)
+        /// No model named: the tier's price (the session's, else the default tier's).
+        case tier(ModelTier, Price)
+        /// A model id the table does not know: not priced (cost 0), reported as such.
+        case unpriced(String)
+
+        public var price: Price? {
+            switch self {
+            case .model(_, let p), .tier(_, let p): p
+            case .unpriced: nil
+            }
+        }
+    }
+
+    /// The price that applies to a call naming `model` in a session of `tier`.
+    public func quote(model: String?, tier: ModelTier?) -> Quote {
+        if let model {
+            if let p = models[model] { return .model(model, p) }
+            return .unpriced(model)
+        }
+        let t = tier ?? defaultTier
+        return .tier(t, tiers[t] ?? Self.defaultTiers[t]!)
     }
 
     /// The defaults overridden by `{"tiers": {"fast": {"input": …, "output": …}, …},
@@ -88,15 +123,13 @@ public struct Pricing: Sendable, Equatable {
         return Price(input: input, output: output)
     }
 
-    /// The price that applies: the model's own if listed, else the tier's, else the default tier's.
-    public func price(model: String?, tier: ModelTier?) -> Price {
-        if let model, let p = models[model] { return p }
-        return tiers[tier ?? defaultTier] ?? Self.defaultTiers[tier ?? defaultTier]!
-    }
+    /// The price that applies: the model's own if listed, else (no model named) the tier's, else
+    /// the default tier's; `nil` for an unknown model.
+    public func price(model: String?, tier: ModelTier?) -> Price? { quote(model: model, tier: tier).price }
 
-    /// The estimated cost in dollars of one model call.
+    /// The estimated cost in dollars of one model call (0 for an unpriced model).
     public func cost(inputTokens: Int, outputTokens: Int, model: String?, tier: ModelTier?) -> Double {
-        let p = price(model: model, tier: tier)
+        guard let p = price(model: model, tier: tier) else { return 0 }
         return (Double(inputTokens) * p.input + Double(outputTokens) * p.output) / 1_000_000
     }
 

@@ -20,6 +20,17 @@ public struct Session: Sendable, Equatable {
     public var metadata: JSON?
     public var createdAtNanos: Int64
     public var updatedAtNanos: Int64
+    /// Where a fork came from (`nil` for a session that is not a fork).
+    public var lineage: Lineage? = nil
+    /// Every compaction ever made, in order, undone ones included (who, when, what).
+    public var compactions: [Compaction] = []
+    public var approvalPolicy: ApprovalPolicy = .none
+    /// Tool calls waiting for the user's consent (they have run nothing).
+    public var pendingApprovals: [Approval] = []
+    /// Tool calls the device policy deferred, to run when conditions allow.
+    public var deferredToolCalls: [DeferredCall] = []
+    /// What the session's folder holds on disk, when asked for (`get(id:withBytesOnDisk:)`).
+    public var bytesOnDisk: Int64? = nil
 
     public var createdAt: String { Timestamp.iso8601(nanos: createdAtNanos) }
     public var updatedAt: String { Timestamp.iso8601(nanos: updatedAtNanos) }
@@ -38,6 +49,17 @@ public struct Session: Sendable, Equatable {
         if let metadata { o["metadata"] = metadata }
         o["createdAt"] = .string(createdAt)
         o["updatedAt"] = .string(updatedAt)
+        // Issue 17's facts appear only when the session has them, so sessions that use none of
+        // it look exactly as before.
+        if let lineage {
+            o["parentId"] = .string(lineage.parentId)
+            o["forkedAt"] = lineage.json
+        }
+        if !compactions.isEmpty { o["compactions"] = .array(compactions.map(\.json)) }
+        if approvalPolicy != .none { o["approvalPolicy"] = approvalPolicy.json }
+        if !pendingApprovals.isEmpty { o["pendingApprovals"] = .array(pendingApprovals.map(\.json)) }
+        if !deferredToolCalls.isEmpty { o["deferredToolCalls"] = .array(deferredToolCalls.map(\.json)) }
+        if let bytesOnDisk { o["bytesOnDisk"] = .int(bytesOnDisk) }
         return .object(o)
     }
 }

@@ -61,6 +61,8 @@ struct SessionData: Sendable, Equatable {
     /// Tool calls the front end declared in its last checkpoint and has not begun here.
     var declared: [ToolCallRecord] = []
     var checkpoint: CheckpointState?
+    /// Lineage, compactions, approvals and deferred calls (issue 17).
+    var extras = SessionExtras()
     /// Journal position: records applied, the offset after the last, its checksum, and how many
     /// were applied since the last snapshot.
     var records = 0
@@ -68,9 +70,14 @@ struct SessionData: Sendable, Equatable {
     var lastCrc: UInt32 = 0
     var sinceSnapshot = 0
 
-    /// The state defined by a `create` record.
+    /// The state defined by a journal's first record: `create` (a new session), or `base` (the
+    /// first record of a rewritten, forked or imported journal: every fact of the session that no
+    /// later record carries — state, usage, lineage, compactions, approvals — in one record).
+    /// Versions before issue 17 do not know `base` and open such a journal as damaged (read-only)
+    /// rather than misread it.
     init(create r: JSON, ref: RecordRef, crc: UInt32) throws(ReplayFault) {
-        guard r["t"]?.stringValue == "create", let id = r["id"]?.stringValue, let at = r["at"]?.intValue else {
+        let type = r["t"]?.stringValue
+        guard type == "create" || type == "base", let id = r["id"]?.stringValue, let at = r["at"]?.intValue else {
             throw ReplayFault("the first record is not a session creation")
         }
         self.id = id
@@ -78,12 +85,26 @@ struct SessionData: Sendable, Equatable {
         agentType = r["agentType"]?.stringValue ?? ""
         config = (try? SessionConfig(json: r["config"] ?? .object([:]))) ?? SessionConfig()
         if let m = r["metadata"], !m.isNull { metadata = m }
-        createdAt = at
-        updatedAt = at
+        createdAt = r["createdAt"]?.intValue ?? at
+        updatedAt = r["updatedAt"]?.intValue ?? at
+        if type == "base" {
+            guard let st = r["state"]?.stringValue.flatMap(SessionState.init(rawValue:)) else {
+                throw ReplayFault("a base record without a state")
+            }
+            state = st
+            error = nonNull(r["error"])
+            usage = Usage(stored: r["usage"] ?? .null)
+            toolSequence = Int(min(max(0, r["toolSequence"]?.intValue ?? 0), Int64(Int32.max)))
+            declared = (r["declared"]?.arrayValue ?? []).compactMap { try? ToolCallRecord(json: $0) }
+            extras = SessionExtras(stored: r["extras"])
+        } else {
+            extras.lineage = Lineage(stored: r["lineage"])
+            if let p = r["approvalPolicy"] { extras.approvalPolicy = (try? ApprovalPolicy(json: p)) ?? .none }
+        }
         advance(ref, crc)
     }
 
-    private mutating func advance(_ ref: RecordRef, _ crc: UInt32) {
+    mutating func advance(_ ref: RecordRef, _ crc: UInt32) {
         records += 1
         end = ref.end
         lastCrc = crc
@@ -142,6 +163,7 @@ struct SessionData: Sendable, Equatable {
                 throw ReplayFault("a tool call without an id or name")
             }
             declared.removeAll { $0.toolCallId == call }
+            extras.deferred.removeAll { $0.toolCallId == call }
             if var t = toolCalls[call] {
                 guard !t.isFinished else { break }
                 t.attempts += 1
@@ -156,6 +178,9 @@ struct SessionData: Sendable, Equatable {
         case "end":
             guard let call = r["call"]?.stringValue else { throw ReplayFault("a tool result without a call id") }
             declared.removeAll { $0.toolCallId == call }
+            extras.deferred.removeAll { $0.toolCallId == call }
+            // A call closed without an answer to its approval (refused, abandoned) waits no more.
+            extras.approvals.removeAll { $0.toolCallId == call && $0.decision == nil }
             var t: ToolCallState
             if let known = toolCalls[call] {
                 t = known
@@ -169,6 +194,8 @@ struct SessionData: Sendable, Equatable {
             t.isError = r["isError"]?.boolValue ?? false
             t.arguments = nil
             toolCalls[call] = t
+        case "compact", "place", "uncompact", "policy", "ask", "decide", "defer", "drop":
+            try applyExtra(type, r, ref: ref, at: at)
         case "read":
             // A read-only tool call, finished as it was recorded: journaled for the record, not
             // kept in memory (see `SessionStore.recordReadOnlyToolCall`).
@@ -194,8 +221,18 @@ struct SessionData: Sendable, Equatable {
             pending.append(ToolCallRecord(toolCallId: t.id, name: t.name, arguments: t.arguments ?? .object([:]),
                                           status: running(t.id) ? .running : .interrupted, startedAtNanos: t.startedAt))
         }
-        return Session(id: id, title: title, agentType: agentType, state: state, error: error, config: config,
-                       usage: usage, pendingToolCalls: pending, metadata: metadata, createdAtNanos: createdAt,
-                       updatedAtNanos: updatedAt)
+        var s = Session(id: id, title: title, agentType: agentType, state: state, error: error, config: config,
+                        usage: usage, pendingToolCalls: pending, metadata: metadata, createdAtNanos: createdAt,
+                        updatedAtNanos: updatedAt)
+        s.lineage = extras.lineage
+        s.compactions = extras.compactions.map { c in
+            var c = c
+            c.originals = nil
+            return c
+        }
+        s.approvalPolicy = extras.approvalPolicy
+        s.pendingApprovals = extras.approvals.filter { $0.decision == nil }
+        s.deferredToolCalls = extras.deferred
+        return s
     }
 }

@@ -26,6 +26,9 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The files' permissions refuse the operation (EACCES, EPERM).
         case permissionDenied = "PermissionDenied"
         case ioError = "IOError"
+        /// The device policy deferred the work (`data`: `reason`, `queued`, `confirmable`).
+        /// Made by `WorkDecision.error(queued:)`; the schema lists it with the method that throws it.
+        case deferred = "Deferred"
     }
 
     public let kind: Code

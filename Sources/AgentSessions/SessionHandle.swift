@@ -46,6 +46,11 @@ final class SessionHandle: @unchecked Sendable {
     var leaseView = LeaseView()
     /// Tool calls begun in this process and not finished.
     var live: Set<String> = []
+    /// The journal's size after the last automatic prune (see `pruneIfOver`).
+    var prunedAt: Int64 = 0
+    /// Ids of the messages active compactions replaced (journal and archive), loaded on first
+    /// need, forgotten whenever the compactions or the files change.
+    var compactedIds: Set<String>?
 
     init(id: String, folder: String) {
         self.id = id

@@ -7,8 +7,9 @@ import JSON
 
 extension SessionStore {
     /// Creates a session in state `idle`, durable before it returns, with this store holding its lease.
+    /// `approvalPolicy` is part of the creation record (a session never exists without it).
     public func create(title: String? = nil, agentType: String? = nil, config: SessionConfig = SessionConfig(),
-                       metadata: JSON? = nil) throws(SessionError) -> Session {
+                       metadata: JSON? = nil, approvalPolicy: ApprovalPolicy = .none) throws(SessionError) -> Session {
         let id = SessionNames.randomId("sess_")
         let folder = directory + "/" + id
         try Disk.makeDirectories(folder)
@@ -18,6 +19,7 @@ extension SessionStore {
         var record: JSONObject = ["t": "create", "id": .string(id), "title": .string(title ?? "Untitled"),
                                   "agentType": .string(agentType ?? "default"), "config": config.json]
         if let metadata { record["metadata"] = metadata }
+        if approvalPolicy != .none { record["approvalPolicy"] = approvalPolicy.json }
         record["at"] = .int(now())
         let line = JournalLine.encode(.object(record))
         var writer: JournalWriter
@@ -49,12 +51,15 @@ extension SessionStore {
         return view(h)
     }
 
-    public func get(id: String) throws(SessionError) -> Session {
+    /// The session's facts; with `withBytesOnDisk`, also what its folder holds on disk.
+    public func get(id: String, withBytesOnDisk: Bool = false) throws(SessionError) -> Session {
         let h = try handle(id)
         h.lock.lock()
         defer { h.lock.unlock() }
         try current(h)
-        return view(h)
+        var s = view(h)
+        if withBytesOnDisk { s.bytesOnDisk = folderBytes(h.folder) }
+        return s
     }
 
     /// Sessions ordered by creation time, then id; `cursor` is the `nextCursor` of the page

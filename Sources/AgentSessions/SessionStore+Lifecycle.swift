@@ -8,6 +8,9 @@ public struct UsageReport: Sendable, Equatable {
     /// The limits now exceeded; when not empty the session has been moved to `failed`.
     public let exceeded: [String]
     public let session: Session
+    /// The model id of this turn when the price table does not know it: the turn was counted
+    /// but not priced (its cost is 0, so `maxCostUSD` cannot see it).
+    public var unpricedModel: String? = nil
 
     /// `{usage, remaining, exceeded}` as `session/recordUsage` answers.
     public var json: JSON {
@@ -81,6 +84,7 @@ extension SessionStore {
             try prepareWrite(h)
             let d = h.data!
             try refuseIfFinal(d, doing: "record usage")
+            let quote = pricing.quote(model: model ?? d.config.model, tier: d.config.modelTier)
             let cost = pricing.cost(inputTokens: inputTokens, outputTokens: outputTokens,
                                     model: model ?? d.config.model, tier: d.config.modelTier)
             var after = d.usage
@@ -92,6 +96,7 @@ extension SessionStore {
             var r: JSONObject = ["t": "usage", "in": JSON(inputTokens), "out": JSON(outputTokens)]
             if let model { r["model"] = .string(model) }
             r["cost"] = .double(cost)
+            if case .unpriced(let m) = quote { r["unpriced"] = .string(m) }
             if !exceeded.isEmpty {
                 r["fail"] = [
                     "code": "BudgetExceeded",
@@ -103,7 +108,9 @@ extension SessionStore {
             r["at"] = .int(now())
             try commit(h, [.object(r)])
             let s = view(h)
-            report = UsageReport(usage: s.usage, remaining: Budget.remaining(s.config, s.usage), exceeded: exceeded, session: s)
+            var made = UsageReport(usage: s.usage, remaining: Budget.remaining(s.config, s.usage), exceeded: exceeded, session: s)
+            if case .unpriced(let m) = quote { made.unpricedModel = m }
+            report = made
         }
         if let change { notify([change]) }
         return report

@@ -44,7 +44,11 @@ extension SessionStore {
         try prepareWrite(h)
         let d = h.data!
         let declared = d.declared.first { $0.toolCallId == toolCallId }
-        guard let known = d.toolCalls[toolCallId].map(\.name) ?? declared?.name else {
+        // Known from its beginning, the front end's checkpoint, a deferral or an approval request
+        // (a refused or abandoned call is closed with a result too).
+        let asked = d.extras.deferred.first { $0.toolCallId == toolCallId }?.name
+            ?? d.extras.approvals.last { $0.toolCallId == toolCallId }?.name
+        guard let known = d.toolCalls[toolCallId].map(\.name) ?? declared?.name ?? asked else {
             throw SessionError(.notFound, "session \(id) has no tool call \(toolCallId)",
                                data: ["id": .string(id), "toolCallId": .string(toolCallId)])
         }

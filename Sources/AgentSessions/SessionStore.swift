@@ -16,7 +16,10 @@ import SystemSupport
 /// is all there after a crash or not at all. Recovery truncates a torn tail, opens a journal
 /// damaged in the middle up to the damage (keeping the damaged file as `journal.damaged-<n>`),
 /// and never refuses to open. Snapshots (every `snapshotInterval` records, or every quarter of
-/// the journal once that is more) keep recovery short.
+/// the journal once that is more) keep recovery short. A journal is rewritten (compaction,
+/// retention) only crash-safely: temp file, flush, rename, folder flush, with the originals of
+/// compacted messages flushed to the session's archive (`compacted.jsonl`) first; forks and
+/// imports are built in a hidden folder and renamed into place.
 ///
 /// Ownership: a store changes a session only while it holds the session's lease
 /// (`lease.json`, `leaseSeconds` long, renewed on use); another owner sees it read-only and
@@ -35,6 +38,11 @@ public final class SessionStore: Sendable {
     let handles = Mutex<[String: SessionHandle]>([:])
     private let warningList = Mutex<[SessionWarning]>([])
     private let stateChangeHandler: Mutex<(@Sendable (StateChange) -> Void)?>
+    /// Tests only: called at each step of a journal rewrite; `true` stops the rewrite there, as a
+    /// SIGKILL at that moment would (nothing after the step happens, nothing is cleaned up).
+    let rewriteStop = Mutex<(@Sendable (RewriteStep) -> Bool)?>(nil)
+    /// The retention policy as last read or set (`nil`: not read yet).
+    let retentionCache = Mutex<RetentionPolicy?>(nil)
 
     /// - Parameters:
     ///   - directory: `<root>/.workspace/sessions`; created on first use.
@@ -117,6 +125,7 @@ public final class SessionStore: Sendable {
 
     func reload(_ h: SessionHandle) throws(SessionError) {
         h.closeWriter()
+        h.compactedIds = nil
         guard let loaded = try SessionLoader.load(folder: h.folder, id: h.id) else {
             h.loaded = true
             h.data = nil
@@ -217,6 +226,10 @@ public final class SessionStore: Sendable {
         }
         var next = h.data!
         h.data = nil  // `next` is now the only reference: applying changes it in place
+        if h.compactedIds != nil,
+           records.contains(where: { ["compact", "uncompact", "drop"].contains($0["t"]?.stringValue ?? "") }) {
+            h.compactedIds = nil
+        }
         do {
             for s in staged { try next.apply(s.record, ref: s.ref, crc: s.crc) }
         } catch {

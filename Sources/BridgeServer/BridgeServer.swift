@@ -26,6 +26,8 @@ public final class BridgeServer: Router {
     private let requests: [String: Method]
     private let clientNotifications: [String: Method]
     private let mcpRequests: [String: Method]
+    /// MCP requests of both eras, dispatched per message by their `_meta` (see `MCPModern`).
+    private let mcpEraRequests: [String: Method]
     private let mcpNotifications: [String: Method]
 
     /// Notifications the server sends.
@@ -36,8 +38,9 @@ public final class BridgeServer: Router {
         self.services = services
         requests = MethodTables.index(MethodTables.requests(configuration), services: services, table: "request")
         clientNotifications = MethodTables.index(MethodTables.notifications, services: services, table: "notification")
-        mcpRequests = MethodTables.index(MCPMethods.requests, services: services, table: "MCP request")
+        mcpRequests = MethodTables.index(MCPMethods.requests.map { $0 }, services: services, table: "MCP request")
         mcpNotifications = MethodTables.index(MCPMethods.notifications, services: services, table: "MCP notification")
+        mcpEraRequests = MCPModern.methods(services)
     }
 
     /// Request methods offered, sorted (what `initialize` reports in `capabilities.methods`).
@@ -48,6 +51,7 @@ public final class BridgeServer: Router {
     public func route(method: String, isRequest: Bool) -> Routing {
         let phase = lifecycle.current
         if !isRequest, method == "exit", let m = clientNotifications[method] { return .handle(m) }
+        if let routing = routeMCPEra(method: method, isRequest: isRequest, phase: phase) { return routing }
         switch phase {
         case .uninitialized:
             guard isRequest else { return .reject(.serverNotInitialized) }
@@ -74,6 +78,22 @@ public final class BridgeServer: Router {
         }
         if let m = clientNotifications[method] { return .handle(m) }
         return .ignore
+    }
+
+    /// MCP messages that may arrive without a handshake: a request named like an MCP method (its
+    /// `_meta` decides the era, see `MCPModern`) before `initialize` or on an MCP connection, and
+    /// the cancellation of one before any handshake. Nil: the lifecycle rules below decide.
+    private func routeMCPEra(method: String, isRequest: Bool, phase: Lifecycle.Phase) -> Routing? {
+        switch phase {
+        case .shutDown: return nil
+        // An LSP-style `initialize` (running, or still being answered) decides the table.
+        case .running where !lifecycle.isMCP, .initializing where !lifecycle.isMCP: return nil
+        case .uninitialized where !isRequest:
+            return lifecycle.isMCP ? mcpNotifications[method].map(Routing.handle) : nil
+        default:
+            guard isRequest else { return nil }
+            return (mcpEraRequests[method] ?? (requests[method] == nil ? MCPModern.unknown(method, services) : nil)).map(Routing.handle)
+        }
     }
 
     public func mapError(_ error: any Error) -> RPCError { services.mapError(error) }

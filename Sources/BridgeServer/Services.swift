@@ -28,6 +28,8 @@ final class Services: Sendable {
     let mcpSession = StringRef()
     let resourceWatch = ResourceSubscriptions()
     let mcpRoots = MCPRootScope()
+    /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
+    let modern = MCPModernState()
     private let openStorage = Mutex<StorageService?>(nil)
     /// The connection this server answers on (for notifications that no request triggers).
     private let client = ClientRef()

@@ -11,6 +11,7 @@ extension Connection {
     /// same file still waits for it. A running request that may write answers its real outcome.
     /// Unknown or finished ids are ignored.
     public func cancel(id: RequestID) {
+        if cancelDeferred(id: id) { return }
         enum Action { case none, dequeue(Job), abandon(Job) }
         let action: Action = state.withLock { s in
             guard let job = s.byID[id] else { return .none }

@@ -83,6 +83,8 @@ public final class Connection: Sendable {
     /// `Trace`'s raw value (see `Connection+Trace`).
     let traceLevel = Atomic<UInt8>(0)
     private let clientRequests = ClientRequests()
+    /// Requests whose answer a handler handed off (see `DeferredResponse`).
+    let deferred = DeferredRegistry()
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
     let loopEnded = DispatchSemaphore(value: 0)
 
@@ -110,6 +112,7 @@ public final class Connection: Sendable {
         loopEnded.wait()
         rescue.stop()
         clientRequests.closeAll()
+        endDeferred()
         if let code = state.withLock({ $0.exitCode }) { return code }
         logger.debug("end of input: finishing requests in flight")
         if inFlight.wait(timeout: .now() + Self.dispatchInterval(options.exitGrace)) == .success { return 0 }
@@ -216,7 +219,7 @@ public final class Connection: Sendable {
         // Counted in flight before any other thread can see (and finish) it.
         inFlight.enter()
         let admitted: Bool? = state.withLock { s in
-            if let id, s.byID[id] != nil { return nil }
+            if let id, s.byID[id] != nil || deferred.contains(id) { return nil }
             for earlier in s.jobs where schedule.conflicts(withEarlier: earlier.schedule) {
                 earlier.dependents.append(job)
                 job.blockers += 1
@@ -269,9 +272,13 @@ public final class Connection: Sendable {
             do {
                 let result = try job.method.handler(context)
                 answer = context.id.map { OutgoingMessage.response(id: $0, result: result) }
+                if deferred.tookHandOff(context) { answer = handedOff(job) }
             } catch {
                 let e = mapError(error)
-                if let id = context.id {
+                if deferred.tookHandOff(context), let id = context.id {
+                    answer = nil
+                    deferred.take(id)?.fail(e)
+                } else if let id = context.id {
                     answer = OutgoingMessage.error(id: id, e)
                 } else {
                     logger.warning("notification \(context.method) failed: \(e)")

@@ -11,7 +11,7 @@ import Testing
 
 @Suite("Performance", .serialized)
 struct PerformanceTests {
-    @Test("backgroundAll checkpoints and backgrounds 100 running sessions, durably, in under a second")
+    @Test("backgroundAll checkpoints and backgrounds 100 running sessions, durably (its time is printed; make bench measures it)")
     func backgroundHundred() throws {
         let f = Fixture()
         let store = f.store()
@@ -28,7 +28,6 @@ struct PerformanceTests {
         let ms = Double(MonotonicClock.nanos() - start) / 1e6
 
         print("backgroundAll: 100 sessions in \(ms) ms (\(isReleaseBuild() ? "release" : "debug"))")
-        #expect(ms < 1000)
         #expect(Set(moved.map(\.id)) == Set(ids))
         let reopened = f.store()
         #expect(try ids.allSatisfy { try reopened.get(id: $0).state == .backgrounded })
@@ -38,7 +37,7 @@ struct PerformanceTests {
         #expect(listed.allSatisfy { $0.checkpoint?["checkpointId"]?.stringValue?.hasPrefix("ckpt_") == true })
     }
 
-    @Test("recovery of a 10,000-message session (open, scan, validate) is fast")
+    @Test("a 10,000-message session recovers whole, from its snapshot and by replaying everything (times printed; make bench measures them)")
     func recoveryOfTenThousand() throws {
         let f = Fixture()
         let writer = f.store()
@@ -60,7 +59,8 @@ struct PerformanceTests {
             #expect(loaded?.data?.messages.count == 10_000)
         }
         let fullStart = MonotonicClock.nanos()
-        _ = try SessionLoader.load(folder: f.folder(s.id), id: s.id, useSnapshot: false)
+        let replayed = try SessionLoader.load(folder: f.folder(s.id), id: s.id, useSnapshot: false)
+        #expect(replayed?.data?.messages.count == 10_000)
         let full = Double(MonotonicClock.nanos() - fullStart) / 1e6
         let storeStart = MonotonicClock.nanos()
         let tail = try f.store().resume(id: s.id).messagesTail
@@ -71,36 +71,5 @@ struct PerformanceTests {
             + "everything; fresh store resume \(resume) ms (\(isReleaseBuild() ? "release" : "debug"))")
         #expect(tail.count == 50)
         #expect(tail.last?.id == "m9999")
-        #expect(ms < (isReleaseBuild() ? 50 : 1000))
-    }
-
-    @Test("appending one message durably costs about one write and one fsync")
-    func appendLatency() throws {
-        let f = Fixture()
-        let store = f.store()
-        let s = try store.create()
-        let message = MessageInput(role: .user, content: .string(String(repeating: "x", count: 200)))
-        _ = try store.appendMessages(id: s.id, messages: [message])
-        let line = JournalLine.encode(["t": "msg", "m": [Message(id: "msg_0123456789abcdef", role: .user, content: message.content,
-                                                                 toolCalls: nil, toolCallId: nil, atNanos: 1).stored], "at": 1])
-        let fd = open(f.root + "/bare.jsonl", O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        defer { close(fd) }
-
-        var ours: [UInt64] = []
-        var bare: [UInt64] = []
-        for _ in 0..<200 {
-            var t = MonotonicClock.nanos()
-            _ = try store.appendMessages(id: s.id, messages: [message])
-            ours.append(MonotonicClock.nanos() - t)
-            t = MonotonicClock.nanos()
-            _ = line.withUnsafeBytes { Disk.writeAll(fd, $0) }
-            _ = wb_full_fsync(fd)
-            bare.append(MonotonicClock.nanos() - t)
-        }
-
-        let p50 = { (x: [UInt64]) in Double(x.sorted()[x.count / 2]) / 1000 }
-        let ratio = p50(ours) / p50(bare)
-        print("appendMessages p50 \(p50(ours)) µs vs write+fsync p50 \(p50(bare)) µs: \(ratio)x (\(isReleaseBuild() ? "release" : "debug"))")
-        #expect(ratio < (isReleaseBuild() ? 2.0 : 4.0))
     }
 }

@@ -86,15 +86,19 @@ class RpcFace:
 class McpFace:
     """`workspace-bridge mcp`: the same requests as tools/call (mcp_helpers.RawMCP, ndjson)."""
     name = "mcp"
+    resource_error = -32803       # the JSON-RPC code of a refused resource (2025 era: the domain code)
 
     def __init__(self, r, root: Path, as_tool: Callable):
         self.r, self.root, self.as_tool = r, root, as_tool
+
+    def _call(self, method: str, params: dict, timeout: float) -> dict:
+        return self.r.call(method, params, timeout)
 
     def do(self, method: str, params: dict, timeout: float = 10.0) -> Outcome:
         tool = self.as_tool(method, params)
         assert tool is not None, f"{method} is host-only: no tool"
         name, args = tool
-        r = self.r.call("tools/call", {"name": name, "arguments": args}, timeout=timeout)
+        r = self._call("tools/call", {"name": name, "arguments": args}, timeout)
         assert "result" in r, f"{name} {args}: {r}"
         res = r["result"]
         if res.get("isError"):
@@ -105,16 +109,39 @@ class McpFace:
 
     def read_resource(self, rel: str, timeout: float = 10.0) -> Outcome:
         from mcp_helpers import file_uri
-        r = self.r.call("resources/read", {"uri": file_uri(self.root, rel)}, timeout=timeout)
+        r = self._call("resources/read", {"uri": file_uri(self.root, rel)}, timeout)
         if "result" in r:
             return Outcome(True, r["result"], None)
         return Outcome(False, r["error"], (r["error"].get("data") or {}).get("code"))
+
+    def subscribe(self, uri: str, timeout: float = 10.0) -> dict:
+        return self._call("resources/subscribe", {"uri": uri}, timeout)
 
     def ping(self) -> None:
         assert self.r.result("ping", timeout=PING_DEADLINE) == {}
 
     def output(self) -> bytes:
         return b"\n".join(json.dumps(m).encode() for _, m in self.r.log)
+
+
+class McpModernFace(McpFace):
+    """The same tool calls in MCP's 2026-07-28 era: no handshake, every request carries `_meta`
+    (mcp_modern.RawModern); liveness is `server/discover` (the revision has no ping)."""
+    name = "mcp-modern"
+    resource_error = -32602       # the revision's code for a resource that cannot be read
+
+    def _call(self, method: str, params: dict, timeout: float) -> dict:
+        return self.r.mcall(method, params, timeout=timeout)
+
+    def subscribe(self, uri: str, timeout: float = 10.0) -> dict:
+        """The revision's subscription: a listen whose only filter is the URI (refused at once)."""
+        return self._call("subscriptions/listen", {"notifications": {"resourceSubscriptions": [uri]}}, timeout)
+
+    def ping(self) -> None:
+        assert self.r.mresult("server/discover", timeout=PING_DEADLINE)["resultType"] == "complete"
+
+
+FACES = ["jsonrpc", "mcp", "mcp-modern"]
 
 
 def case_insensitive(folder: Path) -> bool:
@@ -154,7 +181,7 @@ class Adv:
                 assert hashlib.sha256(p.read_bytes()).hexdigest().encode() not in out, f"the sha256 of {p} leaked"
 
 
-@pytest.fixture(params=["jsonrpc", "mcp"])
+@pytest.fixture(params=FACES)
 def adv(request, tmp_path, spawn, binary):
     """The world under <tmp>/w (the server's logs and config stay outside it), served through one face."""
     w = tmp_path / "w"
@@ -163,7 +190,7 @@ def adv(request, tmp_path, spawn, binary):
     if request.param == "jsonrpc":
         b = spawn("--local-root", str(root), framing="ndjson", init=True)
         face = RpcFace(b, root)
-    else:
+    elif request.param == "mcp":
         pytest.importorskip("mcp")
         from mcp_helpers import RawMCP, server_args, server_env
         from test_mcp_security import as_tool
@@ -171,6 +198,15 @@ def adv(request, tmp_path, spawn, binary):
         request.addfinalizer(r.kill)
         r.initialize()
         face = McpFace(r, root, as_tool)
+    else:
+        pytest.importorskip("mcp")
+        from mcp_helpers import server_args, server_env
+        from mcp_modern import RawModern
+        from test_mcp_security import as_tool
+        r = RawModern(binary, server_args(root, tmp_path / "cfg"), server_env(tmp_path), tmp_path / "mcp-stderr.log")
+        request.addfinalizer(r.kill)
+        face = McpModernFace(r, root, as_tool)
+        face.ping()                              # no handshake: the first request opens the workspace
     make_world(w, root)        # after the template was laid out (Research/ exists)
     for name in ("ws-evil", "ws2", 'ws"') + (() if case_insensitive(w) else ("WS",)):
         _secret(w / name / "secret.txt", name)
@@ -336,20 +372,20 @@ RESOURCE_CASES = [   # (id, where, data.code); None: SymlinkNotFollowed where na
 ]
 
 
-@pytest.mark.parametrize("adv", ["mcp"], indirect=True)
+@pytest.mark.parametrize("adv", ["mcp", "mcp-modern"], indirect=True)
 @pytest.mark.parametrize("where, code", [c[1:] for c in RESOURCE_CASES], ids=[c[0] for c in RESOURCE_CASES])
 def test_advisory_resource_uri_is_refused(adv, where, code):
     """resources/read and resources/subscribe of the advisories' spellings as file:// URIs."""
     uri = "file://" + where.replace("{root}", str(adv.root)).replace("{tmp}", str(adv.w))
     code = code or (SNF if adv.ci else NF)
-    r = adv.face.r
+    face = adv.face
 
     with adv.guard(inside_unchanged=True):
-        read = r.call("resources/read", {"uri": uri})
-        sub = r.call("resources/subscribe", {"uri": uri})
+        read = face._call("resources/read", {"uri": uri}, 10.0)
+        sub = face.subscribe(uri)
 
     for res in (read, sub):
-        assert "error" in res and res["error"]["code"] == -32803, f"{uri}: {res}"
+        assert "error" in res and res["error"]["code"] == face.resource_error, f"{uri}: {res}"
         assert res["error"]["data"]["code"] == code, f"{uri}: expected {code}: {res}"
     adv.assert_nothing_leaked()
     adv.face.ping()
@@ -510,7 +546,7 @@ def test_GHSA_p9cv_8g75_4xcg_a_folder_swapped_for_a_link_during_reads(adv):
         if isinstance(f, McpFace):
             res = f.read_resource("d/f")
             assert not res.ok or res.value["contents"][0]["text"] == INSIDE.decode(), res
-            assert res.ok or res.value["code"] == -32803, res
+            assert res.ok or res.value["code"] == f.resource_error, res
             rounds.append(("resource", res))
         return rounds
 

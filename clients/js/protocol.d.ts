@@ -113,9 +113,9 @@ export interface BlobResult {
   data: string;
 }
 
-/** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803). */
+/** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803); UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md); MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request that needs an extension its `_meta` did not declare (the tasks extension's tasks/*). */
 export type ErrorData = {
-  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError";
+  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "MissingRequiredClientCapability" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError";
   /** ParseError: what the JSON parser reported. */
   reason?: string;
   /** ParseError: line of the error in the message. */
@@ -176,6 +176,12 @@ export type ErrorData = {
   key?: string;
   /** NotARegularFile: what the entry is (a named pipe, a Unix socket, a character or block device). Its bytes are never read or written; the answer comes at once, never after waiting on the entry. */
   type?: "fifo" | "socket" | "charDevice" | "blockDevice" | "other";
+  /** UnsupportedProtocolVersion (MCP face only): every MCP protocol version this binary serves, both eras, newest first. */
+  supported?: string[];
+  /** UnsupportedProtocolVersion: the version the request asked for. */
+  requested?: string;
+  /** MissingRequiredClientCapability (MCP face only): the client capabilities the request needs, e.g. {"extensions": {"io.modelcontextprotocol/tasks": {}}}. */
+  requiredCapabilities?: { [key: string]: unknown };
 };
 
 /** A workspace-relative, '/'-separated path; "" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. */

@@ -12,7 +12,8 @@ import Workspace
 enum MCPMethods {
     static let supportedVersions = ["2025-06-18", "2025-11-25"]
 
-    static let requests: [any MethodDeclaration.Type] = [
+    /// The MCP face's requests (both eras: `MCPModern` dispatches each message by its `_meta`).
+    static let requests: [any MCPRequestDeclaration.Type] = [
         Ping.self, ListMCPTools.self, CallMCPTool.self, ListResources.self, ReadResource.self, ResourceTemplates.self,
         SubscribeResource.self, UnsubscribeResource.self, SetLogLevel.self,
     ]
@@ -21,14 +22,46 @@ enum MCPMethods {
     /// MCP's `initialize`: version negotiation, the session tool calls are journaled into,
     /// and the server's capabilities.
     static func initialize(_ services: Services, _ connection: Connection, _ p: ParamReader) throws -> JSON {
+        // An initialize in the modern envelope is a modern request, and the modern era has no handshake.
+        if try MCPEnvelope.parse(p.source) != nil { throw RPCError.methodNotFound("initialize") }
         let asked = try p.string("protocolVersion")
         let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? supportedVersions.last!
         services.lifecycle.setMCP()
         services.mcpRoots.clientDeclaresRoots(try p.object("capabilities")?.object("roots") != nil)
-        let storage = try services.openStorage(initializationOptions: nil)
-        let ws = try storage.manager.active()
-        let (store, _) = try services.agents.stores(for: ws)
         let clientName = try p.object("clientInfo")?.string("name") ?? "MCP client"
+        let (root, sessionID) = try openSession(services, clientName: clientName)
+        connection.use(MCPConventions.value)
+        return [
+            "protocolVersion": .string(version),
+            "capabilities": capabilities,
+            "serverInfo": serverInfo,
+            "instructions": .string(instructions(root: root, sessionID: sessionID)),
+        ]
+    }
+
+    /// The server's MCP capabilities (the same in both eras).
+    static var capabilities: JSON {
+        ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": false], "logging": .object(JSONObject())]
+    }
+
+    static let serverInfo: JSON = ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)]
+
+    static func instructions(root: String, sessionID: String) -> String {
+        """
+        Files of the user's workspace at \(root) (paths are relative to it; nothing outside it can be reached). \
+        Tool calls are journaled in session \(sessionID).
+        """
+    }
+
+    /// Opens storage (unless open) and the session MCP tool calls are journaled into (`--session`,
+    /// else one created for this process; the same one for both eras once it exists).
+    /// Returns the workspace root and the session id.
+    static func openSession(_ services: Services, clientName: String) throws -> (root: String, sessionID: String) {
+        let storage = try (try? services.storage()) ?? services.openStorage(initializationOptions: nil)
+        let ws = try storage.manager.active()
+        try services.mcpRoots.configure(services.configuration.mcpRoots, workspaceRoot: ws.rootPath)
+        if let id = services.mcpSession.get() { return (ws.rootPath, id) }
+        let (store, _) = try services.agents.stores(for: ws)
         let session: Session
         if let id = services.configuration.mcpSession {
             session = try store.get(id: id)
@@ -37,17 +70,7 @@ enum MCPMethods {
             _ = try store.transition(id: session.id, to: .running)
         }
         services.mcpSession.set(session.id)
-        connection.use(MCPConventions.value)
-        return [
-            "protocolVersion": .string(version),
-            "capabilities": ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": false],
-                             "logging": .object(JSONObject())],
-            "serverInfo": ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)],
-            "instructions": .string("""
-                Files of the user's workspace at \(ws.rootPath) (paths are relative to it; nothing outside it can be reached). \
-                Tool calls are journaled in session \(session.id).
-                """),
-        ]
+        return (ws.rootPath, session.id)
     }
 
     /// Sends `roots/list` when the client declared roots; its answer narrows what tools and

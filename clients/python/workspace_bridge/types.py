@@ -171,6 +171,8 @@ ErrorCode = Literal[
     'InternalError',
     'ServerNotInitialized',
     'RequestCancelled',
+    'UnsupportedProtocolVersion',
+    'MissingRequiredClientCapability',
     'NotFound',
     'AlreadyExists',
     'NotADirectory',
@@ -271,13 +273,25 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # Its bytes are never read or written; the answer comes at once, never after waiting on the
     # entry.
     'type': Literal['fifo', 'socket', 'charDevice', 'blockDevice', 'other'],
+    # UnsupportedProtocolVersion (MCP face only): every MCP protocol version this binary serves,
+    # both eras, newest first.
+    'supported': List[str],
+    # UnsupportedProtocolVersion: the version the request asked for.
+    'requested': str,
+    # MissingRequiredClientCapability (MCP face only): the client capabilities the request needs,
+    # e.g. {"extensions": {"io.modelcontextprotocol/tasks": {}}}.
+    'requiredCapabilities': Dict[str, Any],
 }, total=False)
 
 
 class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
     """
     error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes
-    maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803).
+    maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803);
+    UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose
+    `_meta` names a version this binary does not serve (docs/mcp-2026.md);
+    MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request
+    that needs an extension its `_meta` did not declare (the tasks extension's tasks/*).
     """
 
 

@@ -1,0 +1,239 @@
+import SystemSupport
+import JSON
+
+/// Where a fork came from: the parent session and the message it was cut at.
+public struct Lineage: Sendable, Equatable {
+    public var parentId: String
+    /// The last message carried over (`nil` when the parent had none).
+    public var messageId: String?
+    /// When the fork was made (nanoseconds since 1970).
+    public var atNanos: Int64
+
+    public init(parentId: String, messageId: String?, atNanos: Int64) {
+        self.parentId = parentId
+        self.messageId = messageId
+        self.atNanos = atNanos
+    }
+
+    /// `{parentId, messageId?, at}`.
+    public var json: JSON {
+        var o: JSONObject = ["parentId": .string(parentId)]
+        if let messageId { o["messageId"] = .string(messageId) }
+        o["at"] = .string(Timestamp.iso8601(nanos: atNanos))
+        return .object(o)
+    }
+
+    var stored: JSON {
+        var o: JSONObject = ["parentId": .string(parentId), "at": .int(atNanos)]
+        if let messageId { o["messageId"] = .string(messageId) }
+        return .object(o)
+    }
+
+    init?(stored j: JSON?) {
+        guard let j, let p = j["parentId"]?.stringValue, let at = j["at"]?.intValue else { return nil }
+        self.init(parentId: p, messageId: j["messageId"]?.stringValue, atNanos: at)
+    }
+}
+
+/// One compaction of a run of messages: who made it, when, what it replaced, and whether it is
+/// still in force (`undoneAtNanos == nil`). Its originals live in the journal until the next
+/// rewrite moves them to the session's archive (`compacted.jsonl`), and are gone only when the
+/// retention policy drops them (`originalsDroppedAtNanos`).
+public struct Compaction: Sendable, Equatable {
+    public var id: String
+    public var firstMessageId: String
+    public var throughMessageId: String
+    public var count: Int
+    public var summary: JSON
+    /// The role the summary entry is shown with (`system` unless the compaction said otherwise).
+    public var summaryRole: MessageRole = .system
+    public var by: String
+    public var atNanos: Int64
+    public var undoneAtNanos: Int64?
+    public var originalsDroppedAtNanos: Int64?
+    /// Refs of the originals while they are still in the journal (`nil` once archived).
+    var originals: [MessageRef]?
+
+    public var isActive: Bool { undoneAtNanos == nil }
+
+    /// `{id, firstMessageId, throughMessageId, count, by, at, active, undoneAt?, originalsKept}`.
+    public var json: JSON {
+        var o: JSONObject = ["id": .string(id), "firstMessageId": .string(firstMessageId),
+                             "throughMessageId": .string(throughMessageId), "count": JSON(count), "by": .string(by),
+                             "at": .string(Timestamp.iso8601(nanos: atNanos)), "active": .bool(isActive)]
+        if let undoneAtNanos { o["undoneAt"] = .string(Timestamp.iso8601(nanos: undoneAtNanos)) }
+        o["originalsKept"] = .bool(originalsDroppedAtNanos == nil)
+        return .object(o)
+    }
+
+    var stored: JSON {
+        var o: JSONObject = ["id": .string(id), "first": .string(firstMessageId), "through": .string(throughMessageId),
+                             "count": JSON(count), "summary": summary, "by": .string(by), "at": .int(atNanos)]
+        if summaryRole != .system { o["role"] = .string(summaryRole.rawValue) }
+        if let undoneAtNanos { o["undoneAt"] = .int(undoneAtNanos) }
+        if let originalsDroppedAtNanos { o["droppedAt"] = .int(originalsDroppedAtNanos) }
+        if let originals { o["originals"] = .array(originals.map(\.stored)) }
+        return .object(o)
+    }
+
+    init(id: String, first: String, through: String, count: Int, summary: JSON, by: String, at: Int64) {
+        self.id = id
+        firstMessageId = first
+        throughMessageId = through
+        self.count = count
+        self.summary = summary
+        self.by = by
+        atNanos = at
+    }
+
+    init?(stored j: JSON) {
+        guard let id = j["id"]?.stringValue, let first = j["first"]?.stringValue, let through = j["through"]?.stringValue,
+              let count = j["count"]?.intValue, let by = j["by"]?.stringValue, let at = j["at"]?.intValue else { return nil }
+        self.init(id: id, first: first, through: through, count: Int(count), summary: j["summary"] ?? .null, by: by, at: at)
+        summaryRole = j["role"]?.stringValue.flatMap(MessageRole.init(rawValue:)) ?? .system
+        undoneAtNanos = j["undoneAt"]?.intValue
+        originalsDroppedAtNanos = j["droppedAt"]?.intValue
+        if let list = j["originals"]?.arrayValue {
+            var refs: [MessageRef] = []
+            for r in list {
+                guard let m = MessageRef(stored: r) else { return nil }
+                refs.append(m)
+            }
+            originals = refs
+        }
+    }
+}
+
+extension MessageRef {
+    /// A compaction's place in the message list: `id` is the compaction's id.
+    var isPlaceholder: Bool { position < 0 }
+
+    var stored: JSON { [.string(id), .int(record.offset), .int(Int64(record.length)), JSON(position)] }
+
+    init?(stored j: JSON) {
+        guard case .array(let a) = j, a.count == 4, case .string(let mid) = a[0], case .int(let off) = a[1],
+              case .int(let len) = a[2], case .int(let pos) = a[3] else { return nil }
+        self.init(id: mid, record: RecordRef(offset: off, length: Int32(len)), position: Int(pos))
+    }
+}
+
+/// A tool call waiting for the user's consent, or decided.
+public struct Approval: Sendable, Equatable {
+    public enum Decision: String, Sendable { case allow, deny }
+    public var approvalId: String
+    public var toolCallId: String
+    public var name: String
+    public var arguments: JSON
+    public var requestedAtNanos: Int64
+    public var decision: Decision?
+    public var remember: Bool
+
+    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?}`.
+    public var json: JSON {
+        var o: JSONObject = ["approvalId": .string(approvalId), "toolCallId": .string(toolCallId), "name": .string(name),
+                             "arguments": arguments, "requestedAt": .string(Timestamp.iso8601(nanos: requestedAtNanos))]
+        if let decision { o["decision"] = .string(decision.rawValue) }
+        return .object(o)
+    }
+
+    var stored: JSON {
+        var o: JSONObject = ["aid": .string(approvalId), "call": .string(toolCallId), "name": .string(name),
+                             "args": arguments, "at": .int(requestedAtNanos), "remember": .bool(remember)]
+        if let decision { o["decision"] = .string(decision.rawValue) }
+        return .object(o)
+    }
+
+    init(approvalId: String, toolCallId: String, name: String, arguments: JSON, at: Int64) {
+        self.approvalId = approvalId
+        self.toolCallId = toolCallId
+        self.name = name
+        self.arguments = arguments
+        requestedAtNanos = at
+        remember = false
+    }
+
+    init?(stored j: JSON) {
+        guard let aid = j["aid"]?.stringValue, let call = j["call"]?.stringValue, let name = j["name"]?.stringValue,
+              let at = j["at"]?.intValue else { return nil }
+        self.init(approvalId: aid, toolCallId: call, name: name, arguments: j["args"] ?? .object([:]), at: at)
+        decision = j["decision"]?.stringValue.flatMap(Decision.init(rawValue:))
+        remember = j["remember"]?.boolValue ?? false
+    }
+}
+
+/// A tool call the device policy deferred: recorded so it is visible and can run later.
+public struct DeferredCall: Sendable, Equatable {
+    public var toolCallId: String
+    public var name: String
+    public var arguments: JSON
+    public var reason: String
+    public var atNanos: Int64
+
+    /// `{toolCallId, name, arguments, reason, at}`.
+    public var json: JSON {
+        ["toolCallId": .string(toolCallId), "name": .string(name), "arguments": arguments, "reason": .string(reason),
+         "at": .string(Timestamp.iso8601(nanos: atNanos))]
+    }
+
+    var stored: JSON {
+        ["call": .string(toolCallId), "name": .string(name), "args": arguments, "reason": .string(reason), "at": .int(atNanos)]
+    }
+
+    init(toolCallId: String, name: String, arguments: JSON, reason: String, at: Int64) {
+        self.toolCallId = toolCallId
+        self.name = name
+        self.arguments = arguments
+        self.reason = reason
+        atNanos = at
+    }
+
+    init?(stored j: JSON) {
+        guard let call = j["call"]?.stringValue, let name = j["name"]?.stringValue, let at = j["at"]?.intValue else { return nil }
+        self.init(toolCallId: call, name: name, arguments: j["args"] ?? .object([:]), reason: j["reason"]?.stringValue ?? "",
+                  at: at)
+    }
+}
+
+/// The facts beyond the anchors (issue 17) a session carries: lineage, compactions, approvals,
+/// deferred calls. One value so the snapshot and a rewritten journal's `base` record store it
+/// the same way.
+struct SessionExtras: Sendable, Equatable {
+    var lineage: Lineage?
+    var compactions: [Compaction] = []
+    var approvalPolicy = ApprovalPolicy.none
+    var approvals: [Approval] = []
+    /// Tool names whose decision the user asked to remember.
+    var remembered: [String: Approval.Decision] = [:]
+    var deferred: [DeferredCall] = []
+
+    var isEmpty: Bool { self == SessionExtras() }
+
+    var stored: JSON {
+        var o = JSONObject()
+        if let lineage { o["lineage"] = lineage.stored }
+        if !compactions.isEmpty { o["compactions"] = .array(compactions.map(\.stored)) }
+        if approvalPolicy != .none { o["approvalPolicy"] = approvalPolicy.json }
+        if !approvals.isEmpty { o["approvals"] = .array(approvals.map(\.stored)) }
+        if !remembered.isEmpty {
+            var r = JSONObject()
+            for k in remembered.keys.sorted() { r[k] = .string(remembered[k]!.rawValue) }
+            o["remembered"] = .object(r)
+        }
+        if !deferred.isEmpty { o["deferred"] = .array(deferred.map(\.stored)) }
+        return .object(o)
+    }
+
+    init() {}
+
+    init(stored j: JSON?) {
+        guard let j else { return }
+        lineage = Lineage(stored: j["lineage"])
+        compactions = (j["compactions"]?.arrayValue ?? []).compactMap(Compaction.init(stored:))
+        approvalPolicy = j["approvalPolicy"].flatMap { try? ApprovalPolicy(json: $0) } ?? .none
+        approvals = (j["approvals"]?.arrayValue ?? []).compactMap(Approval.init(stored:))
+        for (k, v) in j["remembered"]?.objectValue?.members ?? [] {
+            if let d = v.stringValue.flatMap(Approval.Decision.init(rawValue:)) { remembered[k] = d }
+        }
+        deferred = (j["deferred"]?.arrayValue ?? []).compactMap(DeferredCall.init(stored:))
+    }
+}

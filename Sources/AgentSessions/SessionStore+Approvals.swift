@@ -1,0 +1,120 @@
+import JSON
+
+/// What `checkApproval` decided for one tool call.
+public enum ApprovalCheck: Sendable, Equatable {
+    /// The policy asks nothing for this call: run it.
+    case notNeeded
+    /// The user allowed it (now, or by a remembered decision): run it.
+    case allowed
+    /// The user refused it (now, or by a remembered decision): do not run it.
+    case denied
+    /// Waiting for the user: nothing has run. Answer with `approve`.
+    case pending(Approval)
+}
+
+extension SessionStore {
+    /// Changes the session's approval policy, durably. Calls already pending stay pending.
+    public func setApprovalPolicy(id: String, _ policy: ApprovalPolicy) throws(SessionError) -> Session {
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        try prepareWrite(h)
+        if h.data!.extras.approvalPolicy != policy {
+            try commit(h, [["t": "policy", "policy": policy.json, "at": .int(now())]])
+        }
+        return view(h)
+    }
+
+    /// Decides whether tool call `toolCallId` may run under the session's approval policy. A call
+    /// that needs consent and has no decision is recorded as pending (durably, with an approval
+    /// id: it survives a crash and shows in `Session.pendingApprovals`) and nothing runs. Asking
+    /// again for the same `toolCallId` returns the same pending approval, or its decision.
+    public func checkApproval(id: String, toolCallId: String, tool: ToolFacts,
+                              arguments: JSON = .object([:])) throws(SessionError) -> ApprovalCheck {
+        guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        if let known = decided(h.data!, toolCallId) { return known }
+        guard h.data!.extras.approvalPolicy.requiresConsent(tool) else { return .notNeeded }
+        if let remembered = h.data!.extras.remembered[tool.name] { return remembered == .allow ? .allowed : .denied }
+        try prepareWrite(h)
+        if let known = decided(h.data!, toolCallId) { return known }
+        let aid = SessionNames.randomId("apr_")
+        try commit(h, [["t": "ask", "aid": .string(aid), "call": .string(toolCallId), "name": .string(tool.name),
+                        "args": arguments, "at": .int(now())]])
+        return .pending(h.data!.extras.approvals.last!)
+    }
+
+    private func decided(_ d: SessionData, _ toolCallId: String) -> ApprovalCheck? {
+        guard let a = d.extras.approvals.last(where: { $0.toolCallId == toolCallId }) else { return nil }
+        switch a.decision {
+        case .allow?: return .allowed
+        case .deny?: return .denied
+        case nil: return .pending(a)
+        }
+    }
+
+    /// Answers a pending approval, durably. `remember` applies the decision to later calls of the
+    /// same tool in this session. Returns the approval (name and arguments, for the caller to run
+    /// an allowed call or record a refused one). Answering again with the same decision changes
+    /// nothing; with the other one it is `InvalidArgument`.
+    public func approve(id: String, toolCallId: String, decision: Approval.Decision,
+                        remember: Bool = false) throws(SessionError) -> Approval {
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        try prepareWrite(h)
+        guard let a = h.data!.extras.approvals.last(where: { $0.toolCallId == toolCallId }) else {
+            throw SessionError(.notFound, "session \(id) has no approval for tool call \(toolCallId)",
+                               data: ["id": .string(id), "toolCallId": .string(toolCallId)])
+        }
+        if let earlier = a.decision {
+            guard earlier == decision else {
+                throw SessionError(.invalidArgument, "tool call \(toolCallId) was already answered \(earlier.rawValue)",
+                                   data: ["toolCallId": .string(toolCallId), "decision": .string(earlier.rawValue)])
+            }
+            return a
+        }
+        try commit(h, [["t": "decide", "aid": .string(a.approvalId), "decision": .string(decision.rawValue),
+                        "remember": .bool(remember), "at": .int(now())]])
+        return h.data!.extras.approvals.last { $0.toolCallId == toolCallId }!
+    }
+
+    /// Records that the device policy deferred tool call `toolCallId` (durably; visible in
+    /// `Session.deferredToolCalls` until the call is begun or finished). Recording it again
+    /// replaces the reason.
+    public func deferToolCall(id: String, toolCallId: String, name: String, arguments: JSON,
+                              reason: String) throws(SessionError) -> DeferredCall {
+        guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        if h.data!.toolCalls[toolCallId] != nil {
+            throw SessionError(.invalidArgument, "tool call \(toolCallId) has already begun; it cannot be deferred",
+                               data: ["toolCallId": .string(toolCallId)])
+        }
+        try refuseIfFinal(h.data!, doing: "defer tool calls")
+        try prepareWrite(h)
+        try commit(h, [["t": "defer", "call": .string(toolCallId), "name": .string(name), "args": arguments,
+                        "reason": .string(reason), "at": .int(now())]])
+        return h.data!.extras.deferred.last!
+    }
+
+    /// Every deferred tool call of the sessions this store sees, with its session id, oldest first:
+    /// what to offer (or run) when the conditions allow again.
+    public func deferredToolCalls() -> [(sessionId: String, call: DeferredCall)] {
+        var out: [(sessionId: String, call: DeferredCall)] = []
+        for h in allHandles() {
+            h.lock.lock()
+            defer { h.lock.unlock() }
+            guard (try? current(h)) != nil, let d = h.data else { continue }
+            for c in d.extras.deferred { out.append((d.id, c)) }
+        }
+        return out.sorted { ($0.call.atNanos, $0.sessionId) < ($1.call.atNanos, $1.sessionId) }
+    }
+}

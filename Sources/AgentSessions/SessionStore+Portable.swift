@@ -1,0 +1,226 @@
+import JSON
+
+/// A session exported as one self-describing JSON file.
+public struct ExportedSession: Sendable, Equatable {
+    /// The file's bytes (written by jansson), to store where the caller chooses.
+    public let bytes: [UInt8]
+    /// SHA-256 of `bytes`, lowercase hex.
+    public let sha256: String
+    public let sessionId: String
+    /// The seeds' place for conversations, relative to the workspace: `Chats/<id>.json`.
+    public var defaultPath: String { "Chats/\(sessionId).json" }
+}
+
+/// What `importSession` made.
+public struct ImportedSession: Sendable, Equatable {
+    public let session: Session
+    /// The id the file carried when it was taken (or unusable) and the session got a new one.
+    public let replacedId: String?
+}
+
+/// The export file's format (`format`, `version` 1):
+///
+/// `{format: "workspace-bridge.session", version: 1, session: {facts, times in nanoseconds},
+/// messages: [every message in order, originals of compactions marked `compactedBy`; a
+/// compaction whose originals were dropped appears as `{placeOf: <compactionId>}`],
+/// compactions: [...], toolCalls: [...], checksum: {algorithm: "sha256", value}}`, written by
+/// jansson. `checksum` is the last member; its `value` is the SHA-256 of the file's bytes with
+/// the value's 64 hex digits replaced by 64 zeros (so the file is encoded once, and checked
+/// without encoding it again).
+enum ExportFormat {
+    static let name = "workspace-bridge.session"
+    static let version: Int64 = 1
+
+    /// The checksum's place while the file is hashed: 64 zeros.
+    static let zeros = String(repeating: "0", count: 64)
+
+    /// Where `needle` last occurs in `bytes` (the checksum is the document's last member, so
+    /// its value is the last occurrence of its digits).
+    static func lastRange(of needle: String, in bytes: [UInt8]) -> Range<Int>? {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty, bytes.count >= n.count else { return nil }
+        var i = bytes.count - n.count
+        while i >= 0 {
+            if bytes[i] == n[0] && bytes[i..<i + n.count].elementsEqual(n) { return i..<i + n.count }
+            i -= 1
+        }
+        return nil
+    }
+
+    static func damaged(_ why: String, reason: String = "damaged") -> SessionError {
+        SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)",
+                     data: ["reason": .string(reason)])
+    }
+}
+
+extension SessionStore {
+    /// Exports session `id` (read-only: no lease needed) as one JSON file with its messages (the
+    /// originals of compacted runs included), tool calls and their results, usage, lineage,
+    /// compactions, approvals and a checksum. Where the bytes go is the caller's choice
+    /// (`ExportedSession.defaultPath` is the seeds' `Chats/<id>.json`).
+    public func export(id: String) throws(SessionError) -> ExportedSession {
+        let h = try handle(id)
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        try current(h)
+        let d = h.data!
+        var session: JSONObject = ["id": .string(d.id), "title": .string(d.title), "agentType": .string(d.agentType),
+                                   "state": .string(d.state.rawValue)]
+        if let error = d.error { session["error"] = error }
+        session["config"] = d.config.json
+        session["usage"] = d.usage.json
+        if let metadata = d.metadata { session["metadata"] = metadata }
+        session["createdAt"] = .int(d.createdAt)
+        session["updatedAt"] = .int(d.updatedAt)
+        if !d.declared.isEmpty { session["declared"] = .array(d.declared.map(\.stored)) }
+        var extras = d.extras
+        extras.compactions = []
+        if !extras.isEmpty { session["extras"] = extras.stored }
+
+        let all = try readMessages(h, d.messages[...])
+        let archived = try Archive.read(folder: h.folder)
+        var messages: [JSON] = []
+        messages.reserveCapacity(all.count)
+        for m in all {
+            guard let c = m.compaction else { messages.append(m.stored); continue }
+            if c.originalsDroppedAtNanos != nil {
+                messages.append(["placeOf": .string(c.id)])
+                continue
+            }
+            let full = d.extras.compactions.first { $0.id == c.id }!
+            let originals = try full.originals.map { refs throws(SessionError) in try readMessages(h, refs[...]) }
+                ?? archived[c.id] ?? []
+            guard originals.count == c.count else {
+                throw SessionError(.ioError, "the originals of compaction \(c.id) are incomplete (\(originals.count) of \(c.count))",
+                                   data: ["compactionId": .string(c.id)])
+            }
+            for o in originals {
+                guard case .object(var j) = o.stored else { continue }
+                j["compactedBy"] = .string(c.id)
+                messages.append(.object(j))
+            }
+        }
+        var calls: [JSON] = []
+        try withJournal(h) { fd throws(SessionError) in
+            for t in d.toolCalls.values.sorted(by: { $0.sequence < $1.sequence }) {
+                var o: JSONObject = ["id": .string(t.id), "name": .string(t.name), "startedAt": .int(t.startedAt)]
+                if let ref = t.result {
+                    let r = try readRecord(h, fd, ref)
+                    o["result"] = r["result"] ?? .null
+                    o["isError"] = .bool(t.isError)
+                    o["finishedAt"] = r["at"] ?? .int(t.startedAt)
+                } else {
+                    o["arguments"] = t.arguments ?? .object([:])
+                }
+                calls.append(.object(o))
+            }
+        }
+        let doc: JSONObject = ["format": .string(ExportFormat.name), "version": .int(ExportFormat.version),
+                               "session": .object(session), "messages": .array(messages),
+                               "compactions": .array(d.extras.compactions.map { publicCompaction($0).stored }),
+                               "toolCalls": .array(calls),
+                               "checksum": ["algorithm": "sha256", "value": .string(ExportFormat.zeros)]]
+        var bytes = JSONCodec.encode(.object(doc))
+        let checksum = try Digest.sha256(bytes)
+        guard let at = ExportFormat.lastRange(of: ExportFormat.zeros, in: bytes) else {
+            throw SessionError(.ioError, "internal: the export's checksum placeholder is missing")
+        }
+        bytes.replaceSubrange(at, with: Array(checksum.utf8))
+        return ExportedSession(bytes: bytes, sha256: try Digest.sha256(bytes), sessionId: d.id)
+    }
+
+    /// Creates a session from an export file's bytes: the same messages, tool results, usage,
+    /// lineage, compactions and approvals, under the file's id, or a new id when that one is
+    /// taken. A file that is not JSON, not an export, of an unknown version, fails its checksum
+    /// or does not replay is `InvalidArgument` (`data.reason`: `damaged`, `foreign`,
+    /// `unsupportedVersion`), and nothing is created: the whole session is built and checked in
+    /// memory first, then installed with one rename.
+    public func importSession(_ bytes: [UInt8]) throws(SessionError) -> ImportedSession {
+        let parsed: JSON
+        do { parsed = try JSONCodec.decode(bytes) } catch { throw ExportFormat.damaged("not JSON (\(error))") }
+        guard case .object(var doc) = parsed, doc["format"]?.stringValue == ExportFormat.name else {
+            throw ExportFormat.damaged("it is not a \(ExportFormat.name) file", reason: "foreign")
+        }
+        guard doc["version"]?.intValue == ExportFormat.version else {
+            throw ExportFormat.damaged("version \(doc["version"].map { JSONCodec.encodeString($0) } ?? "none") is not 1",
+                                       reason: "unsupportedVersion")
+        }
+        guard doc["checksum"]?["algorithm"]?.stringValue == "sha256", let stated = doc["checksum"]?["value"]?.stringValue,
+              stated.utf8.count == 64, doc.keys.last == "checksum", let at = ExportFormat.lastRange(of: stated, in: bytes)
+        else { throw ExportFormat.damaged("it has no sha256 checksum as its last member") }
+        var zeroed = bytes
+        zeroed.replaceSubrange(at, with: Array(ExportFormat.zeros.utf8))
+        guard try Digest.sha256(zeroed) == stated else { throw ExportFormat.damaged("its checksum does not match its content") }
+        doc["checksum"] = nil
+        guard let s = doc["session"], let fileId = s["id"]?.stringValue, let messages = doc["messages"]?.arrayValue,
+              let compactionList = doc["compactions"]?.arrayValue, let calls = doc["toolCalls"]?.arrayValue
+        else { throw ExportFormat.damaged("session, messages, compactions or toolCalls is missing") }
+        var id = fileId
+        var replaced: String?
+        if !SessionNames.isSafeName(id) || (try? handle(id)) != nil || Disk.identity(path: directory + "/" + id) != nil {
+            replaced = fileId
+            id = SessionNames.randomId("sess_")
+        }
+        var compactions: [Compaction] = []
+        for c in compactionList {
+            guard let made = Compaction(stored: c) else { throw ExportFormat.damaged("a compaction is incomplete") }
+            compactions.append(made)
+        }
+        // Compactions whose originals were dropped exist from the start (their place is a record);
+        // the others are made (and undone) by their own records, in time order, after the messages.
+        var extras = SessionExtras(stored: s["extras"])
+        extras.compactions = compactions.filter { $0.originalsDroppedAtNanos != nil }
+        var base: JSONObject = ["t": "base", "id": .string(id)]
+        for key in ["title", "agentType", "config", "metadata", "createdAt", "updatedAt", "state", "error", "usage", "declared"] {
+            if let v = s[key] { base[key] = v }
+        }
+        base["toolSequence"] = 0
+        if !extras.isEmpty { base["extras"] = extras.stored }
+        base["at"] = s["updatedAt"] ?? 0
+        var b = try JournalBuild(first: .object(base))
+        var chunk: [JSON] = []
+        func flush(_ b: inout JournalBuild) throws(SessionError) {
+            guard !chunk.isEmpty else { return }
+            try b.add(["t": "msg", "m": .array(chunk), "at": chunk.last!["at"] ?? 0])
+            chunk = []
+        }
+        for m in messages {
+            if let cid = m["placeOf"]?.stringValue {
+                try flush(&b)
+                try b.add(["t": "place", "cid": .string(cid), "at": s["updatedAt"] ?? 0])
+                continue
+            }
+            guard case .object(var o) = m, Message(stored: m) != nil else { throw ExportFormat.damaged("a message is incomplete") }
+            o["compactedBy"] = nil
+            chunk.append(.object(o))
+            if chunk.count == 256 { try flush(&b) }
+        }
+        try flush(&b)
+        var events: [(at: Int64, record: JSON)] = []
+        for c in compactions where c.originalsDroppedAtNanos == nil {
+            var r: JSONObject = ["t": "compact", "cid": .string(c.id), "first": .string(c.firstMessageId),
+                                 "through": .string(c.throughMessageId), "summary": c.summary, "by": .string(c.by)]
+            if c.summaryRole != .system { r["role"] = .string(c.summaryRole.rawValue) }
+            r["at"] = .int(c.atNanos)
+            events.append((c.atNanos, .object(r)))
+            if let undone = c.undoneAtNanos { events.append((undone, ["t": "uncompact", "cid": .string(c.id), "at": .int(undone)])) }
+        }
+        for e in events.sorted(by: { $0.at < $1.at }) { try b.add(e.record) }
+        for c in calls {
+            guard let cid = c["id"]?.stringValue, let name = c["name"]?.stringValue, let started = c["startedAt"]?.intValue else {
+                throw ExportFormat.damaged("a tool call is incomplete")
+            }
+            if let result = c["result"] {
+                try b.add(["t": "begin", "call": .string(cid), "name": .string(name), "args": .object([:]), "at": .int(started)])
+                try b.add(["t": "end", "call": .string(cid), "name": .string(name), "result": result,
+                           "isError": c["isError"] ?? false, "at": c["finishedAt"] ?? .int(started)])
+            } else {
+                try b.add(["t": "begin", "call": .string(cid), "name": .string(name), "args": c["arguments"] ?? .object([:]),
+                           "at": .int(started)])
+            }
+        }
+        guard b.data.extras.compactions.count == compactions.count else { throw ExportFormat.damaged("compactions do not fit") }
+        let session = try install(id, b, archive: [])
+        return ImportedSession(session: session, replacedId: replaced)
+    }
+}

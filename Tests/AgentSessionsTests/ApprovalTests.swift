@@ -1,0 +1,111 @@
+import JSON
+import Testing
+@testable import AgentSessions
+
+@Suite("Approvals")
+struct ApprovalTests {
+    let delete = ToolFacts(name: "delete_file", destructive: true)
+    let read = ToolFacts(name: "read_file", readOnly: true)
+    let write = ToolFacts(name: "write_file", destructive: true)
+    let append = ToolFacts(name: "append_file")
+
+    @Test("without a policy nothing asks for consent")
+    func noPolicy() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create()
+        #expect(try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete) == .notNeeded)
+        #expect(try store.get(id: s.id).json["approvalPolicy"] == nil)
+        #expect(try store.get(id: s.id).pendingApprovals.isEmpty)
+    }
+
+    @Test("the policies: destructive asks for destructive tools; rules by name and by annotation")
+    func policies() throws {
+        #expect(ApprovalPolicy.destructive.requiresConsent(delete))
+        #expect(!ApprovalPolicy.destructive.requiresConsent(append))
+        let rules = try ApprovalPolicy(json: ["tools": ["append_file"], "annotations": ["openWorld"]])
+        #expect(rules.requiresConsent(append) && !rules.requiresConsent(delete))
+        #expect(rules.requiresConsent(ToolFacts(name: "fetch", readOnly: true, openWorld: true)))
+        let writes = try ApprovalPolicy(json: ["annotations": ["write"]])
+        #expect(writes.requiresConsent(append) && !writes.requiresConsent(read))
+        #expect(try ApprovalPolicy(json: "none") == .none)
+        #expect(throws: SessionError.self) { try ApprovalPolicy(json: ["annotations": ["scary"]]) }
+        #expect(throws: SessionError.self) { try ApprovalPolicy(json: "sometimes") }
+        #expect(try ApprovalPolicy(json: rules.json) == rules)
+    }
+
+    @Test("a call needing consent is pending with an approval id, runs nothing, and survives a restart")
+    func pendingSurvives() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create(approvalPolicy: .destructive)
+        _ = try store.transition(id: s.id, to: .running)
+
+        guard case .pending(let a) = try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete, arguments: ["path": "x"]) else {
+            Issue.record("not pending")
+            return
+        }
+        #expect(a.approvalId.hasPrefix("apr_") && a.name == "delete_file" && a.arguments == ["path": "x"])
+        #expect(try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete) == .pending(a))  // asked again: the same
+        #expect(try store.get(id: s.id).pendingToolCalls.isEmpty)  // nothing began
+        store.close()
+
+        let restarted = f.store()
+        let resumed = try restarted.resume(id: s.id)
+        #expect(resumed.session.pendingApprovals.map(\.approvalId) == [a.approvalId])
+        #expect(resumed.json["session"]?["pendingApprovals"]?.arrayValue?.first?["toolCallId"] == "c1")
+        #expect(resumed.session.approvalPolicy == .destructive)
+    }
+
+    @Test("approve allows or denies once; the same answer again changes nothing, the other is refused")
+    func decide() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create(approvalPolicy: .destructive)
+        _ = try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete, arguments: ["path": "x"])
+        _ = try store.checkApproval(id: s.id, toolCallId: "c2", tool: write)
+
+        let allowed = try store.approve(id: s.id, toolCallId: "c1", decision: .allow)
+        let denied = try store.approve(id: s.id, toolCallId: "c2", decision: .deny)
+
+        #expect(allowed.decision == .allow && allowed.arguments == ["path": "x"])
+        #expect(denied.decision == .deny)
+        #expect(try f.store().checkApproval(id: s.id, toolCallId: "c1", tool: delete) == .allowed)
+        #expect(try f.store().checkApproval(id: s.id, toolCallId: "c2", tool: write) == .denied)
+        #expect(try store.approve(id: s.id, toolCallId: "c1", decision: .allow) == allowed)
+        #expect(throws: SessionError.self) { try store.approve(id: s.id, toolCallId: "c1", decision: .deny) }
+        #expect(throws: SessionError.self) { try store.approve(id: s.id, toolCallId: "nope", decision: .allow) }
+        #expect(try store.get(id: s.id).pendingApprovals.isEmpty)
+        // A refused call is closed with a result, so the model hears of it and it never runs.
+        try store.finishToolCall(id: s.id, toolCallId: "c2", result: "the user refused", isError: true)
+        #expect(try store.beginToolCall(id: s.id, toolCallId: "c2", name: "write_file") == .recorded(result: "the user refused", isError: true))
+    }
+
+    @Test("a remembered decision answers later calls of the same tool; the policy can change later")
+    func rememberAndChange() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create(approvalPolicy: .destructive)
+        _ = try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete)
+        _ = try store.approve(id: s.id, toolCallId: "c1", decision: .allow, remember: true)
+        #expect(try f.store().checkApproval(id: s.id, toolCallId: "c2", tool: delete) == .allowed)
+        guard case .pending = try store.checkApproval(id: s.id, toolCallId: "c3", tool: write) else {
+            Issue.record("write_file should still ask")
+            return
+        }
+        let changed = try store.setApprovalPolicy(id: s.id, .none)
+        #expect(changed.approvalPolicy == .none)
+        #expect(try f.store().checkApproval(id: s.id, toolCallId: "c4", tool: write) == .notNeeded)
+        #expect(try f.store().get(id: s.id).pendingApprovals.map(\.toolCallId) == ["c3"])  // still waiting for an answer
+    }
+
+    @Test("a pending approval whose call is closed without an answer waits no more")
+    func closedWithoutAnswer() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create(approvalPolicy: .destructive)
+        _ = try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete)
+        try store.finishToolCall(id: s.id, toolCallId: "c1", result: "the user walked away", isError: true)
+        #expect(try f.store().get(id: s.id).pendingApprovals.isEmpty)
+    }
+}
