@@ -9,9 +9,12 @@ import PackageDescription
 ///
 ///     workspace-bridge  the executable: command line → ServerConfiguration → server process
 ///       → BridgeServer, JSONRPC, JSON, Storage, CWorkspaceShims, ArgumentParser, Logging
-///     BridgeServer      the methods, tools and MCP face; the one place domain errors become protocol errors
+///     BridgeServer      each method declared once (MethodDeclaration: typed params, schedule, handler, result),
+///                       the Services handlers get, the tools (a method plus a rename), the MCP face and its
+///                       connection conventions; the one place domain errors become protocol errors
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
-///     JSONRPC           framing, the connection, scheduling, the worker pool
+///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
+///                       no MCP (a face's differences come in as Connection.Conventions)
 ///       → JSON, SystemSupport, Logging
 ///     Storage           local/cloud storage choice, migration, synced settings
 ///       → Workspace, JSON, SystemSupport, CWorkspaceShims
@@ -28,7 +31,9 @@ import PackageDescription
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library
 ///
-/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions; each test target tests its namesake.
+/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions; each test target tests its namesake
+/// (BridgeServerTests also checks the method declarations against schema/openrpc.json).
+/// The picture, and one saveFile walked through these targets: docs/architecture.md.
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]

@@ -17,6 +17,11 @@
  *       An initialize answered with an error is retried in a new process (5 at most) and
  *       counted in "init_failures".
  *
+ *   --modern             MCP's 2026-07-28 era: no handshake; every request (tools/call too) carries
+ *                        the per-request `_meta` (protocol version, client capabilities and info).
+ *                        spawn: `server/discover`, its answer, then one `tools/call` with --params,
+ *                        timed until that call's answer (spawn -> first tool result). call:
+ *                        `server/discover` (not timed) instead of initialize.
  *   --label NAME         "target" field of the output (default "server")
  *   --version V          protocolVersion sent in initialize (default 2025-06-18)
  *   --child-stderr PATH  the child's stderr (default /dev/null)
@@ -46,6 +51,9 @@ static const char *g_version = "2025-06-18";
 static const char *g_stderr = "/dev/null";
 static const char *g_mode = "?";
 static int g_timeout = 30;
+static int g_modern = 0;
+static const char MODERN_META[] = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
+    "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp_bench\",\"version\":\"1\"}}";
 static char **g_cmd;
 
 static uint64_t now_ns(void) {
@@ -198,8 +206,25 @@ static const char *await_answer(child_t *c, long id, size_t *n) {
     }
 }
 
+/* The params object with the modern `_meta` first (params must be a JSON object). */
+static char *modern_params(const char *params) {
+    const char *p = params;
+    while (*p == ' ') p++;
+    if (*p != '{') exit(2);
+    p++;
+    while (*p == ' ') p++;
+    char *s;
+    if (asprintf(&s, "{%s%s%s", MODERN_META, *p == '}' ? "" : ",", p) < 0) exit(2);
+    return s;
+}
+
 static char *initialize_line(void) {
     char *s;
+    if (g_modern) {
+        if (asprintf(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"server/discover\",\"params\":{%s}}\n", MODERN_META) < 0)
+            exit(2);
+        return s;
+    }
     if (asprintf(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"%s\","
                      "\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp_bench\",\"version\":\"1\"}}}\n", g_version) < 0)
         exit(2);
@@ -227,10 +252,12 @@ static void print_head(const char *test) {
     json_str(stdout, g_cmd[0], 500);
 }
 
-static int run_spawn(long runs, long warmup) {
+static int run_spawn(long runs, long warmup, const char *params) {
     g_mode = "spawn";
     char *init = initialize_line();
     size_t init_len = strlen(init);
+    char *call = NULL;
+    if (params && asprintf(&call, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":%s}\n", params) < 0) exit(2);
     uint64_t *t = calloc((size_t)runs, sizeof *t);
     long errors = 0;
     child_t c = {0};
@@ -240,15 +267,22 @@ static int run_spawn(long runs, long warmup) {
         write_all(&c, init, init_len);
         size_t n;
         const char *a = await_answer(&c, 1, &n);
+        int bad = is_error_answer(a, n);
+        if (call) {
+            write_all(&c, call, strlen(call));
+            a = await_answer(&c, 2, &n);
+            bad = bad || is_error_answer(a, n) || memmem(a, n, "\"isError\":true", 14) != NULL;
+        }
         uint64_t dt = now_ns() - t0;
         if (i >= 0) {
             t[i] = dt;
-            if (is_error_answer(a, n)) errors++;
+            if (bad) errors++;
         }
         finish(&c);
     }
     qsort(t, (size_t)runs, sizeof *t, cmp_u64);
     print_head("mcp_spawn");
+    printf(",\"era\":\"%s\",\"until\":\"%s\"", g_modern ? "2026-07-28" : g_version, call ? "first tool result" : "initialize answered");
     printf(",\"runs\":%ld,\"warmup\":%ld,\"median_ms\":%.3f,\"min_ms\":%.3f,\"p90_ms\":%.3f,\"max_ms\":%.3f,"
            "\"init_errors\":%ld,\"samples_ms\":[", runs, warmup, pct(t, runs, 0.5) / 1e6, (double)t[0] / 1e6,
            pct(t, runs, 0.9) / 1e6, (double)t[runs - 1] / 1e6, errors);
@@ -261,6 +295,7 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
     g_mode = "call";
     long total = warmup + calls;
     /* every request encoded before anything is timed */
+    if (g_modern) params = modern_params(params);
     size_t plen = strlen(params);
     size_t slot = plen + 96;
     char *reqs = malloc(slot * (size_t)total);
@@ -295,7 +330,7 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
         }
         finish(&c);
     }
-    write_all(&c, initialized, sizeof initialized - 1);
+    if (!g_modern) write_all(&c, initialized, sizeof initialized - 1);
 
     uint64_t *lat = malloc(sizeof *lat * (size_t)calls);
     long bad = 0;
@@ -322,6 +357,7 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
     finish(&c);
     qsort(lat, (size_t)calls, sizeof *lat, cmp_u64);
     print_head("mcp_call");
+    printf(",\"era\":\"%s\"", g_modern ? "2026-07-28" : g_version);
     printf(",\"calls\":%ld,\"warmup\":%ld,\"seconds\":%.4f,\"rate_per_s\":%.1f,\"p50_us\":%.1f,\"p90_us\":%.1f,"
            "\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,\"answer_bytes\":%.0f,\"request_bytes\":%zu,\"init_ms\":%.3f,"
            "\"init_failures\":%ld,\"params\":",
@@ -342,6 +378,7 @@ int main(int argc, char **argv) {
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
+        if (!strcmp(a, "--modern")) { g_modern = 1; continue; }
         if (i + 1 >= argc) goto usage;
         const char *v = argv[++i];
         if (!strcmp(a, "--label")) g_label = v;
@@ -358,10 +395,10 @@ int main(int argc, char **argv) {
     if (i >= argc || runs < 1 || calls < 1 || g_timeout < 1) goto usage;
     g_cmd = argv + i;
     signal(SIGPIPE, SIG_IGN);
-    if (!strcmp(mode, "spawn")) return run_spawn(runs, warmup < 0 ? 2 : warmup);
+    if (!strcmp(mode, "spawn") && (!g_modern || params)) return run_spawn(runs, warmup < 0 ? 2 : warmup, g_modern ? modern_params(params) : NULL);
     if (!strcmp(mode, "call") && params) return run_call(calls, warmup < 0 ? 200 : warmup, params, expect);
 usage:
     fprintf(stderr, "usage: mcp_bench spawn|call [--label L] [--runs N] [--calls N] [--warmup N] [--params JSON] "
-                    "[--expect TEXT] [--version V] [--child-stderr PATH] [--timeout S] -- COMMAND [ARGS...]\n");
+                    "[--expect TEXT] [--version V] [--modern] [--child-stderr PATH] [--timeout S] -- COMMAND [ARGS...]\n");
     return 2;
 }

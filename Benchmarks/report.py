@@ -1069,7 +1069,8 @@ set), builds `codec_bench/` with `swift build -c release --package-path Benchmar
 the workspace file benchmarks (`fs_bench.c`, also built with `gcc -O2`, makes their trees and
 times the baselines; `bench_client` drives the server), then the storage and session
 benchmarks (their own temporary trees, about 2 GiB at most; `rsync` is needed for the migrate
-baseline), then the MCP benchmarks (the peer is installed from PyPI into a virtual
+baseline), then the MCP benchmarks in both MCP eras (the 2025 handshake and the 2026-07-28
+per-request `_meta`; the peer is installed from PyPI into a virtual
 environment in `Benchmarks/out/mcp-peer`), then the codec benchmark, draws the two plots with
 `report_plots.py` (matplotlib, installed from PyPI into `Benchmarks/out/plot-venv` on first
 use), and writes this file with `report.py` (the summary table: `report_summary.py`; the MCP

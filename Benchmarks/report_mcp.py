@@ -1,18 +1,25 @@
 """The "MCP face" section of Benchmarks/README.md (called by report.py with its rows and helpers).
 
 Rows (from run.sh): `mcp_env` (the peer: package, version, its Python and MCP SDK), `mcp_call`
-(from mcp_bench; target "floor", "server" or "peer", with the suffix "-samecpu" or "-crosscpu"
-for the pinned placements), `mcp_spawn` (target "server" or "peer"), `mcp_skipped` (what did
-not run).
+(from mcp_bench; target "floor", "server", "modern" (the same server in MCP's 2026-07-28 era,
+`_meta` on every request, default placement only) or "peer", with the suffix "-samecpu" or
+"-crosscpu" for the pinned placements), `mcp_spawn` (target "server" or "peer": spawn ->
+initialize answered; "modern": spawn -> server/discover -> first tools/call result),
+`mcp_skipped` (what did not run).
 """
 import statistics
 
 CALL_TARGET = 8     # tools/call read_file round trips per second: at least 8x the peer's, default placement (issue 15)
 SPAWN_TARGET = 50   # spawn -> initialize answered: at least 50x faster than the peer
+MODERN_OF_LEGACY = 0.9  # the 2026-07-28 era's tools/call rate: within 10% of the 2025 era's, our server (issue 16)
 PLACEMENTS = [("", "default placement", "the scheduler places client and server"),
               ("-samecpu", "both on CPU 0", "`taskset -c 0` for the client and the server"),
               ("-crosscpu", "client CPU 0, server CPU 1", "`taskset -c 0` for the client, `taskset -c 1` for the server")]
-WHO = [("floor", "floor (`echo_peer`)"), ("server", "WorkspaceBridge"), ("peer", "peer")]
+WHO = [("floor", "floor (`echo_peer`)"), ("server", "WorkspaceBridge"),
+       ("modern", "WorkspaceBridge, 2026-07-28 era (`_meta` on every request)"), ("peer", "peer")]
+SPAWNS = [("server", "WorkspaceBridge: spawn → `initialize` answered"),
+          ("modern", "WorkspaceBridge, 2026-07-28 era: spawn → `server/discover` → first `tools/call` result"),
+          ("peer", "peer: spawn → `initialize` answered")]
 
 
 def _rows(rows, test, target):
@@ -40,8 +47,9 @@ def old_call_rate(rows):
 
 
 def spawn_medians(rows):
-    """{"server"|"peer": median ms of spawn -> initialize answered}, for the summary."""
-    return {t: _median(_rows(rows, "mcp_spawn", t), "median_ms") for t in ("server", "peer")}
+    """{"server"|"peer": median ms of spawn -> initialize answered; "modern": spawn -> first tool
+    result in the 2026-07-28 era}, for the summary."""
+    return {t: _median(_rows(rows, "mcp_spawn", t), "median_ms") for t, _ in SPAWNS}
 
 
 def section(rows, w, fmt, status_text):
@@ -52,7 +60,7 @@ def section(rows, w, fmt, status_text):
     errors = [r for r in rows if str(r.get("test", "")).startswith("mcp_") and "error" in r]
     calls = {(t, sfx): _rows(rows, "mcp_call", t + sfx) for t, _ in WHO for sfx, _, _ in PLACEMENTS}
     rate = call_rates(rows)
-    spawns = {t: _rows(rows, "mcp_spawn", t) for t in ("server", "peer")}
+    spawns = {t: _rows(rows, "mcp_spawn", t) for t, _ in SPAWNS}
     spawn = spawn_medians(rows)
     peer = (f"`{env['peer_package']}` {env['peer_version']} (PyPI; Python {env['peer_python']}, "
             f"`mcp` SDK {env['peer_sdk']})") if env and env.get("peer_version") else None
@@ -94,6 +102,19 @@ def section(rows, w, fmt, status_text):
     targets.append(("spawn → `initialize` answered, median of 20, vs the peer",
                     "—" if r is None else f"{fmt(spawn['server'], 1)} ms vs {fmt(spawn['peer'], 1)} ms = {r:.1f}x faster",
                     f"≥ {SPAWN_TARGET}x faster", None if r is None else r >= SPAWN_TARGET))
+    m_, s0, p0 = rate[("modern", "")], rate[("server", "")], rate[("peer", "")]
+    r = None if m_ is None or not p0 else m_ / p0
+    targets.append(("2026-07-28 era: `tools/call read_file` of a 4 KiB file, every request carrying `_meta`, vs the peer, default placement",
+                    "—" if r is None else f"{fmt(m_, 0)}/s vs {fmt(p0, 0)}/s = {r:.2f}x",
+                    f"≥ {CALL_TARGET}x", None if r is None else r >= CALL_TARGET))
+    r = None if m_ is None or not s0 else m_ / s0
+    targets.append(("2026-07-28 era vs the 2025 era on WorkspaceBridge, `tools/call read_file` rate, default placement",
+                    "—" if r is None else f"{fmt(m_, 0)}/s vs {fmt(s0, 0)}/s = {r:.1%}",
+                    f"≥ {MODERN_OF_LEGACY:.0%} (within 10%)", None if r is None else r >= MODERN_OF_LEGACY))
+    r = None if spawn["modern"] in (None, 0) or spawn["peer"] is None else spawn["peer"] / spawn["modern"]
+    targets.append(("2026-07-28 era: spawn → first tool result (`server/discover`, then `tools/call`), median of 20, vs the peer's spawn → `initialize`",
+                    "—" if r is None else f"{fmt(spawn['modern'], 1)} ms vs {fmt(spawn['peer'], 1)} ms = {r:.1f}x faster",
+                    f"≥ {SPAWN_TARGET}x faster", None if r is None else r >= SPAWN_TARGET))
     w("### Targets")
     w("")
     w("| target | measured | goal | status |")
@@ -121,6 +142,8 @@ def section(rows, w, fmt, status_text):
             continue
         for t, name in WHO:
             x = calls[(t, sfx)]
+            if t == "modern" and not x:
+                continue
             per_round_rates = ", ".join("{:,.0f}".format(r_["rate_per_s"]) for r_ in x) or "—"
             rs, rt = rate[("server", sfx)], rate[(t, sfx)]
             rel = "" if t == "server" else ("—" if not rs or not rt else f"{rs / rt:.2f}x")
@@ -158,16 +181,19 @@ def section(rows, w, fmt, status_text):
       "and the peer journal nothing.")
     w("")
 
-    w("### Spawn → `initialize` answered")
+    w("### Spawn → `initialize` answered (2025 era) or first tool result (2026-07-28 era)")
     w("")
-    w("fork/exec, the MCP `initialize` written at once, until its answer has arrived; 20 measured "
+    w("The 2026-07-28 era has no handshake: its row is fork/exec, `server/discover` written at once, "
+      "its answer, then `tools/call read_file` of the 4 KiB file, until that answer has arrived "
+      "(both with the per-request `_meta`). The other rows: "
+      "fork/exec, the MCP `initialize` written at once, until its answer has arrived; 20 measured "
       "runs after 2 unmeasured, then stdin is closed and the process waited for (not timed). "
       "WorkspaceBridge's `initialize` opens the workspace and creates the session the connection "
       "journals into (durably); the peer's starts a Python interpreter and imports the SDK.")
     w("")
     w("| | median ms | min ms | p90 ms | max ms | runs | `initialize` answered with an error |")
     w("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for t, name in [("server", "WorkspaceBridge"), ("peer", "peer")]:
+    for t, name in SPAWNS:
         x = spawns[t]
         w(f"| {name} | {fmt(spawn[t], 2)} | {fmt(_median(x, 'min_ms'), 2)} | {fmt(_median(x, 'p90_ms'), 2)} | "
           f"{fmt(_median(x, 'max_ms'), 2)} | {sum(r_['runs'] for r_ in x) or '—'} | "

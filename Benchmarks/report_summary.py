@@ -12,7 +12,7 @@ new binary only. When run.sh could not have the old binary, its "old_env" line s
 does the report ("old binary: not measured (why)") and every cell of that column.
 """
 
-from report_mcp import CALL_TARGET, old_call_rate
+from report_mcp import CALL_TARGET, MODERN_OF_LEGACY, old_call_rate
 
 FRAMINGS = ["lsp", "ndjson"]
 SPAWN_MS = 10  # spawn -> initialize answered, median (issue 15)
@@ -253,6 +253,19 @@ class Summary:
                  "—" if s_ is None else f"{fmt(s_, 1)} ms", "—" if p_ is None else f"{fmt(p_, 1)} ms",
                  "—" if s_ is None or p_ is None else f"{p_ / s_:.0f}x faster", "≥ 50x faster",
                  None if s_ is None or p_ is None else p_ / s_ >= 50)
+        m_, s0, p0 = mcp_rates.get(("modern", "")), mcp_rates.get(("server", "")), mcp_rates.get(("peer", ""))
+        if m_ is not None:
+            ok = [m_ / p0 >= CALL_TARGET] if p0 else []
+            ok += [m_ / s0 >= MODERN_OF_LEGACY] if s0 else []
+            self.add("MCP 2026-07-28 era `tools/call read_file` 4 KiB (`_meta` on every request), round trips/s vs the peer and vs our 2025 era",
+                     f"{fmt(m_, 0)}/s (default)", (f"peer {fmt(p0, 0)}/s" if p0 else "peer —") + (f", 2025 era {fmt(s0, 0)}/s" if s0 else ""),
+                     ", ".join(x for x in [f"{m_ / p0:.1f}x the peer" if p0 else "", f"{m_ / s0:.0%} of the 2025 era" if s0 else ""] if x) or "—",
+                     f"≥ {CALL_TARGET}x the peer and ≥ {MODERN_OF_LEGACY:.0%} of the 2025 era", all(ok) if ok else None)
+        m_ = mcp_spawn.get("modern")
+        if m_ is not None:
+            self.add("MCP 2026-07-28 era spawn → first tool result (discover, then call), median, vs the peer's spawn → `initialize`",
+                     f"{fmt(m_, 1)} ms", "—" if p_ is None else f"{fmt(p_, 1)} ms",
+                     "—" if p_ is None else f"{p_ / m_:.0f}x faster", "≥ 50x faster", None if p_ is None else p_ / m_ >= 50)
         def spawn(t):  # (median, floor's) of the worse framing
             sp = [(_get(find(t, fr, "spawn"), "median_ms"), _get(find("floor", fr, "spawn"), "median_ms")) for fr in FRAMINGS]
             sp = [x for x in sp if x[0] is not None]

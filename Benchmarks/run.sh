@@ -648,6 +648,9 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
         MCP_BENCH_CMD=("${pre[@]}" "$OUT/mcp_bench")
         mcpb_pinned call --label "floor$sfx" --calls 1000 --warmup 100 --params "$MPARAMS" -- "${spre[@]}" "$OUT/echo_peer"
         mcpb_pinned call --label "server$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${MSRV[@]}"
+        if [[ -z "$sfx" ]]; then  # MCP 2026-07-28: the same calls, each carrying the per-request _meta (issue 16)
+            mcpb_pinned call --modern --label "modern$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${MSRV[@]}"
+        fi
         if [[ -z "$sfx" && -n "$OLD_MCP" ]]; then  # the old binary: the default placement, as judged
             local f0=$FAILED
             mcpb_pinned call --label "old$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$OUT/old-mcp.log" -- "${spre[@]}" "${OMSRV[@]}"
@@ -663,7 +666,7 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
         if (( rc != 0 )); then log "  mcp_bench $1 ($3) exited $rc"; FAILED=1; fi
     }
     for (( round = 1; round <= MCP_ROUNDS; round++ )); do
-        log "MCP: tools/call read_file 4 KiB, round $round, default placement (floor, server, peer)"
+        log "MCP: tools/call read_file 4 KiB, round $round, default placement (floor, server, server in the 2026 era, peer)"
         mcp_placement "" "" ""
     done
     if command -v taskset > /dev/null && (( $(nproc) >= 2 )); then
@@ -677,6 +680,8 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
     fi
     log "MCP: spawn -> initialize answered, 20 runs each"
     mcpb spawn --label server --runs 20 --warmup 2 --child-stderr "$MLOG" -- "${MSRV[@]}"
+    log "MCP: spawn -> server/discover -> first tools/call result (2026-07-28 era), 20 runs"
+    mcpb spawn --modern --label modern --runs 20 --warmup 2 --params "$MPARAMS" --child-stderr "$MLOG" -- "${MSRV[@]}"
     if (( peer_ok )); then
         mcpb spawn --label peer --runs 20 --warmup 2 --child-stderr "$PLOG" -- "${PSRV[@]}"
     fi

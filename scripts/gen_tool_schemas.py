@@ -13,6 +13,8 @@ For each tool of `x-tool-table` (on agent/listTools), in that order:
   `$ref`s inlined.
 - `pathArguments`: the arguments whose schema is a WorkspacePath (a `$ref` to it), which the MCP
   roots scope checks.
+- `mirrors` (a mirroring tool only): the method, its `rename` (tool argument -> param) and the names
+  of its `extra` arguments, so the server runs the method's own declaration for the tool.
 
 The output is a pure function of the schema (no dates, no environment). The Swift file holds the
 schemas as one JSON text, parsed once with the project's JSON codec.
@@ -149,6 +151,10 @@ class Generator:
             inputs, output, paths = (self.from_method(tool, mirrored[tool]) if tool in mirrored
                                      else self.from_components(tool))
             out[tool] = {"input": inputs, "output": output, "pathArguments": paths, "heavy": tool in heavy}
+            if tool in mirrored:
+                decl = mirrored[tool]["x-agent-tool"]
+                out[tool]["mirrors"] = {"method": mirrored[tool]["name"], "rename": decl.get("rename", {}),
+                                        "extra": sorted(decl.get("extra", {}))}
         return out
 
 
@@ -171,6 +177,18 @@ enum ToolSchemas {
     static let output: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["output"]!) })
     /// The tools the device policy treats as heavy work (`x-tool-heavy` on agent/listTools).
     static let heavy: Set<String> = Set(table.filter { $0.schemas["heavy"]?.boolValue == true }.map { $0.name })
+    /// The method a tool mirrors (`x-agent-tool`), with its renames (tool argument -> method
+    /// param) and extra arguments; absent for a tool of its own.
+    static let mirrors: [String: (method: String, rename: [String: String], extra: [String])] = {
+        var out: [String: (method: String, rename: [String: String], extra: [String])] = [:]
+        for t in table {
+            guard let m = t.schemas["mirrors"] else { continue }
+            var rename: [String: String] = [:]
+            if case .object(let r)? = m["rename"] { for (k, v) in r.members { rename[k] = v.stringValue! } }
+            out[t.name] = (m["method"]!.stringValue!, rename, m["extra"]!.arrayValue!.map { $0.stringValue! })
+        }
+        return out
+    }()
     /// Each tool's arguments that are workspace paths (an absent one means the workspace root).
     static let pathArguments: [String: [String]] = Dictionary(uniqueKeysWithValues: table.map { t in
         (t.name, t.schemas["pathArguments"]!.arrayValue!.map { $0.stringValue! })

@@ -12,6 +12,10 @@ import SystemSupport
 /// They exercise the connection's machinery (ordering, cancellation, progress, errors,
 /// large payloads) through the real binary.
 enum DebugMethods {
+    static let all: [any MethodDeclaration.Type] = [
+        DebugEcho.self, DebugSleep.self, DebugBlock.self, DebugFail.self, DebugLog.self, DebugBlob.self,
+    ]
+
     struct DebugFailure: Error, CustomStringConvertible {
         var description: String { "debug/fail asked for an internal error" }
     }
@@ -22,82 +26,82 @@ enum DebugMethods {
         var data: JSONObject { ["path": "debug"] }
     }
 
-    static func register(_ methods: inout [Method]) {
-        methods.append(Method("debug/echo") { ctx in
-            let p = try ctx.paramsObject()
-            return ["value": try p.required("value")]
-        })
-        methods.append(Method("debug/sleep", schedule: sleepSchedule) { ctx in
-            try sleep(ctx)
-        })
-        methods.append(Method("debug/block", schedule: blockSchedule) { ctx in
-            try block(ctx)
-        })
-        methods.append(Method("debug/fail", inline: true) { ctx in
-            let p = try ctx.paramsObject()
-            switch try p.choice("kind", ["internal", "domain"]) ?? "internal" {
-            case "domain": throw DebugNotFound()
-            default: throw DebugFailure()
-            }
-        })
-        methods.append(Method("debug/log", inline: true) { ctx in
-            let p = try ctx.paramsObject()
-            let levels = Logger.Level.allCases.map(\.rawValue)
-            let level = Logger.Level(rawValue: try p.choice("level", levels) ?? "info") ?? .info
-            let message = try p.requiredString("message")
-            ctx.logger.log(level: level, "\(message)")
-            return .object(JSONObject())
-        })
-        methods.append(Method("debug/blob") { ctx in
-            let p = try ctx.paramsObject()
-            let n = Int(try p.requiredInt("bytes", in: 0...(1 << 30)))
-            return ["data": .string(text(bytes: n))]
-        })
+    /// Readable text with quotes and newlines (so escaping is exercised), exactly `bytes` long.
+    static func text(bytes: Int) -> String {
+        let line = Array("The quick brown fox \"jumps\" over the lazy dog.\n".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes)
+        while out.count < bytes { out.append(contentsOf: line.prefix(bytes - out.count)) }
+        return String(decoding: out, as: UTF8.self)
     }
+}
 
-    static let sleepSchedule: Method.Scheduler = { params in
-        let p = try Params(params)
-        _ = try p.requiredInt("ms", in: 0...600_000)
-        _ = try p.string("label")
-        let access = try p.choice("access", ["read", "write"]) ?? "write"
-        guard let key = try p.string("key") else { return .free }
-        return .claims([Claim("debug", path: key, access: access == "read" ? .read : .write)])
+enum DebugEcho: MethodDeclaration {
+    static let method = "debug/echo"
+    static let result = ResultShape.object(["value"])
+    struct Params: MethodParams {
+        var value: JSON
+        init(_ p: ParamReader) throws { value = try p.required("value") }
     }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON { ["value": p.value] }
+}
 
-    static func sleep(_ ctx: RequestContext) throws -> JSON {
-        let p = try ctx.paramsObject()
-        let ms = try p.requiredInt("ms", in: 0...600_000)
-        let label = try p.string("label") ?? ""
+enum DebugSleep: MethodDeclaration {
+    static let method = "debug/sleep"
+    static let result = ResultShape.object(["label", "startedAt", "finishedAt"])
+    struct Params: MethodParams {
+        var ms: Int64
+        var label: String
+        var key: String?
+        var access: Claim.Access
+        init(_ p: ParamReader) throws {
+            ms = try p.requiredInt("ms", in: 0...600_000)
+            label = try p.string("label") ?? ""
+            access = try p.choice("access", ["read", "write"]) == "read" ? .read : .write
+            key = try p.string("key")
+        }
+    }
+    static func schedule(_ p: Params) -> Schedule {
+        guard let key = p.key else { return .free }
+        return .claims([Claim("debug", path: key, access: p.access)])
+    }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let ms = p.ms
         let started = MonotonicClock.nanos()
         let deadline = started + UInt64(ms) * 1_000_000
-        ctx.progress?.begin(title: "Sleeping", message: "\(ms) ms", percentage: 0)
+        call.progress?.begin(title: "Sleeping", message: "\(ms) ms", percentage: 0)
         while true {
-            try ctx.checkCancellation()
+            try call.checkCancellation()
             let now = MonotonicClock.nanos()
             if now >= deadline { break }
-            if ms > 0 { ctx.progress?.report(percentage: Int((now - started) * 100 / (UInt64(ms) * 1_000_000))) }
+            if ms > 0 { call.progress?.report(percentage: Int((now - started) * 100 / (UInt64(ms) * 1_000_000))) }
             usleep(UInt32(min(1_000, (deadline - now) / 1_000)))
         }
-        ctx.progress?.end(message: "done")
-        return ["label": .string(label), "startedAt": .int(Int64(started)),
-                "finishedAt": .int(Int64(MonotonicClock.nanos()))]
+        call.progress?.end(message: "done")
+        return ["label": .string(p.label), "startedAt": .int(Int64(started)), "finishedAt": .int(Int64(MonotonicClock.nanos()))]
     }
+}
 
-    /// `debug/block` declares a claim on its path (read by default), so a test can show what a
-    /// cancel does to a stuck reader and to a stuck writer.
-    static let blockSchedule: Method.Scheduler = { params in
-        let p = try Params(params)
-        let path = try p.requiredString("path")
-        let access = try p.choice("access", ["read", "write"]) ?? "read"
-        return .claims([Claim("debug", path: path, access: access == "read" ? .read : .write)])
+/// `debug/block` declares a claim on its path (read by default), so a test can show what a
+/// cancel does to a stuck reader and to a stuck writer.
+enum DebugBlock: MethodDeclaration {
+    static let method = "debug/block"
+    static let result = ResultShape.object(["bytes"])
+    struct Params: MethodParams {
+        var path: String
+        var access: Claim.Access
+        init(_ p: ParamReader) throws {
+            path = try p.requiredString("path")
+            access = try p.choice("access", ["read", "write"]) == "write" ? .write : .read
+        }
     }
+    static func schedule(_ p: Params) -> Schedule { .claims([Claim("debug", path: p.path, access: p.access)]) }
 
     /// Reads a host file (meant for a FIFO nobody writes to) with blocking system calls, to the
     /// end: a handler stuck in `open`/`read` that no cancellation flag can reach, as on a hung
     /// network mount.
-    static func block(_ ctx: RequestContext) throws -> JSON {
-        let path = try ctx.paramsObject().requiredString("path")
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let fd = open(p.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RPCError.invalidParams(field: "path", expected: "a readable host path", got: "errno \(errno)") }
         defer { close(fd) }
         var total: Int64 = 0
@@ -110,13 +114,46 @@ enum DebugMethods {
         }
         return ["bytes": .int(total)]
     }
+}
 
-    /// Readable text with quotes and newlines (so escaping is exercised), exactly `bytes` long.
-    static func text(bytes: Int) -> String {
-        let line = Array("The quick brown fox \"jumps\" over the lazy dog.\n".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes)
-        while out.count < bytes { out.append(contentsOf: line.prefix(bytes - out.count)) }
-        return String(decoding: out, as: UTF8.self)
+enum DebugFail: MethodDeclaration {
+    static let method = "debug/fail"
+    static let result = ResultShape.any
+    static let inline = true
+    struct Params: MethodParams {
+        var domain: Bool
+        init(_ p: ParamReader) throws { domain = try p.choice("kind", ["internal", "domain"]) == "domain" }
     }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        if p.domain { throw DebugMethods.DebugNotFound() }
+        throw DebugMethods.DebugFailure()
+    }
+}
+
+enum DebugLog: MethodDeclaration {
+    static let method = "debug/log"
+    static let result = ResultShape.object([])
+    static let inline = true
+    struct Params: MethodParams {
+        var level: Logger.Level
+        var message: String
+        init(_ p: ParamReader) throws {
+            level = Logger.Level(rawValue: try p.choice("level", Logger.Level.allCases.map(\.rawValue)) ?? "info") ?? .info
+            message = try p.requiredString("message")
+        }
+    }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        call.logger.log(level: p.level, "\(p.message)")
+        return .object(JSONObject())
+    }
+}
+
+enum DebugBlob: MethodDeclaration {
+    static let method = "debug/blob"
+    static let result = ResultShape.object(["data"])
+    struct Params: MethodParams {
+        var bytes: Int
+        init(_ p: ParamReader) throws { bytes = Int(try p.requiredInt("bytes", in: 0...(1 << 30))) }
+    }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON { ["data": .string(DebugMethods.text(bytes: p.bytes))] }
 }

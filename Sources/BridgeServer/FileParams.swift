@@ -3,8 +3,12 @@ import JSONRPC
 import Workspace
 
 /// Decoding of the file API's params: paths, payloads and their encodings.
-extension Params {
+extension ParamReader {
     func path(_ key: String, default fallback: String? = nil) throws -> WorkspacePath {
+        if isDescribing {
+            _ = fallback == nil ? try requiredString(key) : try string(key)
+            return .root
+        }
         guard let raw = try string(key) ?? fallback else {
             throw RPCError.invalidParams(field: field(key), expected: "a workspace-relative path (string)", got: "nothing")
         }
@@ -20,6 +24,18 @@ extension Params {
     /// The `data` param as bytes, decoded per `encoding`.
     func payload(key: String = "data") throws(RPCError) -> [UInt8] {
         let text = try requiredString(key)
+        return try bytes(text, key: key)
+    }
+
+    /// An optional payload (nil when absent).
+    func optionalPayload(key: String) throws(RPCError) -> [UInt8]? {
+        // `encoding` is read only with a payload; a description lists it all the same.
+        if isDescribing { _ = try encoding() }
+        guard let text = try string(key) else { return nil }
+        return try bytes(text, key: key)
+    }
+
+    private func bytes(_ text: String, key: String) throws(RPCError) -> [UInt8] {
         switch try encoding() {
         case .utf8: return Array(text.utf8)
         case .base64:
@@ -33,6 +49,16 @@ extension Params {
     func nonNegative(_ key: String) throws(RPCError) -> Int64? {
         try int(key, in: 0...Int64.max)
     }
+
+    /// An optional glob pattern.
+    func glob(_ key: String = "glob") throws -> Glob? {
+        try string(key).map { g throws(WorkspaceError) in try Glob(g) }
+    }
+}
+
+extension Claim {
+    static func read(_ path: WorkspacePath) -> Claim { .read("file", path.string) }
+    static func write(_ path: WorkspacePath) -> Claim { .write("file", path.string) }
 }
 
 extension FileStatus {
@@ -40,6 +66,8 @@ extension FileStatus {
     var writeResult: JSON {
         ["path": .string(path.string), "size": .int(size), "etag": .string(etag), "modified": .string(modified)]
     }
+
+    static let writeResultFields = ["path", "size", "etag", "modified"]
 
     /// A listing entry.
     var entry: JSON {

@@ -1,149 +1,111 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import JSON
 import JSONRPC
 
-/// `initialize`, `initialized`, `shutdown`, `exit`, `ping`, cancellation and tracing.
+/// `initialize` (in `Initialize.swift`), `initialized`, `shutdown`, `exit`, `ping`, cancellation
+/// and tracing.
 ///
 /// Only what never touches the file system runs on the reading thread (`inline`, `prepare`):
 /// `initialize` opens storage (a cloud root may be a hung mount) on the pool, as a barrier.
 enum LifecycleMethods {
-    static func register(requests: inout [Method], notifications: inout [Method]) {
-        requests.append(Method("initialize", schedule: { _ in .barrier }, prepare: { ctx in
-            try server(ctx).beginInitialize(ctx)
-        }) { ctx in
-            try server(ctx).initialize(ctx)
-        })
-        // Waits for the earlier requests at most the exit grace, then answers anyway (a request
-        // stuck in a system call must not keep the client from exiting), naming what still runs.
-        requests.append(Method("shutdown", schedule: { _ in .unordered }) { ctx in
-            let stuck = ctx.serving.drain(before: ctx)
-            if !stuck.isEmpty {
-                ctx.logger.warning("shutdown: answering with \(stuck.count) earlier request(s) still in flight: \(stuck.map(\.description).joined(separator: "; "))")
-            } else {
-                try? server(ctx).agents.releaseAll()  // nothing writes any more: other devices may go on
-            }
-            return .null
-        })
-        requests.append(Method("ping", inline: true, schedule: { _ in .unordered }) { _ in .object(JSONObject()) })
+    static let requests: [any MethodDeclaration.Type] = [Initialize.self, Shutdown.self, Ping.self]
+    static let notifications: [any MethodDeclaration.Type] = [
+        Initialized.self, Exit.self, CancelRequest.self, WorkDoneProgressCancel.self, SetTrace.self,
+    ]
+}
 
-        notifications.append(Method("initialized", inline: true) { _ in .null })
-        notifications.append(Method("exit", inline: true, schedule: { _ in .unordered }) { ctx in
-            let clean = try server(ctx).lifecycle.current == .shutDown
-            ctx.serving.stop(exitCode: clean ? 0 : 1)
-            return .null
-        })
-        notifications.append(Method("$/cancelRequest", inline: true, schedule: { _ in .unordered }) { ctx in
-            let p = try ctx.paramsObject()
-            if let raw = p["id"], let id = RequestID(raw) { ctx.serving.cancel(id: id) }
-            return .null
-        })
-        notifications.append(Method("window/workDoneProgress/cancel", inline: true, schedule: { _ in .unordered }) { ctx in
-            let p = try ctx.paramsObject()
-            if let token = p["token"] { ctx.serving.cancel(progressToken: token) }
-            return .null
-        })
-        notifications.append(Method("$/setTrace", inline: true, schedule: { _ in .unordered }) { ctx in
-            let p = try ctx.paramsObject()
-            let values = ["off", "messages", "verbose"]
-            guard let v = try p.choice("value", values), let t = ClientLogSink.Trace(rawValue: v) else {
-                throw RPCError.invalidParams(field: "value", expected: "one of \"off\", \"messages\", \"verbose\"", got: "nothing")
-            }
-            try server(ctx).logSink.setTrace(t)
-            ctx.serving.setTrace(Connection.Trace(t))
-            return .null
-        })
-    }
-
-    /// The server behind a handler's connection.
-    static func server(_ ctx: RequestContext) throws(RPCError) -> BridgeServer {
-        guard let s = ctx.serving.router as? BridgeServer else { throw .internalError("no server behind this connection") }
-        return s
+/// Waits for the earlier requests at most the exit grace, then answers anyway (a request stuck
+/// in a system call must not keep the client from exiting), naming what still runs.
+enum Shutdown: MethodDeclaration {
+    static let method = "shutdown"
+    static let result = ResultShape.null
+    static func schedule(_ p: NoParams) -> Schedule { .unordered }
+    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+        guard let request = call.request else { return .null }
+        let stuck = request.serving.drain(before: request)
+        if !stuck.isEmpty {
+            call.logger.warning("shutdown: answering with \(stuck.count) earlier request(s) still in flight: \(stuck.map(\.description).joined(separator: "; "))")
+        } else {
+            call.services.agents.releaseAll()  // nothing writes any more: other devices may go on
+        }
+        return .null
     }
 }
 
-extension BridgeServer {
-    /// On the reading thread: decides which protocol the connection speaks, so the messages
-    /// that follow `initialize` are routed and scheduled by its rules.
-    func beginInitialize(_ ctx: RequestContext) throws {
-        let p = try ctx.paramsObject()
-        let mcp = configuration.forceMCP || (try? p.string("protocolVersion")) != nil
-        lifecycle.beginInitializing(mcp: mcp)
-        if mcp { ctx.serving.useMCPConventions() }
+enum Ping: MethodDeclaration {
+    static let method = "ping"
+    static let result = ResultShape.object([])
+    static let inline = true
+    static func schedule(_ p: NoParams) -> Schedule { .unordered }
+    static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .object(JSONObject()) }
+}
+
+enum Initialized: MethodDeclaration {
+    static let method = "initialized"
+    static let result = ResultShape.null
+    static let inline = true
+    static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .null }
+}
+
+enum Exit: MethodDeclaration {
+    static let method = "exit"
+    static let result = ResultShape.null
+    static let inline = true
+    static func schedule(_ p: NoParams) -> Schedule { .unordered }
+    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+        let clean = call.services.lifecycle.current == .shutDown
+        try call.connection().stop(exitCode: clean ? 0 : 1)
+        return .null
     }
+}
 
-    func initialize(_ ctx: RequestContext) throws -> JSON {
-        do {
-            let result = try initializeSession(ctx)
-            lifecycle.endInitializing(succeeded: true)
-            return result
-        } catch {
-            lifecycle.endInitializing(succeeded: false)
-            if !configuration.forceMCP { ctx.serving.useMCPConventions(false) }
-            throw error
+enum CancelRequest: MethodDeclaration {
+    static let method = "$/cancelRequest"
+    static let result = ResultShape.null
+    static let inline = true
+    struct Params: MethodParams {
+        var id: RequestID?
+        init(_ p: ParamReader) throws {
+            id = p.value("id").flatMap(RequestID.init)
         }
     }
+    static func schedule(_ p: Params) -> Schedule { .unordered }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        if let id = p.id { try call.connection().cancel(id: id) }
+        return .null
+    }
+}
 
-    private func initializeSession(_ ctx: RequestContext) throws -> JSON {
-        let p = try ctx.paramsObject()
-        if lifecycle.isMCP {
-            attach(ctx.serving)
-            return try MCPMethods.initialize(self, ctx, p)
-        }
-        var parent: Int32?
-        if let v = p["processId"] {
-            guard let pid = v.intValue, pid > 0, pid <= Int64(Int32.max) else {
-                throw RPCError.invalidParams(field: "processId", expected: "a positive integer or null", got: v.typeName)
-            }
-            parent = Int32(pid)
-        }
-        let trace = try p.choice("trace", ["off", "messages", "verbose"]).flatMap(ClientLogSink.Trace.init) ?? .off
-        if let info = try p.object("clientInfo") {
-            let name = try info.string("name") ?? "unknown"
-            let version = try info.string("version") ?? ""
-            logger.info("client: \(name) \(version)")
-        }
-        let clientCapabilities = try p.object("capabilities")
-        // LSP lets initializationOptions be any value: only an object can carry ours.
-        let options: Params? = if case .object? = p["initializationOptions"] { try p.object("initializationOptions") } else { nil }
-        let storage = try openStorage(initializationOptions: options)
-        if try clientCapabilities?.object("workspace")?.bool("didChangeFiles") == true {
-            try changes.watch(try storage.manager.active(), glob: nil, connection: ctx.serving)
-        }
+enum WorkDoneProgressCancel: MethodDeclaration {
+    static let method = "window/workDoneProgress/cancel"
+    static let result = ResultShape.null
+    static let inline = true
+    struct Params: MethodParams {
+        var token: JSON?
+        init(_ p: ParamReader) throws { token = p.value("token") }
+    }
+    static func schedule(_ p: Params) -> Schedule { .unordered }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        if let token = p.token { try call.connection().cancel(progressToken: token) }
+        return .null
+    }
+}
 
-        logSink.setTrace(trace)
-        ctx.serving.setTrace(Connection.Trace(trace))
-        attach(ctx.serving)
-        if let parent {
-            let connection = ctx.serving
-            ParentProcessWatcher.watch(pid: parent, everyMilliseconds: configuration.parentPollMilliseconds,
-                                       logger: logger) {
-                connection.output.flushNow()
-                exit(1)
-            }
+enum SetTrace: MethodDeclaration {
+    static let method = "$/setTrace"
+    static let result = ResultShape.null
+    static let inline = true
+    struct Params: MethodParams {
+        var trace: ClientLogSink.Trace
+        init(_ p: ParamReader) throws {
+            trace = ClientLogSink.Trace(rawValue: try p.requiredChoice("value", ["off", "messages", "verbose"],
+                                                                        expected: "one of \"off\", \"messages\", \"verbose\""))!
         }
-        let capabilities: JSON = [
-            "methods": .array(methodNames.map(JSON.string)),
-            "notifications": [
-                "client": .array(clientNotificationNames.map(JSON.string)),
-                "server": .array(Self.serverNotifications.map(JSON.string)),
-            ],
-            "framings": ["lsp", "ndjson"],
-            "batches": true,
-            "cancellation": true,
-            "workDoneProgress": true,
-            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),
-            "workspace": ["root": .string((try? storage.manager.active().rootPath) ?? storage.manager.localRoot),
-                          "didChangeFiles": true],
-        ]
-        return [
-            "serverInfo": ["name": .string(ServerInfo.name), "version": .string(ServerInfo.version)],
-            "protocolVersion": .string(ServerInfo.protocolVersion),
-            "capabilities": capabilities,
-        ]
+    }
+    static func schedule(_ p: Params) -> Schedule { .unordered }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        call.services.logSink.setTrace(p.trace)
+        try call.connection().setTrace(Connection.Trace(p.trace))
+        return .null
     }
 }
 

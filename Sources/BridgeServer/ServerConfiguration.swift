@@ -21,6 +21,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var forceMCP = false
     /// The session MCP tool calls are journaled into (`--session`); one is created otherwise.
     public var mcpSession: String?
+    /// Folders of the workspace MCP tools and resources are narrowed to (`mcp --root`), absolute
+    /// or workspace-relative; empty: the whole workspace (or, in the 2025 era, the client's roots).
+    public var mcpRoots: [String] = []
     /// The process environment (for the default data folder), passed in rather than read globally.
     public var environment: [String: String]
     /// How messages are framed on stdin/stdout (`--framing`; always NDJSON for `mcp`).

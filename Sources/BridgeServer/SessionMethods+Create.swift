@@ -2,38 +2,39 @@ import AgentSessions
 import JSON
 import JSONRPC
 
-/// `session/create`'s params and handler: presets, the agent type's tier, the approval policy
-/// and the device policy (issue 17); and `session/recordUsage`'s answer with the price table's
-/// verdict on the model.
-extension SessionMethods {
-    /// `{usage, remaining, exceeded}`, plus `unpricedModel` when the model named is not in the
-    /// price table (the turn cost nothing rather than a guess).
-    static func usageReport(_ r: UsageReport) -> JSON {
-        guard let unpriced = r.unpricedModel, case .object(var o) = r.json else { return r.json }
-        o["unpricedModel"] = .string(unpriced)
-        return .object(o)
-    }
-
-    struct CreateParams {
-        var title: String?; var agentType: String?; var config: SessionConfig; var preset: SessionPreset?
-        var metadata: JSON?; var approvalPolicy: ApprovalPolicy; var userConfirmed: Bool
-    }
-
-    static func createParams(_ p: Params) throws -> CreateParams {
-        CreateParams(title: try p.string("title"), agentType: try p.string("agentType"),
-                     config: try decode(p, "config", SessionConfig.init(json:)) ?? SessionConfig(),
-                     preset: try p.choice("preset", SessionPreset.allCases.map(\.rawValue)).flatMap(SessionPreset.init(rawValue:)),
-                     metadata: p["metadata"], approvalPolicy: try decode(p, "approvalPolicy", ApprovalPolicy.init(json:)) ?? .none,
-                     userConfirmed: try p.bool("userConfirmed") ?? false)
+/// `session/create`: presets, the agent type's tier, the approval policy and the device policy
+/// (issue 17); and `session/recordUsage`'s answer with the price table's verdict on the model.
+enum CreateSession: MethodDeclaration {
+    static let method = "session/create"
+    static let result = ResultShape.object(SessionMethods.sessionFields)
+    struct Params: MethodParams {
+        var title: String?
+        var agentType: String?
+        var config: SessionConfig
+        var metadata: JSON?
+        var preset: SessionPreset?
+        var approvalPolicy: ApprovalPolicy
+        var userConfirmed: Bool
+        init(_ p: ParamReader) throws {
+            config = try SessionMethods.decode(p, "config", SessionConfig.init(json:)) ?? SessionConfig()
+            title = try p.string("title")
+            agentType = try p.string("agentType")
+            metadata = p.value("metadata")
+            preset = try p.choice("preset", SessionPreset.allCases.map(\.rawValue)).flatMap(SessionPreset.init(rawValue:))
+            approvalPolicy = try SessionMethods.decode(p, "approvalPolicy", ApprovalPolicy.init(json:)) ?? .none
+            userConfirmed = try p.bool("userConfirmed") ?? false
+        }
     }
 
     /// The config is resolved once: explicit members over the preset over the agent type's tier,
     /// then capped by the device's conditions (Low Power Mode: fast). A `research` session is
     /// heavy network work (the seeds' "Research uses data — continue?"): refused with `Deferred`
     /// (nothing created, `queued: false`) when the policy defers heavy work, unless `userConfirmed`.
-    static func create(_ server: BridgeServer, _ store: SessionStore, _ p: CreateParams) throws -> JSON {
-        let conditions = server.agents.currentConditions
-        let policy = server.agents.policy(for: conditions)
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let agents = call.services.agents
+        let (store, _) = try call.services.stores()
+        let conditions = agents.currentConditions
+        let policy = agents.policy(for: conditions)
         if p.preset == .research,
            let refusal = policy.decide(WorkFacts(needsNetwork: true, heavy: true), conditions: conditions,
                                        userConfirmed: p.userConfirmed).error(queued: false) {
@@ -42,5 +43,15 @@ extension SessionMethods {
         let config = policy.capped(AgentTypeTiers.resolve(config: p.config, preset: p.preset, agentType: p.agentType))
         return try store.create(title: p.title, agentType: p.agentType, config: config, metadata: p.metadata,
                                 approvalPolicy: p.approvalPolicy).json
+    }
+}
+
+extension SessionMethods {
+    /// `{usage, remaining, exceeded}`, plus `unpricedModel` when the model named is not in the
+    /// price table (the turn cost nothing rather than a guess).
+    static func usageReport(_ r: UsageReport) -> JSON {
+        guard let unpriced = r.unpricedModel, case .object(var o) = r.json else { return r.json }
+        o["unpricedModel"] = .string(unpriced)
+        return .object(o)
     }
 }

@@ -7,63 +7,58 @@ import Workspace
 /// (issue 17). The store gives and takes bytes; the file is written and read through the
 /// `Workspace` (sandboxed paths, crash-safe replacement), so the sessions module knows no files
 /// but its own.
-extension SessionMethods {
-    /// The largest export file `session/import` reads (a session of 10,000 messages is ~2.5 MiB).
-    static let maxImportBytes: Int64 = 256 << 20
-
-    struct ExportParams { var id: String; var path: WorkspacePath? }
-
-    static func exportParams(_ p: Params) throws -> ExportParams {
-        ExportParams(id: try p.requiredString("id"), path: try p.string("path").map { try WorkspacePath($0) })
+enum ExportSession: MethodDeclaration {
+    static let method = "session/export"
+    static let result = ResultShape.object(["path", "bytes", "sha256", "id"])
+    struct Params: MethodParams {
+        var id: String
+        var path: WorkspacePath?
+        init(_ p: ParamReader) throws {
+            id = try p.requiredString("id")
+            path = try p.string("path").map { try WorkspacePath($0) }
+        }
     }
 
     /// The session's file goes to `path` (default `Chats/<id>.json`), replaced crash-safely.
-    static func exportClaims(_ p: ExportParams) -> [Claim] {
-        [.read("session", p.id), .write("file", p.path?.string ?? "Chats/\(p.id).json")]
+    static func schedule(_ p: Params) -> Schedule {
+        .claims([.read("session", p.id), .write("file", p.path?.string ?? "Chats/\(p.id).json")])
     }
 
-    static func export(_ store: SessionStore, _ ws: Workspace, _ p: ExportParams) throws -> JSON {
-        let exported = try store.export(id: p.id)
-        let path = try p.path ?? WorkspacePath(exported.defaultPath)
-        let status = try ws.save(path, contents: exported.bytes)
-        return ["path": .string(status.path.string), "bytes": .int(Int64(exported.bytes.count)),
-                "sha256": .string(exported.sha256), "id": .string(exported.sessionId)]
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let ws = try call.services.workspace()
+        return try SessionMethods.onStore(call) { store in
+            let exported = try store.export(id: p.id)
+            let path = try p.path ?? WorkspacePath(exported.defaultPath)
+            let status = try ws.save(path, contents: exported.bytes)
+            return ["path": .string(status.path.string), "bytes": .int(Int64(exported.bytes.count)),
+                    "sha256": .string(exported.sha256), "id": .string(exported.sessionId)]
+        }
     }
+}
 
-    struct ImportParams { var path: WorkspacePath }
-
-    static func importParams(_ p: Params) throws -> ImportParams {
-        ImportParams(path: try p.path("path"))
+/// A session from an exported file: `{session, replacedId?}` (a new id when the file's is taken);
+/// nothing is created unless the whole file checks and replays.
+enum ImportSession: MethodDeclaration {
+    static let method = "session/import"
+    static let result = ResultShape.object(["session", "replacedId"])
+    /// The largest export file read (a session of 10,000 messages is ~2.5 MiB).
+    static let maxImportBytes: Int64 = 256 << 20
+    struct Params: MethodParams {
+        var path: WorkspacePath
+        init(_ p: ParamReader) throws { path = try p.path("path") }
     }
 
     /// A new session (its own claim would need an id not known yet; sessions are created the same way).
-    static func importClaims(_ p: ImportParams) -> [Claim] { [.read("file", p.path.string)] }
+    static func schedule(_ p: Params) -> Schedule { .claims([.read("file", p.path.string)]) }
 
-    /// `{session, replacedId?}`; nothing is created unless the whole file checks and replays.
-    static func importSession(_ store: SessionStore, _ ws: Workspace, _ p: ImportParams) throws -> JSON {
-        let read = try ws.read(p.path, maxBytes: maxImportBytes)
-        let imported = try store.importSession(read.bytes)
-        var o: JSONObject = ["session": imported.session.json]
-        if let replaced = imported.replacedId { o["replacedId"] = .string(replaced) }
-        return .object(o)
-    }
-
-    static func registerPortable(_ methods: inout [Method]) {
-        methods.append(Method("session/export", schedule: { params in .claims(exportClaims(try exportParams(try Params(params)))) }) { ctx in
-            let p = try exportParams(try ctx.paramsObject())
-            let server = try LifecycleMethods.server(ctx)
-            let ws = try server.workspace()
-            let (store, _) = try server.agents.stores(for: ws)
-            defer { server.agents.logWarnings(store) }
-            return try export(store, ws, p)
-        })
-        methods.append(Method("session/import", schedule: { params in .claims(importClaims(try importParams(try Params(params)))) }) { ctx in
-            let p = try importParams(try ctx.paramsObject())
-            let server = try LifecycleMethods.server(ctx)
-            let ws = try server.workspace()
-            let (store, _) = try server.agents.stores(for: ws)
-            defer { server.agents.logWarnings(store) }
-            return try importSession(store, ws, p)
-        })
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let ws = try call.services.workspace()
+        return try SessionMethods.onStore(call) { store in
+            let read = try ws.read(p.path, maxBytes: maxImportBytes)
+            let imported = try store.importSession(read.bytes)
+            var o: JSONObject = ["session": imported.session.json]
+            if let replaced = imported.replacedId { o["replacedId"] = .string(replaced) }
+            return .object(o)
+        }
     }
 }

@@ -8,19 +8,44 @@ import Storage
 /// Not offered to agents as tools: settings are the user's preferences for the front ends, and an
 /// agent has no reason to change them behind the user's back.
 enum SettingsMethods {
-    static func register(_ methods: inout [Method]) {
-        let service = SettingsService()
-        methods.append(Method("settings/get", schedule: { _ in .claims([.read("settings", "")]) }) { ctx in
-            let keys = try keyList(try ctx.paramsObject(), "keys")
-            let snap = try service.serve(ctx, shown: keys) { try $0.snapshot() }
-            return ["values": snap.json(keys: keys), "updatedAt": snap.updatedAt.map(JSON.string) ?? .null]
-        })
-        methods.append(Method("settings/set", schedule: { _ in .claims([.write("settings", "")]) }) { ctx in
-            let p = try ctx.paramsObject()
-            guard let values = try p.object("values") else {
-                throw RPCError.invalidParams(field: "values", expected: "an object", got: p["values"]?.typeName ?? "nothing")
+    static let all: [any MethodDeclaration.Type] = [GetSettings.self, SetSettings.self, RemoveSettings.self]
+
+    /// An array of strings (nil when absent and not `required`).
+    static func keyList(_ p: ParamReader, _ name: String, required: Bool = false) throws(RPCError) -> [String]? {
+        let expected = "an array of strings"
+        guard let items = required ? try p.requiredArray(name, expected: expected) : try p.array(name, expected: expected) else {
+            return nil
+        }
+        return try items.enumerated().map { i, item throws(RPCError) in
+            guard let s = item.stringValue else {
+                throw .invalidParams(field: "\(name).\(i)", expected: "a string", got: item.typeName)
             }
-            var pairs: [(String, JSON)] = []
+            return s
+        }
+    }
+}
+
+enum GetSettings: MethodDeclaration {
+    static let method = "settings/get"
+    static let result = ResultShape.object(["values", "updatedAt"])
+    struct Params: MethodParams {
+        var keys: [String]?
+        init(_ p: ParamReader) throws { keys = try SettingsMethods.keyList(p, "keys") }
+    }
+    static func schedule(_ p: Params) -> Schedule { .claims([.read("settings", "")]) }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let snap = try call.services.settings.serve(call, shown: p.keys) { try $0.snapshot() }
+        return ["values": snap.json(keys: p.keys), "updatedAt": snap.updatedAt.map(JSON.string) ?? .null]
+    }
+}
+
+enum SetSettings: MethodDeclaration {
+    static let method = "settings/set"
+    static let result = ResultShape.object(["values"])
+    struct Params: MethodParams {
+        var pairs: [(String, JSON)] = []
+        init(_ p: ParamReader) throws {
+            let values = try p.requiredObject("values")
             for (key, value) in values.object.members {
                 if value.isNull {
                     throw RPCError.invalidParams(field: values.field(key),
@@ -28,28 +53,27 @@ enum SettingsMethods {
                 }
                 pairs.append((key, value))
             }
-            let snap = try service.serve(ctx, shown: nil) { try $0.set(pairs) }
-            return ["values": snap.json()]
-        })
-        methods.append(Method("settings/remove", schedule: { _ in .claims([.write("settings", "")]) }) { ctx in
-            let p = try ctx.paramsObject()
-            guard let keys = try keyList(p, "keys") else {
-                throw RPCError.invalidParams(field: "keys", expected: "an array of strings", got: "nothing")
-            }
-            let snap = try service.serve(ctx, shown: nil) { try $0.remove(keys) }
-            return ["values": snap.json()]
-        })
-    }
-
-    /// An optional array of strings.
-    static func keyList(_ p: Params, _ name: String) throws(RPCError) -> [String]? {
-        guard let v = p[name] else { return nil }
-        guard case .array(let items) = v else { throw .invalidParams(field: name, expected: "an array of strings", got: v.typeName) }
-        return try items.enumerated().map { i, item throws(RPCError) in
-            guard let s = item.stringValue else {
-                throw .invalidParams(field: "\(name).\(i)", expected: "a string", got: item.typeName)
-            }
-            return s
         }
+    }
+    static func schedule(_ p: Params) -> Schedule { .claims([.write("settings", "")]) }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let snap = try call.services.settings.serve(call, shown: nil) { try $0.set(p.pairs) }
+        return ["values": snap.json()]
+    }
+}
+
+enum RemoveSettings: MethodDeclaration {
+    static let method = "settings/remove"
+    static let result = ResultShape.object(["values"])
+    struct Params: MethodParams {
+        var keys: [String]
+        init(_ p: ParamReader) throws {
+            keys = try SettingsMethods.keyList(p, "keys", required: true) ?? []
+        }
+    }
+    static func schedule(_ p: Params) -> Schedule { .claims([.write("settings", "")]) }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let snap = try call.services.settings.serve(call, shown: nil) { try $0.remove(p.keys) }
+        return ["values": snap.json()]
     }
 }

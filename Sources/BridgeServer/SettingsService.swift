@@ -38,12 +38,11 @@ final class SettingsService: Sendable {
 
     /// Runs `body` on the active root's store; `shown` names the keys whose values the answer
     /// shows the client (nil: all of them), which are then not notified again.
-    func serve(_ ctx: RequestContext, shown: [String]?,
+    func serve(_ call: Call, shown: [String]?,
                _ body: (SettingsStore) throws -> SettingsSnapshot) throws -> SettingsSnapshot {
-        let server = try LifecycleMethods.server(ctx)
-        let manager = try server.storage().manager
+        let manager = try call.services.storage().manager
         let root = try manager.active().rootPath
-        let store = open(root: root, manager: manager, connection: ctx.serving, logger: server.logger)
+        let store = open(root: root, manager: manager, connection: try call.connection(), logger: call.services.logger)
         watchRoots(manager)
         return try ordering.withLock { _ in
             let snap = try body(store)

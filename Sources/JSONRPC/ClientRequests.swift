@@ -1,8 +1,8 @@
 import JSON
 import Synchronization
 
-/// The requests this side sent to the client (JSON-RPC is symmetric: MCP's `roots/list` is a
-/// server-to-client request), waiting for their responses.
+/// The requests this side sent to the client (JSON-RPC is symmetric: a server may ask the client, e.g. for its roots),
+/// waiting for their responses.
 ///
 /// Guarantees:
 /// - Ids are strings `"wb-1"`, `"wb-2"`, … unique for the connection's life, so they can never

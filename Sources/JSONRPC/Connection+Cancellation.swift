@@ -11,6 +11,7 @@ extension Connection {
     /// same file still waits for it. A running request that may write answers its real outcome.
     /// Unknown or finished ids are ignored.
     public func cancel(id: RequestID) {
+        if cancelDeferred(id: id) { return }
         enum Action { case none, dequeue(Job), abandon(Job) }
         let action: Action = state.withLock { s in
             guard let job = s.byID[id] else { return .none }
@@ -29,13 +30,13 @@ extension Connection {
         case .dequeue(let job):
             job.context.cancelled.store(true, ordering: .relaxed)
             _ = job.claimAnswer()
-            if !usesMCPConventions { deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply) }
+            if conventions.answersCancelledRequests { deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply) }
             finish(job, as: .cancelled)
         case .abandon(let job):
             guard job.claimAnswer() else { return }  // its handler has just answered
             pool.abandonOne()
             forget(job)
-            if !usesMCPConventions {
+            if conventions.answersCancelledRequests {
                 job.context.progress?.end()
                 deliver(OutgoingMessage.error(id: id, .cancelled), to: job.reply)
             }

@@ -4,7 +4,7 @@ import JSON
 /// LSP tracing: with `trace` `messages` or `verbose` (from `initialize` or `$/setTrace`) the
 /// connection reports each request and notification it handled as `$/logTrace {message}`,
 /// after the answer; `verbose` adds `verbose` (the params and the answer, each cut to
-/// `verboseLimit` characters). With `off`, and on an MCP connection, nothing is sent.
+/// `verboseLimit` characters). With `off`, and under conventions without tracing (`Conventions.traces`), nothing is sent.
 extension Connection {
     public enum Trace: UInt8, Sendable { case off, messages, verbose }
 
@@ -17,7 +17,7 @@ extension Connection {
     /// Called after a handled message's answer (if any) was delivered.
     func traceHandled(_ job: Job, answer: JSON?, abandoned: Bool = false) {
         let level = trace
-        guard level != .off, !usesMCPConventions else { return }
+        guard level != .off, conventions.traces else { return }
         let context = job.context
         let elapsed = job.startedAt == 0 ? 0 : MonotonicClock.nanos() &- job.startedAt
         let ms = Self.oneDecimal(Double(elapsed) / 1e6)

@@ -79,19 +79,14 @@ public final class Connection: Sendable {
     let inFlight = DispatchGroup()
     let state = Mutex(State())
     let stopping = Atomic<Bool>(false)
-    private let mcp = Atomic<Bool>(false)
+    let conventionsBox = Mutex<Conventions>(.lsp)
     /// `Trace`'s raw value (see `Connection+Trace`).
     let traceLevel = Atomic<UInt8>(0)
     private let clientRequests = ClientRequests()
+    /// Requests whose answer a handler handed off (see `DeferredResponse`).
+    let deferred = DeferredRegistry()
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
     let loopEnded = DispatchSemaphore(value: 0)
-
-    /// Switches to the Model Context Protocol's conventions (after an MCP `initialize`):
-    /// progress comes from `params._meta.progressToken` and goes out as
-    /// `notifications/progress {progressToken, progress, total, message}`, and a cancelled
-    /// request gets no answer at all (MCP: nothing more is sent for it).
-    public func useMCPConventions(_ on: Bool = true) { mcp.store(on, ordering: .releasing) }
-    public var usesMCPConventions: Bool { mcp.load(ordering: .acquiring) }
 
     public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
         self.input = input
@@ -117,6 +112,7 @@ public final class Connection: Sendable {
         loopEnded.wait()
         rescue.stop()
         clientRequests.closeAll()
+        endDeferred()
         if let code = state.withLock({ $0.exitCode }) { return code }
         logger.debug("end of input: finishing requests in flight")
         if inFlight.wait(timeout: .now() + Self.dispatchInterval(options.exitGrace)) == .success { return 0 }
@@ -189,37 +185,33 @@ public final class Connection: Sendable {
     // MARK: Scheduling
 
     private func submit(_ method: Method, id: RequestID?, params: JSON?, reply: Reply, loop: ReadLoop? = nil) {
-        let schedule: Schedule
+        let plan: Plan
         do {
             if method.namedParams, case .array? = params {
                 throw RPCError.invalidParams(field: "", expected: "an object (named params)", got: "array")
             }
-            schedule = try method.schedule(params)
+            plan = try method.plan(params)
         } catch {
-            if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }
+            refuse(method, id: id, error, reply: reply)
             return
         }
+        let schedule = plan.schedule
         var progress: ProgressReporter?
         var tokenKey: JSON?
-        if usesMCPConventions {
-            if id != nil, let token = params?["_meta"]?["progressToken"], RequestID(token) != nil {
-                tokenKey = token
-                let adapter = MCPProgress()
-                progress = ProgressReporter(token: token) { [weak self] value in
-                    if let p = adapter.convert(value) { self?.notify("notifications/progress", p) }
-                }
-            }
-        } else if id != nil, let token = params?["workDoneToken"], RequestID(token) != nil {
+        if id != nil, let token = conventions.progressToken(params), RequestID(token) != nil {
             tokenKey = token
-            progress = ProgressReporter(token: token) { [weak self] value in self?.notify("$/progress", value) }
+            let notifier = conventions.progressNotifier()
+            progress = ProgressReporter(token: token) { [weak self] value in
+                if let (method, p) = notifier(value) { self?.notify(method, p) }
+            }
         }
-        let context = RequestContext(id: id, method: method.name, params: params, logger: logger,
+        let context = RequestContext(id: id, method: method.name, params: params, decoded: plan.decoded, logger: logger,
                                      progress: progress, connection: self)
         if let prepare = method.prepare {
             do {
                 try prepare(context)
             } catch {
-                if id != nil { deliver(OutgoingMessage.error(id: id, mapError(error)), to: reply) }
+                refuse(method, id: id, error, reply: reply)
                 return
             }
         }
@@ -227,7 +219,7 @@ public final class Connection: Sendable {
         // Counted in flight before any other thread can see (and finish) it.
         inFlight.enter()
         let admitted: Bool? = state.withLock { s in
-            if let id, s.byID[id] != nil { return nil }
+            if let id, s.byID[id] != nil || deferred.contains(id) { return nil }
             for earlier in s.jobs where schedule.conflicts(withEarlier: earlier.schedule) {
                 earlier.dependents.append(job)
                 job.blockers += 1
@@ -259,6 +251,13 @@ public final class Connection: Sendable {
         }
     }
 
+    /// Answers a request refused before it ran (bad params, a failed `prepare`); a notification
+    /// has no answer, so its failure is logged, as when its handler fails.
+    private func refuse(_ method: Method, id: RequestID?, _ error: any Error, reply: Reply) {
+        let e = mapError(error)
+        if id != nil { deliver(OutgoingMessage.error(id: id, e), to: reply) } else { logger.warning("notification \(method.name) failed: \(e)") }
+    }
+
     /// Runs a job on the pool; a control message (`unordered`) never waits for a thread.
     func start(_ job: Job) {
         pool.submit(urgent: job.schedule == .unordered) { self.execute(job) }
@@ -273,9 +272,13 @@ public final class Connection: Sendable {
             do {
                 let result = try job.method.handler(context)
                 answer = context.id.map { OutgoingMessage.response(id: $0, result: result) }
+                if deferred.tookHandOff(context) { answer = handedOff(job) }
             } catch {
                 let e = mapError(error)
-                if let id = context.id {
+                if deferred.tookHandOff(context), let id = context.id {
+                    answer = nil
+                    deferred.take(id)?.fail(e)
+                } else if let id = context.id {
                     answer = OutgoingMessage.error(id: id, e)
                 } else {
                     logger.warning("notification \(context.method) failed: \(e)")
@@ -284,8 +287,8 @@ public final class Connection: Sendable {
         }
         // A cancel that abandoned the request has answered it already: the result is discarded.
         if job.claimAnswer() {
-            // MCP: after notifications/cancelled nothing more is sent for that request.
-            if usesMCPConventions && context.isCancelled {
+            // Conventions without an answer for a cancelled request send nothing more for it.
+            if !conventions.answersCancelledRequests && context.isCancelled {
                 answer = nil
             } else {
                 context.progress?.end()

@@ -10,13 +10,16 @@ import JSON
 public struct Method: Sendable {
     public typealias Handler = @Sendable (RequestContext) throws -> JSON
     public typealias Scheduler = @Sendable (JSON?) throws -> Schedule
+    /// Decodes the params once and says how to schedule the request; the decoded value reaches
+    /// the handler as `RequestContext.decoded`, so nothing is parsed twice.
+    public typealias Planner = @Sendable (JSON?) throws -> Plan
     public typealias Preparer = @Sendable (RequestContext) throws -> Void
 
     public var name: String
     public var inline: Bool
     /// Params must be an object (or absent); positional (array) params are refused with `-32602`.
     public var namedParams: Bool
-    public var schedule: Scheduler
+    public var plan: Planner
     /// Runs on the reading thread before the request is admitted, so that the routing of the
     /// messages after it can depend on it (`initialize` decides the connection's conventions
     /// there); an error it throws answers the request. Same rules as an inline handler.
@@ -29,9 +32,30 @@ public struct Method: Sendable {
         self.name = name
         self.inline = inline
         self.namedParams = namedParams
-        self.schedule = schedule
+        self.plan = { params in Plan(schedule: try schedule(params)) }
         self.prepare = prepare
         self.handler = handler
+    }
+
+    public init(_ name: String, inline: Bool = false, namedParams: Bool = true, plan: @escaping Planner,
+                prepare: Preparer? = nil, handler: @escaping Handler) {
+        self.name = name
+        self.inline = inline
+        self.namedParams = namedParams
+        self.plan = plan
+        self.prepare = prepare
+        self.handler = handler
+    }
+}
+
+/// A request's params, decoded, and its schedule (see `Method.Planner`).
+public struct Plan: Sendable {
+    public var schedule: Schedule
+    public var decoded: (any Sendable)?
+
+    public init(schedule: Schedule, decoded: (any Sendable)? = nil) {
+        self.schedule = schedule
+        self.decoded = decoded
     }
 }
 

@@ -10,17 +10,20 @@ public final class RequestContext: Sendable {
     public let id: RequestID?
     public let method: String
     public let params: JSON?
+    /// The params as the method's planner decoded them (see `Method.Planner`).
+    public let decoded: (any Sendable)?
     public let logger: Logger
     /// Present when the params carried a `workDoneToken`.
     public let progress: ProgressReporter?
     let cancelled = Atomic<Bool>(false)
     let connection: Connection
 
-    init(id: RequestID?, method: String, params: JSON?, logger: Logger, progress: ProgressReporter?,
-         connection: Connection) {
+    init(id: RequestID?, method: String, params: JSON?, decoded: (any Sendable)?, logger: Logger,
+         progress: ProgressReporter?, connection: Connection) {
         self.id = id
         self.method = method
         self.params = params
+        self.decoded = decoded
         self.logger = logger
         self.progress = progress
         self.connection = connection

@@ -20,7 +20,12 @@ struct MCP: ParsableCommand {
     @Option(help: "Journal tool calls into this existing session (default: a new session per connection).")
     var session: String?
 
+    @Option(name: .customLong("root"), help: "Narrow tools and resources to this folder of the workspace (absolute, or relative to the workspace root; repeatable). The MCP 2026-07-28 era sends no roots/list: this is how its clients narrow; a 2025 client's roots can only narrow further.")
+    var roots: [String] = []
+
     func run() throws {
-        try ServerMain.run(options.configuration(mcp: true, session: session, environment: ServerMain.environment()))
+        var c = options.configuration(mcp: true, session: session, environment: ServerMain.environment())
+        c.mcpRoots = roots
+        try ServerMain.run(c)
     }
 }

@@ -54,7 +54,7 @@ struct ListEntriesTests {
             #expect(names.contains(n), "\(n.debugDescription) listed")
         }
         #expect(entries.contains { $0.path.string == "\u{e9}t\u{e9}/sub/deep\u{1}.txt" })
-        let result = FileMethods.listResult(page)
+        let result = ListFiles.listResult(page)
         let bytes = JSONCodec.encode(result)
         #expect(bytes == JSONCodec.encode(result, splitting: false))
         #expect(try JSONCodec.decode(bytes) == ["entries": .array(entries.map(\.entry))])
@@ -79,7 +79,7 @@ struct ListEntriesTests {
         let page = try ws.list(o)
         #expect(page.count == 30 * 101)
         #expect(LargeValues.isLarge(.array(page.entries.map(\.entry))))
-        let result = FileMethods.listResult(page)
+        let result = ListFiles.listResult(page)
         #expect(JSONCodec.encode(result) == JSONCodec.encode(result, splitting: false))
     }
 }

@@ -15,7 +15,7 @@ private func serverWithWorkspace() throws -> BridgeServer {
     var config = ServerConfiguration(localRoot: root + "/ws")
     config.configDirectory = root + "/config"
     let s = BridgeServer(configuration: config, logger: Logger(label: "test"))
-    _ = try s.openStorage(initializationOptions: nil)
+    _ = try s.services.openStorage(initializationOptions: nil)
     return s
 }
 
@@ -37,34 +37,34 @@ struct ToolTableTests {
     @Test("a call writes through the workspace and returns text plus structured content")
     func writeAndRead() throws {
         let s = try serverWithWorkspace()
-        let w = try ToolTable.call("write_file", arguments: ["path": "notes/a.md", "content": "hello"], server: s, request: nil)
+        let w = try ToolTable.call("write_file", arguments: ["path": "notes/a.md", "content": "hello"], services: s.services, request: nil)
         #expect(!w.isError)
         #expect(w.structuredContent?["size"] == 5)
-        let r = try ToolTable.call("read_file", arguments: ["path": "notes/a.md"], server: s, request: nil)
+        let r = try ToolTable.call("read_file", arguments: ["path": "notes/a.md"], services: s.services, request: nil)
         #expect(r.content.first?["text"] == "hello")
     }
 
     @Test("bad arguments and domain failures are isError results the model can act on")
     func errors() throws {
         let s = try serverWithWorkspace()
-        let bad = try ToolTable.call("read_file", arguments: ["path": 3], server: s, request: nil)
+        let bad = try ToolTable.call("read_file", arguments: ["path": 3], services: s.services, request: nil)
         #expect(bad.isError)
         #expect(bad.content.first?["text"]?.stringValue?.contains("'path' must be a string") == true)
-        let extra = try ToolTable.call("read_file", arguments: ["path": "a", "bogus": true], server: s, request: nil)
+        let extra = try ToolTable.call("read_file", arguments: ["path": "a", "bogus": true], services: s.services, request: nil)
         #expect(extra.isError)
-        let outside = try ToolTable.call("read_file", arguments: ["path": "../etc/passwd"], server: s, request: nil)
+        let outside = try ToolTable.call("read_file", arguments: ["path": "../etc/passwd"], services: s.services, request: nil)
         #expect(outside.isError)
         #expect(outside.structuredContent?["code"] == "OutsideWorkspace")
-        #expect(throws: RPCError.self) { try ToolTable.call("rm_rf", arguments: nil, server: s, request: nil) }
+        #expect(throws: RPCError.self) { try ToolTable.call("rm_rf", arguments: nil, services: s.services, request: nil) }
     }
 
     @Test("context and journal tools keep the seeds' files")
     func contextAndJournal() throws {
         let s = try serverWithWorkspace()
-        _ = try ToolTable.call("update_context", arguments: ["content": "User prefers metric units."], server: s, request: nil)
-        let ctx = try ToolTable.call("read_context", arguments: nil, server: s, request: nil)
+        _ = try ToolTable.call("update_context", arguments: ["content": "User prefers metric units."], services: s.services, request: nil)
+        let ctx = try ToolTable.call("read_context", arguments: nil, services: s.services, request: nil)
         #expect(ctx.content.first?["text"]?.stringValue?.hasSuffix("User prefers metric units.\n") == true)
-        let j = try ToolTable.call("append_journal", arguments: ["entry": "Saw a pattern.", "date": "2026-01-15"], server: s, request: nil)
+        let j = try ToolTable.call("append_journal", arguments: ["entry": "Saw a pattern.", "date": "2026-01-15"], services: s.services, request: nil)
         #expect(j.structuredContent?["path"] == "Journal/agent/2026-01-15.md")
     }
 }

@@ -141,8 +141,6 @@ class McpModernFace(McpFace):
         assert self.r.mresult("server/discover", timeout=PING_DEADLINE)["resultType"] == "complete"
 
 
-# What the modern face does not serve yet (subscriptions/listen): strict, so it flips when it is.
-NOT_YET = pytest.mark.xfail(strict=True, reason="issue 16: not implemented yet")
 FACES = ["jsonrpc", "mcp", "mcp-modern"]
 
 
@@ -374,7 +372,7 @@ RESOURCE_CASES = [   # (id, where, data.code); None: SymlinkNotFollowed where na
 ]
 
 
-@pytest.mark.parametrize("adv", ["mcp", pytest.param("mcp-modern", marks=NOT_YET)], indirect=True)
+@pytest.mark.parametrize("adv", ["mcp", "mcp-modern"], indirect=True)
 @pytest.mark.parametrize("where, code", [c[1:] for c in RESOURCE_CASES], ids=[c[0] for c in RESOURCE_CASES])
 def test_advisory_resource_uri_is_refused(adv, where, code):
     """resources/read and resources/subscribe of the advisories' spellings as file:// URIs."""

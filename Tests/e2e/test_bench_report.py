@@ -221,3 +221,23 @@ def test_an_old_binary_that_ran_stands_beside_the_new_one_in_each_claim(tmp_path
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def mcp_spawn(target: str, median_ms: float) -> dict:
+    return {"target": target, "test": "mcp_spawn", "runs": 20, "warmup": 2, "median_ms": median_ms, "min_ms": median_ms,
+            "p90_ms": median_ms, "max_ms": median_ms, "init_errors": 0, "samples_ms": [median_ms] * 20}
+
+
+@pytest.mark.parametrize("modern_rate, spawn_ms, met", [(28000.0, 5.0, True),     # 14x the peer, 93% of 2025; 100x
+                                                         (25000.0, 5.0, False),    # 83% of the 2025 era
+                                                         (28000.0, 12.0, None)])   # spawn 42x: that row not met
+def test_the_modern_era_is_judged_against_the_peer_and_against_the_legacy_era(tmp_path, modern_rate, spawn_ms, met):
+    rows = base_rows() + issue15_rows(old=False) + [old_env(False), mcp_call("modern", modern_rate),
+                                                       mcp_spawn("peer", 500.0), mcp_spawn("modern", spawn_ms)]
+    page = render(tmp_path, rows)
+    call = summary_row(page, "MCP 2026-07-28 era `tools/call read_file`")
+    assert call[1] == f"{modern_rate:,.0f}/s (default)" and "2025 era 30,000/s" in call[3], call
+    assert call[6] == ("**met**" if met in (True, None) else "**not met**"), call
+    spawn = summary_row(page, "MCP 2026-07-28 era spawn")
+    assert spawn[6] == ("**not met**" if met is None else "**met**"), spawn
+    assert "2026-07-28 era vs the 2025 era on WorkspaceBridge" in page

@@ -6,9 +6,8 @@ stdio in each of its three modes (docs/mcp-2026.md §11):
   this binary it must end up modern;
 - `"legacy"`: the 2025 `initialize` handshake (`2025-11-25`).
 
-Each test runs in each mode it applies to; what the server does not serve yet (the tasks extension
-in discovery, subscriptions/listen) is marked NOT_YET (strict: it must fail today and pass once
-built).
+Each test runs in each mode it applies to (listen: the two modern modes; the 2025 era has
+resources/subscribe instead).
 """
 from __future__ import annotations
 
@@ -23,14 +22,14 @@ pytest.importorskip("mcp")
 from mcp.client.subscriptions import ResourceUpdated  # noqa: E402
 
 from mcp_helpers import READ_ONLY_TOOLS, TOOL_NAMES, aio, file_uri, place, tool_error, tool_ok  # noqa: E402,F401
-from mcp_modern import (ALL_VERSIONS, MODERN, NOT_YET, SI, TASKS, UNSUPPORTED_PROTOCOL_VERSION,  # noqa: E402
+from mcp_modern import (ALL_VERSIONS, MODERN, SI, TASKS, UNSUPPORTED_PROTOCOL_VERSION,  # noqa: E402
                         MCPError, open_client)
 
 ALL_MODES = ["2026-07-28", "auto", "legacy"]
 MODERN_MODES = ["2026-07-28", "auto"]
 # Discovery advertises the tasks extension, and listen streams changes, only once they are served.
-DISCOVERY_MODES = [pytest.param("2026-07-28", marks=NOT_YET), pytest.param("auto", marks=NOT_YET), "legacy"]
-LISTEN_MODES = [pytest.param("2026-07-28", marks=NOT_YET), pytest.param("auto", marks=NOT_YET)]
+DISCOVERY_MODES = ["2026-07-28", "auto", "legacy"]
+LISTEN_MODES = ["2026-07-28", "auto"]
 
 
 def check_era(c, mode: str) -> None:

@@ -16,7 +16,7 @@ pytest.importorskip("mcp")
 
 from mcp_helpers import LOG_LEVELS, TOOL_NAMES, file_uri, place, raw  # noqa: E402,F401
 from mcp_modern import (ALL_VERSIONS, CC, CI, INVALID_PARAMS, LL, MAX_WORKSPACE_TTL_MS, METHOD_NOT_FOUND,  # noqa: E402,F401
-                        MODERN, NOT_YET, PV, SI, SUB, TASKS, UNSUPPORTED_PROTOCOL_VERSION, assert_cache_hints,
+                        MODERN, PV, SI, SUB, TASKS, UNSUPPORTED_PROTOCOL_VERSION, assert_cache_hints,
                         meta, rawm, validate)
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -36,7 +36,6 @@ def _no_retired_or_reserved_codes(r) -> None:
 
 # -- discovery ------------------------------------------------------------------------------------
 
-@NOT_YET
 def test_discover_is_the_first_answer_and_has_the_revision_shape(rawm, place):
     r = rawm()
     res = r.mresult("server/discover")
@@ -277,7 +276,6 @@ def _updates(r, rid, since: int = 0) -> list[dict]:
             and m.get("method") != "notifications/subscriptions/acknowledged"]
 
 
-@NOT_YET
 def test_listen_acknowledges_then_streams_the_opted_in_changes_of_other_processes(rawm, place):
     r = rawm()
     r.tool("write_file", {"path": "w/a.txt", "content": "1"})
@@ -308,7 +306,6 @@ def test_listen_acknowledges_then_streams_the_opted_in_changes_of_other_processe
     assert r.tool("read_file", {"path": "w/a.txt"})["structuredContent"]["data"] == "12"
 
 
-@NOT_YET
 def test_cancelling_a_listen_ends_its_stream_and_only_it(rawm, place):
     r = rawm()
     r.tool("write_file", {"path": "c.txt", "content": "1"})
@@ -326,7 +323,6 @@ def test_cancelling_a_listen_ends_its_stream_and_only_it(rawm, place):
     assert not late, f"messages for a cancelled subscription: {late}"
 
 
-@NOT_YET
 def test_listen_refuses_a_uri_outside_the_workspace(rawm, place):
     r = rawm()
     rid = r.mreq("subscriptions/listen", {"notifications": {"resourceSubscriptions": [file_uri(place.tmp, "outside.txt")]}})
@@ -336,7 +332,6 @@ def test_listen_refuses_a_uri_outside_the_workspace(rawm, place):
     assert not [m for _, m in r.log if m.get("method") == "notifications/subscriptions/acknowledged"]
 
 
-@NOT_YET
 def test_listen_ends_gracefully_when_the_server_shuts_down(rawm, place):
     """Closing stdin ends the process; an open subscription is answered with the revision's graceful
     close (a result carrying its subscription id) before the output closes."""

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp_helpers import aio, place, tool_ok  # noqa: E402,F401
-from mcp_modern import (INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, NOT_YET, TASKS,  # noqa: E402
+from mcp_modern import (INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY, TASKS,  # noqa: E402
                         TasksExtension, open_client, rawm, tasks_caps, validate)
 from test_mcp_long import NEEDLE, SLOW, Moved, tree  # noqa: E402,F401
 
@@ -69,7 +69,6 @@ def _poll(r, task_id: str, until, timeout: float = 30.0) -> list[dict]:
 
 # -- declaration ------------------------------------------------------------------------------------
 
-@NOT_YET
 def test_discover_advertises_and_tools_list_declares_which_tools_may_run_as_tasks(rawm):
     r = rawm()
     assert r.mresult("server/discover")["capabilities"]["extensions"][TASKS] == {}
@@ -84,7 +83,6 @@ def test_discover_advertises_and_tools_list_declares_which_tools_may_run_as_task
 
 # -- the official client --------------------------------------------------------------------------------
 
-@NOT_YET
 @pytest.mark.parametrize("mode", ["2026-07-28", "auto"])
 @aio
 async def test_a_long_search_runs_as_a_task_polled_to_completion(binary, place, tree, mode):
@@ -112,7 +110,6 @@ async def test_without_the_extension_the_same_search_is_a_plain_result(binary, p
 
 # -- the wire ------------------------------------------------------------------------------------------
 
-@NOT_YET
 def test_task_shapes_polling_from_new_requests_and_the_result_kept(rawm, place, tree):
     r = rawm()
     with Moved(tree, place.root):
@@ -132,7 +129,6 @@ def test_task_shapes_polling_from_new_requests_and_the_result_kept(rawm, place, 
     assert again["status"] == "completed" and again["result"] == done["result"], "a finished task's result was lost"
 
 
-@NOT_YET
 def test_a_task_reports_progress_and_can_be_cancelled(rawm, place, tree):
     r = rawm()
     with Moved(tree, place.root):
@@ -155,7 +151,6 @@ def test_a_task_reports_progress_and_can_be_cancelled(rawm, place, tree):
         assert small["resultType"] == "complete" and small["structuredContent"]["matches"]
 
 
-@NOT_YET
 def test_task_methods_refuse_unknown_ids_and_undeclared_clients(rawm):
     r = rawm()
     for method in ("tasks/get", "tasks/cancel"):
@@ -168,3 +163,33 @@ def test_task_methods_refuse_unknown_ids_and_undeclared_clients(rawm):
     assert err["code"] == INVALID_PARAMS, err
     assert r.merror("tasks/list", {}, caps=tasks_caps())["code"] == -32601     # removed by the redesigned extension
     assert r.mresult("server/discover")["resultType"] == "complete"
+
+
+def test_a_quick_copy_from_a_declaring_client_is_the_plain_result(rawm, place):
+    """copy_file may run as a task but only becomes one when it outlives its grace: a small copy
+    answers inline, and the copy is there."""
+    r = rawm()
+    r.tool("write_file", {"path": "src.txt", "content": "copy me\n"})
+    res = r.tool("copy_file", {"from": "src.txt", "to": "dst.txt"}, caps=tasks_caps())
+    assert res["resultType"] == "complete" and res["isError"] is False, res
+    assert (place.root / "dst.txt").read_text() == "copy me\n"
+
+
+def test_running_tasks_are_bounded_and_a_call_beyond_the_bound_is_answered_inline(rawm, place, tree):
+    """At most 8 tasks run at once (docs/protocol.md): the 9th big search is answered inline, not
+    refused; the 8 are then cancelled and end cancelled."""
+    r = rawm()
+    with Moved(tree, place.root):
+        ids = []
+        for _ in range(8):
+            created = r.mresult("tools/call", _search(SLOW, regex=True), caps=tasks_caps())
+            assert created["resultType"] == "task", created
+            ids.append(created["taskId"])
+        assert len(set(ids)) == 8
+        inline = r.mresult("tools/call", _search(), caps=tasks_caps(), timeout=120)
+        assert inline["resultType"] == "complete" and inline["structuredContent"]["filesSearched"] == FILES, inline
+        for tid in ids:
+            r.mresult("tasks/cancel", {"taskId": tid}, caps=tasks_caps())
+        for tid in ids:
+            final = _poll(r, tid, lambda s: s["status"] != "working", timeout=20)[-1]
+            assert final["status"] == "cancelled", final

@@ -9,8 +9,7 @@ to them by name is an unknown tool (-32602).
 Every test runs through both eras of the face: the 2025 handshake (`legacy`) and the 2026-07-28
 per-request `_meta` (`modern`, the official client pinned to 2026-07-28). Special files (FIFOs,
 sockets) through the modern face: listed, skipped by search, described, never hanging; read,
-written, copied or hashed they are refused as `NotARegularFile` (h14-files' code; those cases
-are strict xfails until it lands). The legacy face's special-file tests live with the file suites.
+written, copied or hashed they are refused as `NotARegularFile` (h14-files' code). The legacy face's special-file tests live with the file suites.
 """
 from __future__ import annotations
 
@@ -64,7 +63,6 @@ def leaks(text: str) -> list[str]:
 
 
 FACES = ["legacy", "modern"]
-# The typed refusal of special files is h14-files' (NotARegularFile); strict, so these flip when it lands.
 
 
 @contextlib.asynccontextmanager

@@ -52,6 +52,7 @@ PROTOCOL_CODES = {
     "MethodNotFound": -32601, "InvalidParams": -32602, "InternalError": -32603,
     "ServerNotInitialized": -32002, "RequestCancelled": -32800,
     "UnsupportedProtocolVersion": -32022,      # the MCP face's 2026-07-28 era (docs/mcp-2026.md)
+    "MissingRequiredClientCapability": -32021,  # the same era: tasks/* without the tasks extension declared
 }
 DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "DirectoryNotEmpty",
                 "OutsideWorkspace", "InvalidPath", "PreconditionFailed", "NotText", "TooLarge",
@@ -287,7 +288,7 @@ def test_every_method_has_an_example_that_validates(contract):
 def test_error_table_has_one_entry_per_json_rpc_code(contract):
     errors = contract.doc["components"]["errors"]
     codes = [e["code"] for e in errors.values()]
-    assert sorted(codes) == sorted([-32700, -32600, -32601, -32602, -32603, -32002, -32800, -32803, -32022])
+    assert sorted(codes) == sorted([-32700, -32600, -32601, -32602, -32603, -32002, -32800, -32803, -32022, -32021])
     for name, e in errors.items():
         assert set(e) <= {"code", "message", "data"} and isinstance(e["message"], str), name
         contract.check_error(e)

@@ -113,9 +113,9 @@ export interface BlobResult {
   data: string;
 }
 
-/** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803); UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md). */
+/** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803); UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md); MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request that needs an extension its `_meta` did not declare (the tasks extension's tasks/*). */
 export type ErrorData = {
-  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError" | "Deferred";
+  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "MissingRequiredClientCapability" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError" | "Deferred";
   /** ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from session/import: damaged, foreign or unsupportedVersion. */
   reason?: string;
   /** ParseError: line of the error in the message. */
@@ -184,6 +184,8 @@ export type ErrorData = {
   queued?: boolean;
   /** Deferred: whether the same call with userConfirmed true would run now (false only offline). */
   confirmable?: boolean;
+  /** MissingRequiredClientCapability (MCP face only): the client capabilities the request needs, e.g. {"extensions": {"io.modelcontextprotocol/tasks": {}}}. */
+  requiredCapabilities?: { [key: string]: unknown };
 };
 
 /** A workspace-relative, '/'-separated path; "" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. */

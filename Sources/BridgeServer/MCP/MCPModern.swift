@@ -8,7 +8,7 @@ import Synchronization
 /// envelope (`MCPEnvelope`) is served statelessly from it — no handshake, nothing learned from
 /// earlier requests — with the revision's result shape (`resultType`, cache hints, the server's
 /// identity in `_meta`); a request without it belongs to the 2025 era and is served by the
-/// handshake-era method once `initialize` ran (and answered "not initialized" before, as it
+/// declaration's handler once `initialize` ran (and answered "not initialized" before, as it
 /// always was). So a failed or successful probe never stops a later `initialize`, and a modern
 /// request is served on a process that did the handshake.
 enum MCPModern {
@@ -23,56 +23,58 @@ enum MCPModern {
         "resources/templates/list": (3_600_000, "public"), "resources/list": (0, "private"), "resources/read": (0, "private"),
     ]
 
-    /// The era-dispatching methods: one per 2025 MCP request method (same scheduling), plus `server/discover`.
-    static func methods(legacy: [String: Method]) -> [String: Method] {
-        var out: [String: Method] = [:]
-        for (name, m) in legacy {
-            out[name] = Method(name, inline: m.inline, namedParams: m.namedParams, schedule: m.schedule) { ctx in
-                try serve(ctx, name: name, legacy: m)
-            }
-        }
-        out[discover] = Method(discover, inline: true, schedule: { _ in .unordered }) { ctx in
-            try serve(ctx, name: discover, legacy: nil)
-        }
-        return out
+    /// The modern era's own requests (no 2025 counterpart).
+    static let own: [any MCPRequestDeclaration.Type] = [Discover.self, ListenSubscriptions.self, GetTask.self, CancelTask.self, UpdateTask.self]
+
+    /// The era-dispatching methods: every MCP request of both eras (a duplicate name traps).
+    static func methods(_ services: Services) -> [String: Method] {
+        MethodIndex.byName((MCPMethods.requests + own).map { $0.eraMethod(services) }, table: "MCP era request")
     }
 
-    static func serve(_ ctx: RequestContext, name: String, legacy: Method?) throws -> JSON {
-        let server = try LifecycleMethods.server(ctx)
-        guard let envelope = try MCPEnvelope.parse(ctx.params) else {
-            guard let legacy else {
+    /// A request for a method no table has, where the era is not settled: a modern request (its
+    /// `_meta`) is `-32601`, never the retired "not initialized"; a 2025 one keeps the 2025 answer.
+    static func unknown(_ name: String, _ services: Services) -> Method {
+        Method(name, inline: true, schedule: { _ in .unordered }) { ctx in
+            if try MCPEnvelope.parse(ctx.params) != nil { throw RPCError.methodNotFound(name) }
+            guard services.lifecycle.current == .running, services.lifecycle.isMCP else { throw RPCError.serverNotInitialized }
+            throw RPCError.methodNotFound(name)
+        }
+    }
+
+    static func serve<D: MCPRequestDeclaration>(_: D.Type, _ decoded: EraParams<D.Params>, _ call: Call) throws -> JSON {
+        let name = D.method
+        let services = call.services
+        guard let envelope = try decoded.envelope.get() else {
+            guard D.servedIn2025 else {
                 throw RPCError.invalidParams(field: "_meta.\(MCPEnvelope.versionKey)",
                                              expected: "the protocol version (\(MCPVersions.modern.joined(separator: ", ")))", got: "nothing")
             }
-            guard server.lifecycle.current == .running, server.lifecycle.isMCP else { throw RPCError.serverNotInitialized }
-            return try legacy.handler(ctx)
+            guard services.lifecycle.current == .running, services.lifecycle.isMCP else { throw RPCError.serverNotInitialized }
+            let result = try D.handle(decoded.params.get(), call)
+            assert(D.result.admits(result), "\(name) answered fields its declaration does not list: \(result)")
+            return result
         }
         if removed.contains(name) {
             let e = RPCError.methodNotFound(name)
-            MCPRequestLog.record(ctx, envelope, method: name, outcome: "\(e.code) \(e.dataCode)")
+            MCPRequestLog.record(call, envelope, method: name, outcome: "\(e.code) \(e.dataCode)")
             throw e
         }
-        let (root, sessionID) = try server.modern.prepare(server, ctx, envelope)
+        try services.modern.prepare(services, call, envelope)
         var result: JSONObject = ["resultType": "complete"]
         let body: JSON
-        if let legacy {
-            do {
-                body = try legacy.handler(ctx)
-            } catch {
-                let e = modernError(server.mapError(error), method: name, params: ctx.params)
-                MCPRequestLog.record(ctx, envelope, method: name, outcome: "\(e.code) \(e.dataCode): \(e.message)")
-                throw e
-            }
-        } else {
-            MCPRequestLog.record(ctx, envelope, method: name, outcome: "ok")
-            body = ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": capabilities,
-                    "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID))]
+        do {
+            if let id = D.requiredExtension, !envelope.declares(extension: id) { throw RPCError.missingClientCapability(extension: id) }
+            body = try D.handleModern(decoded.params.get(), call, envelope)
+        } catch {
+            let e = modernError(services.mapError(error), method: name, params: call.request?.params)
+            MCPRequestLog.record(call, envelope, method: name, outcome: "\(e.code) \(e.dataCode): \(e.message)")
+            throw e
         }
         var meta = JSONObject()
         for (k, v) in body.objectValue?.members ?? [] {
             if k == "_meta" { meta = v.objectValue ?? JSONObject() } else { result[k] = v }
         }
-        if legacy != nil { MCPRequestLog.record(ctx, envelope, method: name, outcome: MCPRequestLog.outcome(of: .object(result))) }
+        MCPRequestLog.record(call, envelope, method: name, outcome: MCPRequestLog.outcome(of: .object(result)))
         if let hint = cacheHints[name] {
             result["ttlMs"] = .int(hint.ttlMs)
             result["cacheScope"] = .string(hint.scope)
@@ -83,17 +85,18 @@ enum MCPModern {
     }
 
     /// The capabilities the modern era advertises: only what it serves. Log messages go out per
-    /// request (`MCPRequestLog`); resource updates arrive through `subscriptions/listen`, so
-    /// `subscribe` stays false until that is served here.
+    /// request (`MCPRequestLog`); resource updates and list changes through `subscriptions/listen`
+    /// (`ListenSubscriptions`); long tool calls as tasks (`MCPTasks`).
     static var capabilities: JSON {
-        ["tools": ["listChanged": false], "resources": ["subscribe": false, "listChanged": false], "logging": .object(JSONObject())]
+        ["tools": ["listChanged": false], "resources": ["subscribe": true, "listChanged": true], "logging": .object(JSONObject()),
+         "extensions": .object([MCPTasks.extensionID: .object(JSONObject())])]
     }
 
     /// An error in the revision's codes: a resource that cannot be read (missing, outside the
     /// workspace, a bad URI) is `-32602` with its `uri` (the 2025 era keeps its code); the typed
     /// `data.code` stays.
     static func modernError(_ e: RPCError, method: String, params: JSON?) -> RPCError {
-        guard method == "resources/read", e.code == ErrorCode.requestFailed else { return e }
+        guard method == ReadResource.method || method == ListenSubscriptions.method, e.code == ErrorCode.requestFailed else { return e }
         var data = e.data
         if let uri = params?["uri"] { data["uri"] = uri }
         return RPCError(code: ErrorCode.invalidParams, message: e.message, dataCode: e.dataCode, data: data)
@@ -103,17 +106,21 @@ enum MCPModern {
 /// What the first modern request of a process sets up, once: storage, the session tool calls are
 /// journaled into, MCP's conventions on the connection. Later requests, of either era, reuse it.
 final class MCPModernState: Sendable {
-    private let ready = Mutex<(root: String, sessionID: String)?>(nil)
+    private let ready = Mutex(false)
+    /// The open `subscriptions/listen` streams.
+    let listeners = MCPListeners()
+    /// The tasks extension's tasks.
+    let tasks = MCPTaskStore()
 
-    func prepare(_ server: BridgeServer, _ ctx: RequestContext, _ envelope: MCPEnvelope) throws -> (root: String, sessionID: String) {
-        try ready.withLock { state throws -> (root: String, sessionID: String) in
-            if let state { return state }
-            let opened = try MCPMethods.openSession(server, clientName: envelope.clientName ?? "MCP client")
-            server.lifecycle.setMCP()
-            server.attach(ctx.serving)
-            ctx.serving.useMCPConventions()
-            state = opened
-            return opened
+    func prepare(_ services: Services, _ call: Call, _ envelope: MCPEnvelope) throws {
+        try ready.withLock { ready throws in
+            if ready { return }
+            _ = try MCPMethods.openSession(services, clientName: envelope.clientName ?? "MCP client")
+            services.lifecycle.setMCP()
+            let connection = try call.connection()
+            services.attach(connection)
+            connection.use(MCPConventions.value)
+            ready = true
         }
     }
 }

@@ -9,7 +9,10 @@ import Logging
 /// before the response, only when that request's `_meta` asked for `debug`; a request that did
 /// not ask gets no log message at all.
 enum MCPRequestLog {
-    static func record(_ ctx: RequestContext, _ envelope: MCPEnvelope, method: String, outcome: String) {
+    static func record(_ call: Call, _ envelope: MCPEnvelope, method: String, outcome: @autoclosure () -> String) {
+        // Nothing to build when neither stderr nor the client wants the line (the common case).
+        guard let ctx = call.request, ctx.logger.logLevel <= .debug || envelope.logLevel == "debug" else { return }
+        let outcome = outcome()
         let tool = method == "tools/call" ? ctx.params?["name"]?.stringValue : nil
         let subject = tool.map { "\(method) \($0)" } ?? method
         var metadata: Logger.Metadata = [:]

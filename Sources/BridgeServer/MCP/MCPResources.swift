@@ -25,75 +25,6 @@ enum MCPResources {
         return try WorkspacePath(decoded)
     }
 
-    static func list(_ ctx: RequestContext) throws -> JSON {
-        let server = try LifecycleMethods.server(ctx)
-        let ws = try server.workspace()
-        let p = try ctx.paramsObject()
-        var o = Workspace.ListOptions()
-        o.recursive = true
-        o.limit = pageSize
-        if let cursor = try p.string("cursor") {
-            guard let after = ListCursor.decode(cursor) else {
-                throw RPCError.invalidParams(field: "cursor", expected: "a nextCursor from resources/list", got: "unknown cursor")
-            }
-            o.after = after
-        }
-        let page = try ws.list(o, isCancelled: { ctx.isCancelled })
-        var resources: [JSON] = []
-        let scope = server.mcpRoots
-        for e in page.entries where e.type == .file && (try? scope.check(e.path)) != nil {
-            resources.append(["uri": .string(try uri(ws, e.path)), "name": .string(e.path.string), "title": .string(e.path.name),
-                              "mimeType": .string(mimeType(e.path.name)), "size": .int(e.size)])
-        }
-        var result: JSONObject = ["resources": .array(resources)]
-        if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
-        return .object(result)
-    }
-
-    static func read(_ ctx: RequestContext) throws -> JSON {
-        let server = try LifecycleMethods.server(ctx)
-        let ws = try server.workspace()
-        let raw = try ctx.paramsObject().requiredString("uri")
-        let path = try path(ofURI: raw, in: ws)
-        try server.mcpRoots.check(path)
-        let r = try ws.read(path, maxBytes: FileMethods.maxReadBytes)
-        let mime = mimeType(path.name)
-        let isText = r.bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: false) } != nil
-            && !r.bytes.contains(0)
-        let content: JSON = isText
-            ? ["uri": .string(raw), "mimeType": .string(mime), "text": .string(String(decoding: r.bytes, as: UTF8.self))]
-            : ["uri": .string(raw), "mimeType": .string(mime == "text/plain" ? "application/octet-stream" : mime),
-               "blob": .string(Base64.encode(r.bytes))]
-        return ["contents": [content]]
-    }
-
-    static func templates(_ ctx: RequestContext) throws -> JSON {
-        let ws = try LifecycleMethods.server(ctx).workspace()
-        return ["resourceTemplates": [[
-            "uriTemplate": .string(try ws.fileURI(.root) + "/{+path}"), "name": "workspace-file", "title": "A file of the workspace",
-            "description": "Any file under the workspace root, by its relative path.",
-        ]]]
-    }
-
-    static func subscribe(_ ctx: RequestContext, on: Bool) throws -> JSON {
-        let server = try LifecycleMethods.server(ctx)
-        let ws = try server.workspace()
-        let raw = try ctx.paramsObject().requiredString("uri")
-        let path = try path(ofURI: raw, in: ws)
-        if on {
-            try server.mcpRoots.check(path)
-            // The same rules as reading it: an existing file of the workspace, never through a link.
-            let (status, _) = try ws.info(path)
-            if status.type == .symlink {
-                throw WorkspaceError(.symlinkNotFollowed, "'\(path)' is a symbolic link; links are never followed", path: path.string)
-            }
-        }
-        if on { try server.resourceWatch.subscribe(path, uri: raw, workspace: ws, connection: ctx.serving) } else {
-            server.resourceWatch.unsubscribe(path)
-        }
-        return .object(JSONObject())
-    }
-
     static func mimeType(_ name: String) -> String {
         let ext = name.split(separator: ".").last.map { $0.lowercased() } ?? ""
         switch ext {
@@ -171,5 +102,102 @@ final class ResourceSubscriptions: Sendable {
             return s.watcher
         }
         w?.stop()
+    }
+}
+
+/// A resource request naming one `uri`.
+struct ResourceURI: MethodParams {
+    var uri: String
+    init(_ p: ParamReader) throws { uri = try p.requiredString("uri") }
+}
+
+enum ListResources: MethodDeclaration {
+    static let method = "resources/list"
+    static let result = ResultShape.object(["resources", "nextCursor"])
+    struct Params: MethodParams {
+        var cursor: String?
+        init(_ p: ParamReader) throws { cursor = try p.string("cursor") }
+    }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let ws = try call.services.workspace()
+        var o = Workspace.ListOptions()
+        o.recursive = true
+        o.limit = MCPResources.pageSize
+        if let cursor = p.cursor {
+            guard let after = ListCursor.decode(cursor) else {
+                throw RPCError.invalidParams(field: "cursor", expected: "a nextCursor from resources/list", got: "unknown cursor")
+            }
+            o.after = after
+        }
+        let page = try ws.list(o, isCancelled: { call.isCancelled })
+        var resources: [JSON] = []
+        let scope = call.services.mcpRoots
+        for e in page.entries where e.type == .file && (try? scope.check(e.path)) != nil {
+            resources.append(["uri": .string(try MCPResources.uri(ws, e.path)), "name": .string(e.path.string),
+                              "title": .string(e.path.name), "mimeType": .string(MCPResources.mimeType(e.path.name)),
+                              "size": .int(e.size)])
+        }
+        var result: JSONObject = ["resources": .array(resources)]
+        if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
+        return .object(result)
+    }
+}
+
+enum ReadResource: MethodDeclaration {
+    static let method = "resources/read"
+    static let result = ResultShape.object(["contents"])
+    static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
+        let ws = try call.services.workspace()
+        let path = try MCPResources.path(ofURI: p.uri, in: ws)
+        try call.services.mcpRoots.check(path)
+        let r = try ws.read(path, maxBytes: FileMethods.maxReadBytes)
+        let mime = MCPResources.mimeType(path.name)
+        let isText = r.bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: false) } != nil
+            && !r.bytes.contains(0)
+        let content: JSON = isText
+            ? ["uri": .string(p.uri), "mimeType": .string(mime), "text": .string(String(decoding: r.bytes, as: UTF8.self))]
+            : ["uri": .string(p.uri), "mimeType": .string(mime == "text/plain" ? "application/octet-stream" : mime),
+               "blob": .string(Base64.encode(r.bytes))]
+        return ["contents": [content]]
+    }
+}
+
+enum ResourceTemplates: MethodDeclaration {
+    static let method = "resources/templates/list"
+    static let result = ResultShape.object(["resourceTemplates"])
+    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+        let ws = try call.services.workspace()
+        return ["resourceTemplates": [[
+            "uriTemplate": .string(try ws.fileURI(.root) + "/{+path}"), "name": "workspace-file", "title": "A file of the workspace",
+            "description": "Any file under the workspace root, by its relative path.",
+        ]]]
+    }
+}
+
+enum SubscribeResource: MethodDeclaration {
+    static let method = "resources/subscribe"
+    static let result = ResultShape.object([])
+    static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
+        let services = call.services
+        let ws = try services.workspace()
+        let path = try MCPResources.path(ofURI: p.uri, in: ws)
+        try services.mcpRoots.check(path)
+        // The same rules as reading it: an existing file of the workspace, never through a link.
+        let (status, _) = try ws.info(path)
+        if status.type == .symlink {
+            throw WorkspaceError(.symlinkNotFollowed, "'\(path)' is a symbolic link; links are never followed", path: path.string)
+        }
+        try services.resourceWatch.subscribe(path, uri: p.uri, workspace: ws, connection: try call.connection())
+        return .object(JSONObject())
+    }
+}
+
+enum UnsubscribeResource: MethodDeclaration {
+    static let method = "resources/unsubscribe"
+    static let result = ResultShape.object([])
+    static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
+        let ws = try call.services.workspace()
+        call.services.resourceWatch.unsubscribe(try MCPResources.path(ofURI: p.uri, in: ws))
+        return .object(JSONObject())
     }
 }

@@ -26,10 +26,22 @@ import Workspace
 final class MCPRootScope: Sendable {
     /// Workspace-relative folders; nil means the whole workspace.
     private let folders = Mutex<[WorkspacePath]?>(nil)
+    /// The folders configured at startup (`mcp --root`); nil: none, the whole workspace.
+    private let configured = Mutex<[WorkspacePath]?>(nil)
+    private let configuredOnce = Atomic<Bool>(false)
     private let clientHasRoots = Atomic<Bool>(false)
 
     func clientDeclaresRoots(_ yes: Bool) { clientHasRoots.store(yes, ordering: .relaxed) }
     var clientSupportsRoots: Bool { clientHasRoots.load(ordering: .relaxed) }
+
+    var isConfigured: Bool { configuredOnce.load(ordering: .acquiring) }
+
+    /// Sets the configured bound (nil: the whole workspace), and the scope to it.
+    func setConfigured(_ bound: [WorkspacePath]?) {
+        configured.withLock { $0 = bound }
+        folders.withLock { $0 = bound }
+        configuredOnce.store(true, ordering: .releasing)
+    }
 
     /// The accepted folders, or nil for the whole workspace.
     var current: [WorkspacePath]? { folders.withLock { $0 } }
@@ -52,7 +64,13 @@ final class MCPRootScope: Sendable {
                 }
             }
         }
-        let scope: [WorkspacePath]? = accepted.isEmpty || accepted.contains(where: \.isRoot) ? nil : accepted
+        var scope: [WorkspacePath]? = accepted.isEmpty || accepted.contains(where: \.isRoot) ? nil : accepted
+        if let bound = configured.withLock({ $0 }) {
+            // A client's roots only narrow the configured folders, never widen them.
+            let inside = (scope ?? []).filter { r in bound.contains { r == $0 || r.string.hasPrefix($0.string + "/") } }
+            for r in scope ?? [] where !inside.contains(r) { refused.append((uri: r.string, reason: "outside the folders the server was started with")) }
+            scope = inside.isEmpty ? bound : inside
+        }
         folders.withLock { $0 = scope }
         return refused
     }

@@ -3,10 +3,14 @@ import JSONRPC
 import Workspace
 
 /// One capability an agent may use, declared once: its name, schemas, and hints. The same
-/// table answers `agent/listTools`, runs `session/callTool`, and (later) MCP's `tools/list` and
+/// table answers `agent/listTools`, runs `session/callTool`, and MCP's `tools/list` and
 /// `tools/call`, so an agent has exactly the user's powers over the workspace, no more.
+///
+/// A tool that mirrors a method (`x-agent-tool` in schema/openrpc.json) IS that method's
+/// declaration plus an argument rename (`mirroring`): the same params decoder, handler and result.
+/// A tool of its own is a `ToolDeclaration` (`declared`), declared the way methods are.
 struct Tool: Sendable {
-    typealias Run = @Sendable (ToolContext) throws -> ToolOutput
+    typealias Run = @Sendable (_ arguments: JSON, _ call: Call) throws -> ToolOutput
 
     var name: String
     var title: String
@@ -27,8 +31,8 @@ struct Tool: Sendable {
 
     /// A tool whose schemas are the generated ones for `name`; a name the schema does not list is
     /// a programming error (stops at startup, where every test sees it).
-    init(name: String, title: String, description: String, readOnly: Bool, destructive: Bool, idempotent: Bool,
-         run: @escaping Run) {
+    private init(name: String, title: String, description: String, readOnly: Bool, destructive: Bool, idempotent: Bool,
+                 run: @escaping Run) {
         guard let input = ToolSchemas.input[name], let output = ToolSchemas.output[name] else {
             fatalError("tool \(name) is not in x-tool-table of schema/openrpc.json (run scripts/gen_tool_schemas.py)")
         }
@@ -45,6 +49,27 @@ struct Tool: Sendable {
         self.run = run
     }
 
+    /// The tool that mirrors method `D`: its arguments renamed to `D`'s params (errors name the
+    /// tool's arguments), decoded by `D`'s decoder, run by `D`'s handler; its structured content is
+    /// `D`'s result and `text` says it for the model. The schema must declare this mirror.
+    static func mirroring<D: MethodDeclaration>(_ d: D.Type, as name: String, title: String, description: String,
+                                                readOnly: Bool, destructive: Bool, idempotent: Bool,
+                                                text: @escaping @Sendable (JSON) -> String) -> Tool {
+        guard let mirror = ToolSchemas.mirrors[name], mirror.method == D.method else {
+            fatalError("tool \(name) does not mirror \(D.method) in schema/openrpc.json's x-agent-tool")
+        }
+        guard mirror.extra.isEmpty else { fatalError("tool \(name): extra arguments \(mirror.extra) have no reader") }
+        let toParam = mirror.rename
+        let toArgument = Dictionary(uniqueKeysWithValues: toParam.map { ($0.value, $0.key) })
+        return Tool(name: name, title: title, description: description, readOnly: readOnly, destructive: destructive,
+                    idempotent: idempotent) { arguments, call in
+            var params = JSONObject()
+            if case .object(let o) = arguments { for (k, v) in o.members { params[toParam[k] ?? k] = v } }
+            let result = try D.handle(try D.Params(try ParamReader(.object(params), aliases: toArgument)), call)
+            return ToolOutput(text: text(result), structured: result)
+        }
+    }
+
     var json: JSON {
         ["name": .string(name), "title": .string(title), "description": .string(description),
          "inputSchema": inputSchema, "outputSchema": outputSchema,
@@ -52,14 +77,23 @@ struct Tool: Sendable {
                          "idempotentHint": .bool(idempotent), "openWorldHint": false],
          "requiresNetwork": .bool(requiresNetwork), "heavy": .bool(heavy)]
     }
+
+    /// A tool of its own.
+    static func declared<D: ToolDeclaration>(_ d: D.Type, title: String, description: String, readOnly: Bool,
+                                             destructive: Bool, idempotent: Bool) -> Tool {
+        guard ToolSchemas.mirrors[D.name] == nil else { fatalError("tool \(D.name) mirrors a method: declare it with mirroring") }
+        return Tool(name: D.name, title: title, description: description, readOnly: readOnly, destructive: destructive,
+                    idempotent: idempotent) { arguments, call in
+            try D.handle(try D.Params(try ParamReader(arguments)), call)
+        }
+    }
 }
 
-/// What a tool gets: the validated arguments and the active workspace.
-struct ToolContext {
-    var arguments: Params
-    var workspace: Workspace
-    var server: BridgeServer
-    var request: RequestContext?
+/// A tool without a method, declared like a method: name, typed params, handler, result.
+protocol ToolDeclaration: Sendable {
+    associatedtype Params: MethodParams
+    static var name: String { get }
+    static func handle(_ p: Params, _ call: Call) throws -> ToolOutput
 }
 
 /// A tool's answer: text for the model and the same facts as structured content.

@@ -16,6 +16,18 @@ enum ToolSchemas {
     static let output: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["output"]!) })
     /// The tools the device policy treats as heavy work (`x-tool-heavy` on agent/listTools).
     static let heavy: Set<String> = Set(table.filter { $0.schemas["heavy"]?.boolValue == true }.map { $0.name })
+    /// The method a tool mirrors (`x-agent-tool`), with its renames (tool argument -> method
+    /// param) and extra arguments; absent for a tool of its own.
+    static let mirrors: [String: (method: String, rename: [String: String], extra: [String])] = {
+        var out: [String: (method: String, rename: [String: String], extra: [String])] = [:]
+        for t in table {
+            guard let m = t.schemas["mirrors"] else { continue }
+            var rename: [String: String] = [:]
+            if case .object(let r)? = m["rename"] { for (k, v) in r.members { rename[k] = v.stringValue! } }
+            out[t.name] = (m["method"]!.stringValue!, rename, m["extra"]!.arrayValue!.map { $0.stringValue! })
+        }
+        return out
+    }()
     /// Each tool's arguments that are workspace paths (an absent one means the workspace root).
     static let pathArguments: [String: [String]] = Dictionary(uniqueKeysWithValues: table.map { t in
         (t.name, t.schemas["pathArguments"]!.arrayValue!.map { $0.stringValue! })
@@ -129,7 +141,12 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "loadFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "write_file": {
     "input": {
@@ -209,7 +226,14 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "saveFile",
+      "rename": {
+        "content": "data"
+      },
+      "extra": []
+    }
   },
   "append_file": {
     "input": {
@@ -277,7 +301,14 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "appendFile",
+      "rename": {
+        "content": "data"
+      },
+      "extra": []
+    }
   },
   "list_files": {
     "input": {
@@ -401,7 +432,12 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "listFiles",
+      "rename": {},
+      "extra": []
+    }
   },
   "delete_file": {
     "input": {
@@ -441,7 +477,12 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "deleteFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "move_file": {
     "input": {
@@ -564,7 +605,12 @@ enum ToolSchemas {
       "from",
       "to"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "moveFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "copy_file": {
     "input": {
@@ -686,7 +732,12 @@ enum ToolSchemas {
       "from",
       "to"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "copyFile",
+      "rename": {},
+      "extra": []
+    }
   },
   "create_folder": {
     "input": {
@@ -728,7 +779,12 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "createFolder",
+      "rename": {},
+      "extra": []
+    }
   },
   "get_file_info": {
     "input": {
@@ -829,7 +885,12 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "getFileInfo",
+      "rename": {},
+      "extra": []
+    }
   },
   "search_files": {
     "input": {
@@ -933,7 +994,12 @@ enum ToolSchemas {
     "pathArguments": [
       "path"
     ],
-    "heavy": true
+    "heavy": true,
+    "mirrors": {
+      "method": "searchFiles",
+      "rename": {},
+      "extra": []
+    }
   },
   "get_storage_info": {
     "input": {
@@ -1104,7 +1170,12 @@ enum ToolSchemas {
       "additionalProperties": false
     },
     "pathArguments": [],
-    "heavy": false
+    "heavy": false,
+    "mirrors": {
+      "method": "getStorageInfo",
+      "rename": {},
+      "extra": []
+    }
   },
   "read_context": {
     "input": {

@@ -17,7 +17,7 @@ enum ToolTable {
 
     /// Runs a tool: unknown names are a protocol error (`-32602`); bad arguments and domain
     /// failures come back as `isError: true` with a message the model can act on.
-    static func call(_ name: String, arguments: JSON?, server: BridgeServer, request: RequestContext?,
+    static func call(_ name: String, arguments: JSON?, services: Services, request: RequestContext?,
                      scope: MCPRootScope? = nil) throws -> ToolResult {
         guard let tool = byName[name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools (\(all.map(\.name).joined(separator: ", ")))",
@@ -28,15 +28,14 @@ enum ToolTable {
             return .failure("Invalid arguments for \(name): \(problem.description).", code: "InvalidParams")
         }
         do {
-            let ws = try server.workspace()
-            let params = try Params(args)
-            try scope?.check(tool: tool, arguments: params)
-            let out = try tool.run(ToolContext(arguments: params, workspace: ws, server: server, request: request))
+            _ = try services.workspace()
+            try scope?.check(tool: tool, arguments: try ParamReader(args))
+            let out = try tool.run(args, Call(services: services, request: request))
             return ToolResult(content: [ToolResult.text(out.text)], structuredContent: out.structured, isError: false)
         } catch let e as RPCError where e.code == ErrorCode.requestCancelled {
             throw e
         } catch {
-            let e = server.mapError(error)
+            let e = services.mapError(error)
             if e.code == ErrorCode.requestCancelled { throw e }
             if e.code == ErrorCode.internalError { throw e }
             return .failure("\(name) failed: \(e.message)", code: e.dataCode)

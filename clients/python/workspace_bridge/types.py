@@ -172,6 +172,7 @@ ErrorCode = Literal[
     'ServerNotInitialized',
     'RequestCancelled',
     'UnsupportedProtocolVersion',
+    'MissingRequiredClientCapability',
     'NotFound',
     'AlreadyExists',
     'NotADirectory',
@@ -285,6 +286,9 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'queued': bool,
     # Deferred: whether the same call with userConfirmed true would run now (false only offline).
     'confirmable': bool,
+    # MissingRequiredClientCapability (MCP face only): the client capabilities the request needs,
+    # e.g. {"extensions": {"io.modelcontextprotocol/tasks": {}}}.
+    'requiredCapabilities': Dict[str, Any],
 }, total=False)
 
 
@@ -293,7 +297,9 @@ class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
     error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes
     maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803);
     UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose
-    `_meta` names a version this binary does not serve (docs/mcp-2026.md).
+    `_meta` names a version this binary does not serve (docs/mcp-2026.md);
+    MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request
+    that needs an extension its `_meta` did not declare (the tasks extension's tasks/*).
     """
 
 

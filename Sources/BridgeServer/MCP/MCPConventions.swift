@@ -1,5 +1,19 @@
 import JSON
+import JSONRPC
 import Synchronization
+
+/// MCP's conventions for the connection: progress from `params._meta.progressToken`, sent as
+/// `notifications/progress {progressToken, progress, total, message}`; a cancelled request gets
+/// no answer at all (MCP: nothing more is sent for it); no `$/logTrace`.
+enum MCPConventions {
+    static let value = Connection.Conventions(
+        progressToken: { $0?["_meta"]?["progressToken"] },
+        progressNotifier: {
+            let adapter = MCPProgress()
+            return { value in adapter.convert(value).map { ("notifications/progress", $0) } }
+        },
+        answersCancelledRequests: false, traces: false)
+}
 
 /// Turns one request's LSP-style progress values into MCP's `notifications/progress` params,
 /// keeping MCP's rule that `progress` increases with every notification: percentages are used

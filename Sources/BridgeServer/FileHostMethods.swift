@@ -1,0 +1,83 @@
+import JSON
+import JSONRPC
+import Workspace
+
+/// Change watching, and the methods that cross the workspace's edge on the host's side
+/// (a file URI; import from and export to absolute host paths). Not offered to agents.
+enum WatchFiles: MethodDeclaration {
+    static let method = "watchFiles"
+    static let result = ResultShape.object(["watching"])
+    struct Params: MethodParams {
+        var glob: Glob?
+        init(_ p: ParamReader) throws { glob = try p.glob() }
+    }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        try call.services.changes.watch(try call.services.workspace(), glob: p.glob, connection: try call.connection())
+        return ["watching": true]
+    }
+}
+
+enum UnwatchFiles: MethodDeclaration {
+    static let method = "unwatchFiles"
+    static let result = ResultShape.object(["watching"])
+    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+        call.services.changes.unwatch()
+        return ["watching": false]
+    }
+}
+
+/// A method on one workspace path.
+struct PathParams: MethodParams {
+    var path: WorkspacePath
+    init(_ p: ParamReader) throws { path = try p.path("path") }
+}
+
+enum GetFileUri: MethodDeclaration {
+    static let method = "getFileUri"
+    static let result = ResultShape.object(["uri"])
+    static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
+    static func handle(_ p: PathParams, _ call: Call) throws -> JSON {
+        ["uri": .string(try call.services.workspace().fileURI(p.path))]
+    }
+}
+
+enum ImportFile: MethodDeclaration {
+    static let method = "importFile"
+    static let result = ResultShape.object(FileStatus.writeResultFields)
+    struct Params: MethodParams {
+        var source: String
+        var path: WorkspacePath
+        var overwrite: Bool
+        init(_ p: ParamReader) throws {
+            path = try p.path("path")
+            source = try p.requiredString("source")
+            overwrite = try p.bool("overwrite") ?? false
+        }
+    }
+    static func schedule(_ p: Params) -> Schedule { .claims([.write(p.path)]) }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        try call.services.workspace().importFile(source: p.source, to: p.path, overwrite: p.overwrite,
+                                                 isCancelled: { call.isCancelled }).writeResult
+    }
+}
+
+enum ExportFile: MethodDeclaration {
+    static let method = "exportFile"
+    static let result = ResultShape.object(["path", "destination", "size"])
+    struct Params: MethodParams {
+        var path: WorkspacePath
+        var destination: String
+        var overwrite: Bool
+        init(_ p: ParamReader) throws {
+            path = try p.path("path")
+            destination = try p.requiredString("destination")
+            overwrite = try p.bool("overwrite") ?? false
+        }
+    }
+    static func schedule(_ p: Params) -> Schedule { .claims([.read(p.path)]) }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let size = try call.services.workspace().exportFile(p.path, destination: p.destination, overwrite: p.overwrite,
+                                                            isCancelled: { call.isCancelled })
+        return ["path": .string(p.path.string), "destination": .string(p.destination), "size": .int(size)]
+    }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import JSONRPC
+
+/// `initialize`: on the reading thread (`prepare`) it decides which protocol the connection
+/// speaks, so the messages that follow are routed and scheduled by its rules; then, on the pool
+/// as a barrier, it opens storage and answers. MCP's `initialize` (params with `protocolVersion`,
+/// or `workspace-bridge mcp`) is answered by `MCPMethods.initialize` from the same params.
+enum Initialize: MethodDeclaration {
+    static let method = "initialize"
+    static let result = ResultShape.object(["serverInfo", "protocolVersion", "capabilities"], mcpOnly: ["instructions"])
+    /// Sent by LSP clients and accepted; the served workspace is chosen by the server's options
+    /// and `initializationOptions`, not by these.
+    static let unreadParams = ["rootUri", "rootPath", "workspaceFolders", "locale"]
+
+    struct Params: MethodParams {
+        /// MCP's fields are MCP's schema, not this one: its face reads them from here.
+        var reader: ParamReader
+        var asksMCP: Bool
+        var processId: Int32?
+        var trace = ClientLogSink.Trace.off
+        var clientName: String?
+        var clientVersion: String?
+        var watchChanges = false
+        var initializationOptions: ParamReader?
+
+        init(_ p: ParamReader) throws {
+            reader = p
+            asksMCP = p["protocolVersion"]?.stringValue != nil
+            if asksMCP { return }
+            if let v = p.value("processId") {
+                guard let pid = v.intValue, pid > 0, pid <= Int64(Int32.max) else {
+                    throw RPCError.invalidParams(field: "processId", expected: "a positive integer or null", got: v.typeName)
+                }
+                processId = Int32(pid)
+            }
+            trace = try p.choice("trace", ["off", "messages", "verbose"]).flatMap(ClientLogSink.Trace.init) ?? .off
+            if let info = try p.object("clientInfo") {
+                clientName = try info.string("name") ?? "unknown"
+                clientVersion = try info.string("version") ?? ""
+            }
+            watchChanges = try p.object("capabilities")?.object("workspace")?.bool("didChangeFiles") == true
+            // LSP lets initializationOptions be any value: only an object can carry ours.
+            if case .object? = p.value("initializationOptions") { initializationOptions = try p.object("initializationOptions") }
+        }
+    }
+
+    static func schedule(_ p: Params) -> Schedule { .barrier }
+    static let prepares = true
+
+    static func prepare(_ p: Params, _ call: Call) throws {
+        let mcp = call.services.configuration.forceMCP || p.asksMCP
+        call.services.lifecycle.beginInitializing(mcp: mcp)
+        if mcp { try call.connection().use(MCPConventions.value) }
+    }
+
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        let services = call.services
+        let connection = try call.connection()
+        do {
+            let result: JSON
+            if services.lifecycle.isMCP {
+                services.attach(connection)
+                result = try MCPMethods.initialize(services, connection, p.reader)
+            } else {
+                result = try initializeLSP(p, services, connection)
+            }
+            services.lifecycle.endInitializing(succeeded: true)
+            return result
+        } catch {
+            services.lifecycle.endInitializing(succeeded: false)
+            if !services.configuration.forceMCP { connection.use(.lsp) }
+            throw error
+        }
+    }
+
+    private static func initializeLSP(_ p: Params, _ services: Services, _ connection: Connection) throws -> JSON {
+        if let name = p.clientName { services.logger.info("client: \(name) \(p.clientVersion ?? "")") }
+        let storage = try services.openStorage(initializationOptions: p.initializationOptions)
+        if p.watchChanges { try services.changes.watch(try storage.manager.active(), glob: nil, connection: connection) }
+        services.logSink.setTrace(p.trace)
+        connection.setTrace(Connection.Trace(p.trace))
+        services.attach(connection)
+        if let parent = p.processId {
+            ParentProcessWatcher.watch(pid: parent, everyMilliseconds: services.configuration.parentPollMilliseconds,
+                                       logger: services.logger) {
+                connection.output.flushNow()
+                exit(1)
+            }
+        }
+        let configuration = services.configuration
+        let capabilities: JSON = [
+            "methods": .array(MethodTables.requestNames(configuration).map(JSON.string)),
+            "notifications": [
+                "client": .array(MethodTables.notificationNames.map(JSON.string)),
+                "server": .array(MethodTables.serverNotifications.map(JSON.string)),
+            ],
+            "framings": ["lsp", "ndjson"],
+            "batches": true,
+            "cancellation": true,
+            "workDoneProgress": true,
+            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),
+            "workspace": ["root": .string((try? storage.manager.active().rootPath) ?? storage.manager.localRoot),
+                          "didChangeFiles": true],
+        ]
+        return [
+            "serverInfo": ["name": .string(ServerInfo.name), "version": .string(ServerInfo.version)],
+            "protocolVersion": .string(ServerInfo.protocolVersion),
+            "capabilities": capabilities,
+        ]
+    }
+}

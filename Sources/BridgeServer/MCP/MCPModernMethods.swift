@@ -1,0 +1,46 @@
+import JSON
+import JSONRPC
+
+/// `server/discover`: the versions, capabilities and instructions of the modern era (its
+/// envelope, `resultType` and cache hints are `MCPModern.serve`'s).
+enum Discover: MCPRequestDeclaration {
+    static let method = MCPModern.discover
+    static let result = ResultShape.object(["supportedVersions", "capabilities", "instructions"])
+    static let servedIn2025 = false
+    static let inline = true
+    static func schedule(_ p: NoParams) -> Schedule { .unordered }
+    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+        // Opened by `MCPModernState.prepare` before: this returns the same root and session.
+        let (root, sessionID) = try MCPMethods.openSession(call.services, clientName: "MCP client")
+        return ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": MCPModern.capabilities,
+                "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID))]
+    }
+}
+
+extension ListMCPTools: MCPRequestDeclaration {
+    /// The tool table as the modern era lists it: the same tools in the same order, each that may
+    /// run as a task saying so in its `_meta`.
+    static let modernToolList: JSON = .array(ToolTable.all.map { tool in
+        guard var o = tool.mcpJSON.objectValue, let meta = MCPTasks.toolMeta(tool.name) else { return tool.mcpJSON }
+        o["_meta"] = meta
+        return .object(o)
+    })
+
+    static func handleModern(_ p: NoParams, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON { ["tools": modernToolList] }
+}
+
+extension CallMCPTool: MCPRequestDeclaration {
+    /// A task when the client declared the tasks extension and the call is worth one (`MCPTasks`).
+    static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON {
+        try MCPTasks.call(p, call, envelope)
+    }
+}
+
+// The other MCP requests are served alike in both eras (or only in the 2025 one, `MCPModern.removed`).
+extension Ping: MCPRequestDeclaration {}
+extension ListResources: MCPRequestDeclaration {}
+extension ReadResource: MCPRequestDeclaration {}
+extension ResourceTemplates: MCPRequestDeclaration {}
+extension SubscribeResource: MCPRequestDeclaration {}
+extension UnsubscribeResource: MCPRequestDeclaration {}
+extension SetLogLevel: MCPRequestDeclaration {}

@@ -1,0 +1,161 @@
+import FileWatching
+import JSON
+import JSONRPC
+import Synchronization
+import Workspace
+
+/// MCP 2026-07-28's `subscriptions/listen` (docs/mcp-2026.md §7): one long-lived request per
+/// subscription. The server first acknowledges it (`notifications/subscriptions/acknowledged`,
+/// naming exactly the kinds it honours), then streams the changes opted into, each carrying the
+/// subscription id (the request id, same JSON type) in `_meta`; a change made by anyone — this
+/// process, another process, another device through the sync engine — is seen by the watcher.
+/// `notifications/cancelled` ends the stream with no answer; end of input answers it with the
+/// revision's graceful close. An open subscription holds no worker thread (`DeferredResponse`).
+enum ListenSubscriptions: MCPRequestDeclaration {
+    static let method = "subscriptions/listen"
+    static let subscriptionKey = "io.modelcontextprotocol/subscriptionId"
+    static let result = ResultShape.null
+    static let servedIn2025 = false
+
+    struct Params: MethodParams {
+        /// The resource URIs asked for, in order (checked against the workspace by the handler).
+        var resourceURIs: [String] = []
+        var listChanged = false
+        init(_ p: ParamReader) throws {
+            guard let wanted = try p.object("notifications") else {
+                throw RPCError.invalidParams(field: "notifications", expected: "the notifications to listen for (an object)", got: "nothing")
+            }
+            if let raw = wanted.value("resourceSubscriptions") {
+                guard case .array(let items) = raw else {
+                    throw RPCError.invalidParams(field: "notifications.resourceSubscriptions", expected: "an array of resource URIs", got: raw.typeName)
+                }
+                resourceURIs = try items.map { item throws(RPCError) in
+                    guard let uri = item.stringValue else {
+                        throw RPCError.invalidParams(field: "notifications.resourceSubscriptions", expected: "resource URIs (strings)", got: item.typeName)
+                    }
+                    return uri
+                }
+            }
+            listChanged = try wanted.bool("resourcesListChanged") ?? false
+        }
+    }
+
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        guard let ctx = call.request, let id = ctx.id else { throw RPCError.invalidRequest("subscriptions/listen is a request") }
+        let services = call.services
+        let ws = try services.workspace()
+        var uris: [WorkspacePath: String] = [:]
+        var order: [String] = []
+        for uri in p.resourceURIs {
+            // The same rules as resources/subscribe: a file of the workspace, in scope, never through a link.
+            let path = try MCPResources.path(ofURI: uri, in: ws)
+            try services.mcpRoots.check(path)
+            let (status, _) = try ws.info(path)
+            if status.type == .symlink {
+                throw WorkspaceError(.symlinkNotFollowed, "'\(path)' is a symbolic link; links are never followed", path: path.string)
+            }
+            if uris[path] == nil { order.append(uri) }
+            uris[path] = uri
+        }
+        // Honoured: resource updates and list changes. The tool table never changes and there are
+        // no prompts, so those kinds are left out of the acknowledgement (and never sent).
+        var honoured = JSONObject()
+        if !order.isEmpty { honoured["resourceSubscriptions"] = .array(order.map(JSON.string)) }
+        if p.listChanged { honoured["resourcesListChanged"] = true }
+        let listeners = services.modern.listeners
+        let subscription = id.json
+        let response = try ctx.deferResponse(onCancel: { listeners.remove(id) }, atInputEnd: {
+            listeners.remove(id)
+            return ["resultType": "complete",
+                    "_meta": .object([subscriptionKey: subscription, MCPEnvelope.serverInfoKey: MCPMethods.serverInfo])]
+        })
+        // Watching before the acknowledgement, streaming only after it: once the client has the
+        // acknowledgement, every change after it is delivered, and nothing comes before it.
+        let listener = MCPListener(id: id, uris: uris, listChanged: p.listChanged, response: response)
+        do {
+            try listeners.add(listener, root: ws.rootPath, connection: ctx.serving)
+        } catch {
+            listeners.remove(id)
+            response.fail(services.mapError(error))
+            return .null
+        }
+        ctx.notify("notifications/subscriptions/acknowledged",
+                   ["_meta": .object([subscriptionKey: subscription]), "notifications": .object(honoured)])
+        listener.acknowledged.store(true, ordering: .releasing)
+        return .null   // ignored: the answer was deferred
+    }
+}
+
+/// One open `subscriptions/listen`: what it asked for, the response that ends it, and whether
+/// its acknowledgement has been sent (nothing is streamed before).
+final class MCPListener: Sendable {
+    let id: RequestID
+    let uris: [WorkspacePath: String]
+    let listChanged: Bool
+    let response: DeferredResponse
+    let acknowledged = Atomic<Bool>(false)
+
+    init(id: RequestID, uris: [WorkspacePath: String], listChanged: Bool, response: DeferredResponse) {
+        self.id = id
+        self.uris = uris
+        self.listChanged = listChanged
+        self.response = response
+    }
+}
+
+/// The open subscriptions of the process, fed by one recursive watcher of the workspace that
+/// runs only while at least one is open.
+final class MCPListeners: Sendable {
+    private struct State { var open: [RequestID: MCPListener] = [:]; var watcher: FileWatcher? }
+    private let state = Mutex(State())
+
+    func add(_ listener: MCPListener, root: String, connection: Connection) throws {
+        let needsWatcher = state.withLock { s -> Bool in
+            s.open[listener.id] = listener
+            return s.watcher == nil
+        }
+        // Cancelled between its acknowledgement and now: its hook found nothing to remove.
+        if !listener.response.isOpen { remove(listener.id) }
+        guard needsWatcher else { return }
+        let watcher = try FileWatcher(
+            root: root, latencyMilliseconds: 50,
+            ignore: { ChangeNotifier.ignored($0) },
+            onChanges: { [weak self] changes in self?.deliver(changes.map(ChangeNotifier.visible), everything: false, to: connection) },
+            onOverflow: { [weak self] in self?.deliver([], everything: true, to: connection) })
+        let keep = state.withLock { s -> Bool in
+            guard s.watcher == nil, !s.open.isEmpty else { return false }
+            s.watcher = watcher
+            return true
+        }
+        if !keep { watcher.stop() }
+    }
+
+    func remove(_ id: RequestID) {
+        let w = state.withLock { s -> FileWatcher? in
+            s.open[id] = nil
+            guard s.open.isEmpty else { return nil }
+            defer { s.watcher = nil }
+            return s.watcher
+        }
+        w?.stop()
+    }
+
+    /// Sends each listener the changes it opted into; an overflow (`everything`) means anything
+    /// may have changed: every subscribed resource and every list.
+    private func deliver(_ changes: [FileChange], everything: Bool, to connection: Connection) {
+        let listeners = state.withLock { Array($0.open.values) }
+        let listChanged = everything || changes.contains { $0.kind != .changed }
+        for l in listeners where l.acknowledged.load(ordering: .acquiring) {
+            var sent = Set<String>()
+            let tag: JSON = .object([ListenSubscriptions.subscriptionKey: l.id.json])
+            let updated: [String] = everything ? Array(l.uris.values)
+                : changes.compactMap { c in (try? WorkspacePath(c.path)).flatMap { l.uris[$0] } }
+            for uri in updated where sent.insert(uri).inserted && l.response.isOpen {
+                connection.notify("notifications/resources/updated", ["uri": .string(uri), "_meta": tag])
+            }
+            if l.listChanged, listChanged, l.response.isOpen {
+                connection.notify("notifications/resources/list_changed", ["_meta": tag])
+            }
+        }
+    }
+}

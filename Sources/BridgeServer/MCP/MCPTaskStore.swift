@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import JSONRPC
+import Synchronization
+import SystemSupport
+
+/// The tasks of the tasks extension, process-wide (a task is polled from any request, even of
+/// another connection): their status, progress, and outcome.
+///
+/// Guarantees: ids are 128 random bits (bearer tokens); at most `MCPTasks.maxWorking` run at
+/// once and at most `MCPTasks.maxKept` are remembered (the oldest finished one is forgotten
+/// first); a finished task's result or error is kept, the same on every `tasks/get`, until
+/// `MCPTasks.ttlMs` after it ended. Status only moves forward: working → completed, failed or
+/// cancelled; a cancel after the end changes nothing.
+final class MCPTaskStore: Sendable {
+    enum Status: String { case working, completed, failed, cancelled }
+
+    private struct Task {
+        var status: Status = .working
+        var message: String
+        let createdAt: Int64
+        var updatedAt: Int64
+        var outcome: JSON?
+        let work: RequestContext
+        var endedMonotonic: UInt64?
+    }
+
+    private let tasks = Mutex<[String: Task]>([:])
+
+    /// Starts `run` on a thread of its own as a new task; nil when `maxWorking` tasks are running.
+    func start(_ ctx: RequestContext, statusMessage: String, run: @escaping @Sendable (RequestContext) throws -> JSON) -> String? {
+        let id = Self.newID()
+        let work = ctx.detached { [weak self] value in
+            if let m = value["value"]?["message"]?.stringValue { self?.progress(id, m) }
+        }
+        let now = WallClock.nanos()
+        let admitted = tasks.withLock { t -> Bool in
+            Self.sweep(&t)
+            guard t.values.filter({ $0.status == .working }).count < MCPTasks.maxWorking else { return false }
+            if t.count >= MCPTasks.maxKept, let oldest = t.filter({ $0.value.status != .working })
+                .min(by: { $0.value.updatedAt < $1.value.updatedAt })?.key {
+                t[oldest] = nil
+            }
+            t[id] = Task(message: statusMessage, createdAt: now, updatedAt: now, work: work)
+            return true
+        }
+        guard admitted else { return nil }
+        let logger = ctx.logger
+        OSThread.detach { [self] in
+            let status: Status
+            let outcome: JSON
+            do {
+                outcome = try run(work)
+                status = .completed
+            } catch let e as RPCError where e.code == ErrorCode.requestCancelled || work.isCancelled {
+                status = .cancelled
+                outcome = .null
+                logger.debug("task \(id) cancelled: \(e.message)")
+            } catch {
+                let e = (error as? RPCError) ?? RPCError.internalError("\(error)")
+                status = work.isCancelled ? .cancelled : .failed
+                outcome = e.json
+            }
+            finish(id, status, outcome)
+        }
+        return id
+    }
+
+    /// Waits up to `nanos` for a task to end; when it did, it is forgotten and its outcome
+    /// returned (a result, or its error thrown), as if the call had never been a task.
+    func awaitQuickly(_ id: String, within nanos: UInt64) throws -> JSON? {
+        let deadline = MonotonicClock.nanos() + nanos
+        while MonotonicClock.nanos() < deadline {
+            let ended: Task? = tasks.withLock { t in
+                guard let task = t[id], task.status != .working else { return nil }
+                t[id] = nil
+                return task
+            }
+            if let ended {
+                switch ended.status {
+                case .completed: return ended.outcome ?? .null
+                case .failed: throw RPCError(code: ended.outcome?["code"]?.intValue.map(Int.init) ?? ErrorCode.internalError,
+                                             message: ended.outcome?["message"]?.stringValue ?? "failed",
+                                             dataCode: ended.outcome?["data"]?["code"]?.stringValue ?? "InternalError",
+                                             data: ended.outcome?["data"]?.objectValue ?? JSONObject())
+                case .cancelled, .working: throw RPCError.cancelled
+                }
+            }
+            usleep(2000)
+        }
+        return nil
+    }
+
+    /// The task as the extension shapes it (a `CreateTaskResult` for "task", a `DetailedTask` for
+    /// "complete"); nil when unknown or expired.
+    func detail(_ id: String, resultType: String) -> JSON? {
+        guard let task = tasks.withLock({ t -> Task? in
+            Self.sweep(&t)
+            return t[id]
+        }) else { return nil }
+        var o: JSONObject = [
+            "resultType": .string(resultType), "taskId": .string(id), "status": .string(task.status.rawValue),
+            "statusMessage": .string(task.message),
+            "createdAt": .string(Timestamp.iso8601(nanos: task.createdAt)),
+            "lastUpdatedAt": .string(Timestamp.iso8601(nanos: task.updatedAt)),
+            "ttlMs": .int(MCPTasks.ttlMs), "pollIntervalMs": .int(MCPTasks.pollIntervalMs),
+        ]
+        switch task.status {
+        case .completed: o["result"] = task.outcome ?? .null
+        case .failed: o["error"] = task.outcome ?? .null
+        case .working, .cancelled: break
+        }
+        return .object(o)
+    }
+
+    /// Asks a working task to stop (cooperatively: it ends `cancelled` at its next check, or
+    /// `completed` if it finished first); false when unknown or expired.
+    func cancel(_ id: String) -> Bool {
+        guard let work = tasks.withLock({ t -> RequestContext? in
+            Self.sweep(&t)
+            return t[id]?.work
+        }) else { return false }
+        work.markCancelled()
+        return true
+    }
+
+    private func progress(_ id: String, _ message: String) {
+        let now = WallClock.nanos()
+        tasks.withLock { t in
+            guard var task = t[id], task.status == .working else { return }
+            task.message = message
+            task.updatedAt = max(now, task.updatedAt)
+            t[id] = task
+        }
+    }
+
+    private func finish(_ id: String, _ status: Status, _ outcome: JSON) {
+        let now = WallClock.nanos()
+        tasks.withLock { t in
+            guard var task = t[id] else { return }
+            task.status = status
+            task.outcome = outcome
+            task.updatedAt = max(now, task.updatedAt)
+            task.endedMonotonic = MonotonicClock.nanos()
+            task.message = switch status {
+            case .completed: "done"
+            case .failed: "failed: \(outcome["message"]?.stringValue ?? "")"
+            case .cancelled: "cancelled"
+            case .working: task.message
+            }
+            t[id] = task
+        }
+    }
+
+    private static func sweep(_ t: inout [String: Task]) {
+        let now = MonotonicClock.nanos()
+        let ttl = UInt64(MCPTasks.ttlMs) * 1_000_000
+        for (id, task) in t { if let ended = task.endedMonotonic, now > ended + ttl { t[id] = nil } }
+    }
+
+    /// 128 random bits, hex.
+    private static func newID() -> String {
+        var g = SystemRandomNumberGenerator()
+        let a = g.next() as UInt64, b = g.next() as UInt64
+        return hex(a) + hex(b)
+    }
+
+    private static func hex(_ v: UInt64) -> String {
+        let s = String(v, radix: 16)
+        return String(repeating: "0", count: 16 - s.count) + s
+    }
+}

@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AgentSessions
+import JSON
+import JSONRPC
+import Logging
+import Storage
+import Synchronization
+import SystemSupport
+import Workspace
+
+/// What method handlers use, passed to each of them (`Call.services`): the configuration, the
+/// storage and its active workspace, sessions and the queue, synced settings, change watching,
+/// the connection's lifecycle and MCP state, and the one error mapping. One value per server
+/// (per connection); every member is safe to use from any thread.
+final class Services: Sendable {
+    let configuration: ServerConfiguration
+    let logSink: ClientLogSink
+    let logger: Logger
+    let lifecycle = Lifecycle()
+    let changes: ChangeNotifier
+    let agents: AgentService
+    let settings = SettingsService()
+    /// MCP: the session its tool calls are journaled into, its resource subscriptions and roots.
+    let mcpSession = StringRef()
+    let resourceWatch = ResourceSubscriptions()
+    let mcpRoots = MCPRootScope()
+    /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
+    let modern = MCPModernState()
+    private let openStorage = Mutex<StorageService?>(nil)
+    /// The connection this server answers on (for notifications that no request triggers).
+    private let client = ClientRef()
+
+    init(configuration: ServerConfiguration, logSink: ClientLogSink, logger: Logger) {
+        self.configuration = configuration
+        self.logSink = logSink
+        self.logger = logger
+        self.changes = ChangeNotifier(logger: logger)
+        let client = self.client
+        let lifecycle = self.lifecycle
+        let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
+        self.agents = AgentService(configDirectory: configDir, logger: logger) { method, params in
+            // Session and queue notifications are this protocol's, not MCP's.
+            if lifecycle.isMCP { return }
+            client.get()?.notify(method, params)
+        }
+    }
+
+    func attach(_ connection: Connection) { client.set(connection) }
+
+    /// The storage opened by `initialize`.
+    func storage() throws(RPCError) -> StorageService {
+        guard let s = openStorage.withLock({ $0 }) else { throw .serverNotInitialized }
+        return s
+    }
+
+    /// The active workspace (local or cloud, per the storage choice).
+    func workspace() throws -> Workspace {
+        try storage().manager.active()
+    }
+
+    /// The sessions and queue of the active workspace.
+    func stores() throws -> (SessionStore, OfflineQueue) {
+        try agents.stores(for: try workspace())
+    }
+
+    /// Opens storage: the local root is `--local-root`, else `initializationOptions.localRoot`,
+    /// else the embedded default under the user's data folder; the cloud root likewise from
+    /// `--cloud-root` or `initializationOptions.cloudRoot`; a root used for the first time gets
+    /// `--template`, else `initializationOptions.template`, else the default layout.
+    func openStorage(initializationOptions: Params?) throws -> StorageService {
+        let local = try configuration.localRoot ?? initializationOptions?.string("localRoot") ?? configuration.defaultLocalRoot()
+        let cloud = try configuration.cloudRoot ?? initializationOptions?.string("cloudRoot")
+        let template = try configuration.template
+            ?? initializationOptions?.choice("template", WorkspaceTemplate.allCases.map(\.rawValue)).flatMap(WorkspaceTemplate.init)
+            ?? .default
+        let manager = try StorageManager(localRoot: local, cloudRoot: cloud,
+                                         configDirectory: try configuration.resolvedConfigDirectory(), template: template)
+        let service = StorageService(manager: manager, logger: logger)
+        openStorage.withLock { $0 = service }
+        logger.info("storage: local \(manager.localRoot), cloud \(manager.cloudRoot ?? "none"), active \(manager.location.rawValue)")
+        let ws = manager.local
+        // Leftovers of interrupted saves are invisible (never listed), so sweeping them can wait.
+        let log = logger
+        OSThread.detach {
+            let n = ws.removeLeftoverTempFiles()
+            if n > 0 { log.notice("removed \(n) temp files left by interrupted saves") }
+        }
+        return service
+    }
+
+    /// The one place where any error becomes its protocol form.
+    func mapError(_ error: any Error) -> RPCError {
+        if let e = error as? RPCError { return e }
+        var error = error
+        // Session and queue files live under the root's private folder: their errors name the
+        // path relative to the root, like every other error (the host's layout stays private).
+        if let s = error as? SessionError, let root = try? workspace().rootPath { error = s.relative(to: root) }
+        let e = ErrorMapping.rpcError(for: error)
+        if e.code == ErrorCode.internalError { logger.error("internal error: \(error)") }
+        return e
+    }
+}
+
+/// The connection a server notifies, once known (set by `initialize`).
+final class ClientRef: Sendable {
+    private let connection = Mutex<Connection?>(nil)
+    func set(_ c: Connection) { connection.withLock { $0 = c } }
+    func get() -> Connection? { connection.withLock { $0 } }
+}
+
+/// A string set once and read from any thread.
+final class StringRef: Sendable {
+    private let value = Mutex<String?>(nil)
+    func set(_ v: String) { value.withLock { $0 = v } }
+    func get() -> String? { value.withLock { $0 } }
+}

@@ -1,0 +1,149 @@
+import AgentSessions
+import JSON
+import JSONRPC
+import Workspace
+
+/// `session/callTool`: journals the intent, runs the tool once, journals the result. A
+/// `toolCallId` seen before returns its recorded result without running the tool again. The
+/// approval policy and the device policy are asked first (`SessionMethods.runGated`).
+enum CallTool: MethodDeclaration {
+    static let method = "session/callTool"
+    static let result = ResultShape.object(["content", "structuredContent", "isError", "pendingApproval"])
+    struct Params: MethodParams {
+        var id: String
+        var name: String
+        var toolCallId: String
+        var arguments: JSON
+        var userConfirmed: Bool
+        init(_ p: ParamReader) throws {
+            id = try p.requiredString("id")
+            name = try p.requiredString("name")
+            toolCallId = try p.requiredString("toolCallId")
+            arguments = p.value("arguments") ?? .object(JSONObject())
+            userConfirmed = try p.bool("userConfirmed") ?? false
+        }
+    }
+
+    /// A tool call holds its session, and the paths it names (read or write per the tool).
+    static func schedule(_ p: Params) -> Schedule {
+        .claims(ToolClaims.claims(session: p.id, name: p.name, arguments: p.arguments))
+    }
+
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        guard ToolTable.byName[p.name] != nil else {
+            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(p.name)\"")
+        }
+        let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, name: p.name, arguments: p.arguments,
+                                               userConfirmed: p.userConfirmed)
+        return try SessionMethods.onStore(call) { try SessionMethods.runGated($0, toolCall, call) }
+    }
+}
+
+extension SessionMethods {
+    /// One tool call as `session/callTool` and `session/approve` run it.
+    struct ToolCall { var session: String; var toolCallId: String; var name: String; var arguments: JSON; var userConfirmed: Bool }
+
+    /// The gate before a call runs: a recorded result is returned as is; the approval policy may
+    /// answer `{pendingApproval}` (nothing run) or a refusal (recorded as the call's error result);
+    /// the device policy may defer it (`Deferred`, recorded in the session's deferred calls unless
+    /// no confirmation could help). Otherwise the call runs once, journaled before and after.
+    static func runGated(_ store: SessionStore, _ tc: ToolCall, _ call: Call) throws -> JSON {
+        guard let tool = ToolTable.byName[tc.name] else {
+            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(tc.name)\"")
+        }
+        if let done = try store.toolCallResult(id: tc.session, toolCallId: tc.toolCallId) { return done.result }
+        let facts = ToolFacts(name: tool.name, readOnly: tool.readOnly, destructive: tool.destructive, openWorld: tool.requiresNetwork)
+        switch try store.checkApproval(id: tc.session, toolCallId: tc.toolCallId, tool: facts, arguments: tc.arguments) {
+        case .pending(let approval):
+            return ["pendingApproval": approval.json]
+        case .denied:
+            // Journaled as begun and closed with the refusal (nothing runs), so a replay answers the same.
+            let refusal = ToolResult.failure("The user did not allow \(tc.name); it was not run.", code: "ApprovalDenied")
+            if case .recorded(let result, _) = try store.beginToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name,
+                                                                      arguments: tc.arguments) { return result }
+            try store.finishToolCall(id: tc.session, toolCallId: tc.toolCallId, result: refusal.json, isError: true)
+            return refusal.json
+        case .allowed, .notNeeded: break
+        }
+        let agents = call.services.agents
+        let conditions = agents.currentConditions
+        let policy = agents.policy(for: conditions)
+        if !(tool.requiresNetwork && !policy.allowNetworkTools) {  // offline: the call answers Offline below
+            let decision = policy.decide(WorkFacts(needsNetwork: tool.requiresNetwork, heavy: tool.heavy), conditions: conditions,
+                                         userConfirmed: tc.userConfirmed)
+            if case .deferred(let reason, _, _) = decision {
+                _ = try store.deferToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name, arguments: tc.arguments,
+                                            reason: reason)
+                throw decision.error(queued: true)!
+            }
+        }
+        switch try store.beginToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name, arguments: tc.arguments) {
+        case .recorded(let result, _): return result
+        case .inProgress:
+            throw SessionError(.invalidArgument, "tool call \(tc.toolCallId) is running now; wait for its answer",
+                               data: ["toolCallId": .string(tc.toolCallId)])
+        case .started: break
+        }
+        let result: ToolResult
+        if tool.requiresNetwork && !policy.allowNetworkTools {
+            result = .failure("\(tc.name) needs the network, and the device is offline. \(policy.message ?? "")", code: "Offline")
+        } else {
+            result = try ToolTable.call(tc.name, arguments: tc.arguments, services: call.services, request: call.request)
+        }
+        try store.finishToolCall(id: tc.session, toolCallId: tc.toolCallId, result: result.json, isError: result.isError)
+        return result.json
+    }
+}
+
+/// What a tool call claims (for `session/callTool` and MCP's `tools/call`).
+enum ToolClaims {
+    private static let claimedArguments = ["path", "from", "to"]
+
+    /// The claims of a call of tool `name` in session `session`: the session (write), and each
+    /// valid path among the `path`, `from` and `to` arguments, read for a read-only tool (and for
+    /// `copy_file`'s `from`), write otherwise; the whole workspace when it names none.
+    static func claims(session: String, name: String, arguments: JSON?) -> [Claim] {
+        var claims = [Claim("session", path: session, access: .write)]
+        let access: Claim.Access = ToolTable.byName[name]?.readOnly == true ? .read : .write
+        if case .object(let args)? = arguments {
+            for key in claimedArguments {
+                if case .string(let raw)? = args[key], let path = plainPath(raw) ?? (try? WorkspacePath(raw))?.string {
+                    claims.append(Claim("file", path: path, access: key == "from" && name == "copy_file" ? .read : access))
+                }
+            }
+        }
+        if claims.count == 1 { claims.append(Claim("file", path: "", access: access)) }
+        return claims
+    }
+
+    /// `raw` when it is a path `WorkspacePath` keeps exactly as written — names of letters,
+    /// digits, `_ - .` and spaces (and non-ASCII), none empty, `.` or `..`, none over 255 bytes —
+    /// so the claim needs no parse; nil for anything else, which `WorkspacePath` then decides.
+    static func plainPath(_ raw: String) -> String? {
+        var raw = raw
+        let plain = raw.withUTF8 { u -> Bool in
+            guard !u.isEmpty, u.count <= 1024 else { return false }
+            var nameStart = 0
+            var dotsOnly = true
+            for i in 0...u.count {
+                let c = i < u.count ? u[i] : UInt8(ascii: "/")
+                if c == UInt8(ascii: "/") {
+                    let length = i - nameStart
+                    if length == 0 || length > 255 || (dotsOnly && length <= 2) { return false }
+                    nameStart = i + 1
+                    dotsOnly = true
+                    continue
+                }
+                switch c {
+                case UInt8(ascii: "."): continue
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                     UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: " "), 0x80...0xFF:
+                    dotsOnly = false
+                default: return false
+                }
+            }
+            return true
+        }
+        return plain ? raw : nil
+    }
+}
