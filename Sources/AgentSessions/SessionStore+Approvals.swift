@@ -15,11 +15,8 @@ public enum ApprovalCheck: Sendable, Equatable {
 extension SessionStore {
     /// Changes the session's approval policy, durably. Calls already pending stay pending.
     public func setApprovalPolicy(id: String, _ policy: ApprovalPolicy) throws(SessionError) -> Session {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         if h.data!.extras.approvalPolicy != policy {
             try commit(h, [["t": "policy", "policy": policy.json, "at": .int(now())]])
         }
@@ -33,10 +30,8 @@ extension SessionStore {
     public func checkApproval(id: String, toolCallId: String, tool: ToolFacts,
                               arguments: JSON = .object([:])) throws(SessionError) -> ApprovalCheck {
         guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         if let known = decided(h.data!, toolCallId) { return known }
         guard h.data!.extras.approvalPolicy.requiresConsent(tool) else { return .notNeeded }
         if let remembered = h.data!.extras.remembered[tool.name] { return remembered == .allow ? .allowed : .denied }
@@ -63,11 +58,8 @@ extension SessionStore {
     /// nothing; with the other one it is `InvalidArgument`.
     public func approve(id: String, toolCallId: String, decision: Approval.Decision,
                         remember: Bool = false) throws(SessionError) -> Approval {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         guard let a = h.data!.extras.approvals.last(where: { $0.toolCallId == toolCallId }) else {
             throw SessionError(.notFound, "session \(id) has no approval for tool call \(toolCallId)",
                                data: ["id": .string(id), "toolCallId": .string(toolCallId)])
@@ -90,10 +82,8 @@ extension SessionStore {
     public func deferToolCall(id: String, toolCallId: String, name: String, arguments: JSON,
                               reason: String) throws(SessionError) -> DeferredCall {
         guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         if h.data!.toolCalls[toolCallId] != nil {
             throw SessionError(.invalidArgument, "tool call \(toolCallId) has already begun; it cannot be deferred",
                                data: ["toolCallId": .string(toolCallId)])

@@ -53,10 +53,8 @@ extension SessionStore {
 
     /// The session's facts; with `withBytesOnDisk`, also what its folder holds on disk.
     public func get(id: String, withBytesOnDisk: Bool = false) throws(SessionError) -> Session {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         var s = view(h)
         if withBytesOnDisk { s.bytesOnDisk = folderBytes(h.folder) }
         return s
@@ -90,11 +88,8 @@ extension SessionStore {
 
     /// Removes the session and its folder (needs the lease).
     public func delete(id: String) throws(SessionError) {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         h.closeWriter()
         let grave = directory + "/" + SessionNames.randomId(".deleted-")
         guard rename(h.folder, grave) == 0 else { throw .io("cannot delete session \(id)", errno: errno, path: h.folder) }

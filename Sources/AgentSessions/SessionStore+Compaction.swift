@@ -15,11 +15,8 @@ extension SessionStore {
                         role: MessageRole = .system, by: String) throws(SessionError) -> Compaction {
         guard !by.isEmpty else { throw .invalid("a compaction needs an author (by)") }
         guard !summary.isNull else { throw .invalid("a compaction needs a summary") }
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         let d = h.data!
         guard let j = d.messageIndex[throughMessageId], !d.messages[j].isPlaceholder else {
             throw SessionError(.invalidArgument, "session \(id) has no message \(throughMessageId) to compact through",
@@ -59,11 +56,8 @@ extension SessionStore {
     /// Restores the originals of compaction `compactionId` in its place and marks it undone
     /// (it stays listed, with `undoneAt`). Durable; refused when retention dropped the originals.
     public func uncompact(id: String, compactionId: String) throws(SessionError) -> Compaction {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         guard let c = h.data!.extras.compactions.first(where: { $0.id == compactionId }) else {
             throw SessionError(.notFound, "session \(id) has no compaction \(compactionId)",
                                data: ["id": .string(id), "compactionId": .string(compactionId)])

@@ -130,11 +130,8 @@ extension SessionStore {
     /// before; `nil` keeps them) and its partial results (`nil` keeps the last ones). Durable.
     public func checkpoint(id: String, pendingToolCalls: [ToolCallRecord]? = nil,
                            partialResults: JSON? = nil) throws(SessionError) -> (checkpointId: String, at: String) {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         let cid = SessionNames.randomId("ckpt_")
         let at = now()
         var r: JSONObject = ["t": "ckpt", "cid": .string(cid)]

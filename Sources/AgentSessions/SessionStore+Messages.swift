@@ -11,11 +11,8 @@ extension SessionStore {
     /// get one. Returns how many were stored.
     public func appendMessages(id: String, messages: [MessageInput]) throws(SessionError) -> Int {
         guard !messages.isEmpty else { return 0 }
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         let d = h.data!
         let at = now()
         var seen = Set<String>()
@@ -55,10 +52,8 @@ extension SessionStore {
     public func messages(id: String, after: String? = nil, limit: Int = 100,
                          includeCompacted: Bool = false) throws(SessionError) -> [Message] {
         guard limit >= 1 else { throw .invalid("limit must be at least 1") }
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         let d = h.data!
         var start = 0
         if let after {

@@ -59,10 +59,8 @@ extension SessionStore {
     /// compactions, approvals and a checksum. Where the bytes go is the caller's choice
     /// (`ExportedSession.defaultPath` is the seeds' `Chats/<id>.json`).
     public func export(id: String) throws(SessionError) -> ExportedSession {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         let d = h.data!
         var session: JSONObject = ["id": .string(d.id), "title": .string(d.title), "agentType": .string(d.agentType),
                                    "state": .string(d.state.rawValue)]

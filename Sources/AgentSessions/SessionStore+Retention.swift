@@ -34,10 +34,8 @@ extension SessionStore {
 
     /// Bytes the session holds on disk: every file in its folder.
     public func bytesOnDisk(id: String) throws(SessionError) -> Int64 {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         return folderBytes(h.folder)
     }
 

@@ -33,11 +33,8 @@ extension SessionStore {
     /// in the journal or the archive. Returns the journal's size before and after.
     @discardableResult
     public func rewrite(id: String) throws(SessionError) -> (before: Int64, after: Int64) {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        try current(h)
-        try prepareWrite(h)
         return try rewriteLocked(h)
     }
 

@@ -10,10 +10,8 @@ extension SessionStore {
                               arguments: JSON = .object([:])) throws(SessionError) -> ToolCallBegin {
         guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
         guard !name.isEmpty else { throw .invalid("a tool call needs a name") }
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         if let done = try recorded(h, toolCallId) { return done }
         if h.live.contains(toolCallId) { return .inProgress }
         try refuseIfFinal(h.data!, doing: "run tool calls")
@@ -36,10 +34,8 @@ extension SessionStore {
     /// changes nothing. Works in every state (an interrupted call can always be closed, e.g.
     /// with `isError: true`), so no call is left without a result.
     public func finishToolCall(id: String, toolCallId: String, result: JSON, isError: Bool = false) throws(SessionError) {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         if h.data!.toolCalls[toolCallId]?.isFinished == true { h.live.remove(toolCallId); return }
         try prepareWrite(h)
         let d = h.data!
@@ -71,10 +67,8 @@ extension SessionStore {
     /// it, and renews it once half the term is gone.
     public func recordReadOnlyToolCall(id: String, toolCallId: String, name: String, arguments: JSON, result: JSON,
                                        isError: Bool) throws(SessionError) {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         if !holdsFreshLease(h) { try prepareWrite(h) }
         try commit(h, [["t": "read", "call": .string(toolCallId), "name": .string(name), "args": arguments, "result": result,
                         "isError": .bool(isError), "at": .int(now())]], durable: false)
@@ -90,10 +84,8 @@ extension SessionStore {
 
     /// The recorded result of a finished tool call, or `nil` if it has none yet.
     public func toolCallResult(id: String, toolCallId: String) throws(SessionError) -> (result: JSON, isError: Bool)? {
-        let h = try handle(id)
-        h.lock.lock()
+        let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        try current(h)
         guard case .recorded(let result, let isError)? = try recorded(h, toolCallId) else { return nil }
         return (result, isError)
     }

@@ -107,6 +107,22 @@ public final class SessionStore: Sendable {
         }
     }
 
+    /// Session `id`'s handle, locked and current (loaded, and reloaded when another owner
+    /// changed it); with `forWriting`, its lease taken and journal open too (`prepareWrite`).
+    /// The caller unlocks it (`defer { h.lock.unlock() }`); on a throw it is already unlocked.
+    func locked(_ id: String, forWriting: Bool) throws(SessionError) -> SessionHandle {
+        let h = try handle(id)
+        h.lock.lock()
+        do {
+            try current(h)
+            if forWriting { try prepareWrite(h) }
+        } catch {
+            h.lock.unlock()
+            throw error
+        }
+        return h
+    }
+
     /// Loads the session on first use, and again when another owner changed its journal.
     /// Lock held. Throws `NotFound` for a folder without a session.
     func current(_ h: SessionHandle) throws(SessionError) {
