@@ -99,12 +99,7 @@ enum LargeValues {
         case .array(let a):
             let parts = max(1, min(cores, a.count / minimumItems))
             return (dumpParts(parts) { k in
-                let lo = a.count * k / parts, hi = a.count * (k + 1) / parts
-                var tree = JanssonTree(splitting: false)
-                let arr = json_array()!
-                defer { wb_json_decref(arr) }
-                for e in a[lo..<hi] { json_array_append_new(arr, tree.make(e)) }
-                return JSONCodec.dump(arr, capacity: tree.estimate + (hi - lo) + 2)
+                ArrayPartDump.dump(a[a.count * k / parts..<a.count * (k + 1) / parts])
             }, [0x2C])
         case .string(var s):
             return s.withUTF8 { u in
