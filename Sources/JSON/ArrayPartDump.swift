@@ -18,25 +18,36 @@ struct ArrayPartDump {
 
     /// The compact text of `elements` as one JSON array.
     static func dump(_ elements: ArraySlice<JSON>) -> [UInt8] {
-        var capacity = 2
-        for e in elements { capacity += Self.estimate(e) + 1 }
+        let capacity = bound(elements)
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
+            count = dump(elements, into: buf.baseAddress!, capacity: capacity)
+        }
+    }
+
+    /// An upper bound of the size of `elements`' text as one array.
+    static func bound(_ elements: ArraySlice<JSON>) -> Int {
+        elements.reduce(2) { $0 + estimate($1) + 1 }
+    }
+
+    /// Writes the compact text of `elements` as one JSON array at `out` (at least
+    /// `bound(elements)` bytes) and returns its size.
+    static func dump(_ elements: ArraySlice<JSON>, into out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
         var part = ArrayPartDump()
         defer { if let t = part.template { wb_json_decref(t) } }
         let flags = wb_json_dump_flags()
-        return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
-            let base = UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self)
-            var at = 0
-            base[at] = 0x5B; at += 1  // `[`, where jansson's array dump has it
-            for (i, e) in elements.enumerated() {
-                if i > 0 { base[at] = 0x2C; at += 1 }  // `,`, where jansson's array dump has it
-                let (j, owned) = part.value(for: e)
-                at += json_dumpb(j, base + at, capacity - at, flags)
-                if owned { wb_json_decref(j) }
-            }
-            base[at] = 0x5D; at += 1  // `]`
-            precondition(at <= capacity, "jansson wrote more than the estimate of its output")
-            count = at
+        let base = UnsafeMutableRawPointer(out).assumingMemoryBound(to: CChar.self)
+        var at = 0
+        base[at] = 0x5B; at += 1  // `[`, where jansson's array dump has it
+        for (i, e) in elements.enumerated() {
+            if i > 0 { base[at] = 0x2C; at += 1 }  // `,`, where jansson's array dump has it
+            let (j, owned) = part.value(for: e)
+            let n = json_dumpb(j, base + at, capacity - at, flags)
+            if owned { wb_json_decref(j) }
+            precondition(n < capacity - at, "jansson's output exceeds its estimate")
+            at += n
         }
+        base[at] = 0x5D; at += 1  // `]`
+        return at
     }
 
     /// The jansson value of `e`, and whether the caller owns (must free) it.
