@@ -29,10 +29,16 @@ enum DebugMethods {
     /// Readable text with quotes and newlines (so escaping is exercised), exactly `bytes` long.
     static func text(bytes: Int) -> String {
         let line = Array("The quick brown fox \"jumps\" over the lazy dog.\n".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes)
-        while out.count < bytes { out.append(contentsOf: line.prefix(bytes - out.count)) }
-        return String(decoding: out, as: UTF8.self)
+        // Written straight into the string's storage: one buffer, not a byte array copied again.
+        return String(unsafeUninitializedCapacity: bytes) { out in
+            var at = 0
+            while at < bytes {
+                let n = min(line.count, bytes - at)
+                _ = UnsafeMutableBufferPointer(rebasing: out[at..<at + n]).initialize(from: line.prefix(n))
+                at += n
+            }
+            return bytes
+        }
     }
 }
 

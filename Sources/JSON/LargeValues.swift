@@ -51,25 +51,29 @@ enum LargeValues {
     }
 
     /// `dumped` with each placeholder (they appear in the order of `values`) replaced by the
-    /// text of its value.
+    /// text of its value. The parts are dumped straight into the one output buffer.
     static func splice(_ values: [JSON], into dumped: [UInt8]) -> [UInt8] {
-        let texts = values.map(dumpInParts)
-        var out = [UInt8]()
-        out.reserveCapacity(dumped.count + texts.reduce(0) { $0 + $1.parts.reduce(0) { $0 + $1.count } })
-        var from = 0
-        dumped.withUnsafeBytes { d in
-            for (i, text) in texts.enumerated() {
-                let token = JSONCodec.encode(.string(placeholder(i)), splitting: false)
-                guard let offset = find(token, in: d, from: from) else {
-                    preconditionFailure("jansson's dump lacks a placeholder it was given")
+        let plans = values.map(Parts.init)
+        let capacity = dumped.count + plans.reduce(0) { $0 + $1.bound }
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
+            let out = buf.baseAddress!
+            var at = 0, from = 0
+            dumped.withUnsafeBytes { d in
+                for (i, plan) in plans.enumerated() {
+                    let token = JSONCodec.encode(.string(placeholder(i)), splitting: false)
+                    guard let offset = find(token, in: d, from: from) else {
+                        preconditionFailure("jansson's dump lacks a placeholder it was given")
+                    }
+                    (out + at).update(from: d.baseAddress!.assumingMemoryBound(to: UInt8.self) + from, count: offset - from)
+                    at += offset - from
+                    at += plan.write(into: out + at)
+                    from = offset + token.count
                 }
-                out.append(contentsOf: d[from..<offset])
-                join(text.parts, separator: text.separator, into: &out)
-                from = offset + token.count
+                (out + at).update(from: d.baseAddress!.assumingMemoryBound(to: UInt8.self) + from, count: d.count - from)
+                at += d.count - from
             }
-            out.append(contentsOf: d[from...])
+            count = at
         }
-        return out
     }
 
     /// Where `token` first occurs in `d` at or after `from`.
@@ -87,72 +91,91 @@ enum LargeValues {
 
     /// The compact JSON text of a large array or string, dumped in parts on every core.
     static func encode(_ v: JSON) -> [UInt8] {
-        let text = dumpInParts(v)
-        var out = [UInt8]()
-        join(text.parts, separator: text.separator, into: &out)
-        return out
+        let plan = Parts(v)
+        return [UInt8](unsafeUninitializedCapacity: plan.bound) { buf, count in
+            count = plan.write(into: buf.baseAddress!)
+        }
     }
 
-    /// A large array or string dumped in parts on every core, and what joins the parts.
-    private static func dumpInParts(_ v: JSON) -> (parts: [[UInt8]], separator: [UInt8]) {
-        switch v {
-        case .array(let a):
-            let parts = max(1, min(cores, a.count / minimumItems))
-            return (dumpParts(parts) { k in
-                let lo = a.count * k / parts, hi = a.count * (k + 1) / parts
-                var tree = JanssonTree(splitting: false)
-                let arr = json_array()!
-                defer { wb_json_decref(arr) }
-                for e in a[lo..<hi] { json_array_append_new(arr, tree.make(e)) }
-                return JSONCodec.dump(arr, capacity: tree.estimate + (hi - lo) + 2)
-            }, [0x2C])
-        case .string(var s):
-            return s.withUTF8 { u in
-                let cuts = characterCuts(u, parts: max(1, min(cores, u.count / minimumBytes)))
-                let bytes = Unchecked(u)
-                return (dumpParts(cuts.count - 1) { k in
-                    let part = UnsafeBufferPointer(rebasing: bytes.value[cuts[k]..<cuts[k + 1]])
-                    let j = json_stringn_nocheck(JanssonTree.chars(part), part.count)!
-                    defer { wb_json_decref(j) }
-                    return JSONCodec.dump(j, capacity: part.count * 6 + 2)
-                }, [])
+    /// A large array or string cut in parts, one per core: each part is dumped by jansson on its
+    /// own thread into its own region of the output (`bounds`: an upper bound of each part's
+    /// size), then the parts are moved together, joined: array parts `[a,b]`, `[c]` as
+    /// `[a,b,c]` (a comma where one part's `]` and the next one's `[` were), string parts
+    /// `"ab"`, `"c"` as `"abc"` (the quotes between parts left out).
+    private struct Parts {
+        let bounds: [Int]
+        let comma: Bool
+        /// Dumps part `k` at the pointer, whose region holds `bounds[k]` bytes; returns its size.
+        let dump: @Sendable (Int, UnsafeMutablePointer<UInt8>) -> Int
+
+        var bound: Int { bounds.reduce(0, +) }
+
+        init(_ v: JSON) {
+            switch v {
+            case .array(let a):
+                let parts = max(1, min(cores, a.count / minimumItems))
+                let ranges = (0..<parts).map { k in a.count * k / parts..<a.count * (k + 1) / parts }
+                bounds = ranges.map { ArrayPartDump.bound(a[$0]) }
+                comma = true
+                dump = { [bounds] k, out in ArrayPartDump.dump(a[ranges[k]], into: out, capacity: bounds[k]) }
+            case .string(let s):
+                let cuts = Self.characterCuts(s, parts: max(1, min(cores, s.utf8.count / minimumBytes)))
+                bounds = (1..<cuts.count).map { (cuts[$0] - cuts[$0 - 1]) * 6 + 2 }
+                comma = false
+                dump = { [bounds] k, out in
+                    var s = s
+                    return s.withUTF8 { u in
+                        let part = UnsafeBufferPointer(rebasing: u[cuts[k]..<cuts[k + 1]])
+                        let j = json_stringn_nocheck(JanssonTree.chars(part), part.count)!
+                        defer { wb_json_decref(j) }
+                        let n = json_dumpb(j, UnsafeMutableRawPointer(out).assumingMemoryBound(to: CChar.self), bounds[k], wb_json_dump_flags())
+                        precondition(n <= bounds[k], "jansson's output exceeds its estimate")
+                        return n
+                    }
+                }
+            default:
+                let text = JSONCodec.encode(v, splitting: false)
+                bounds = [text.count]
+                comma = false
+                dump = { _, out in out.update(from: text, count: text.count); return text.count }
             }
-        default: return ([JSONCodec.encode(v, splitting: false)], [])
         }
-    }
 
-    /// `dump(k)` for each part `k` in `0..<parts`, each on its own thread.
-    private static func dumpParts(_ parts: Int, _ dump: @escaping (Int) -> [UInt8]) -> [[UInt8]] {
-        let work = Unchecked(dump)
-        return [[UInt8]](unsafeUninitializedCapacity: parts) { slots, count in
-            // Each thread initialises exactly its own slot; all have finished when this returns.
-            let base = Unchecked(slots.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: parts) { k in (base.value + k).initialize(to: work.value(k)) }
-            count = parts
+        /// Dumps every part on its own thread into `out` (at least `bound` bytes), joins them
+        /// there and returns the joined size.
+        func write(into out: UnsafeMutablePointer<UInt8>) -> Int {
+            var starts = [0]
+            for b in bounds.dropLast() { starts.append(starts.last! + b) }
+            let sizes = [Int](unsafeUninitializedCapacity: bounds.count) { slots, count in
+                // Each thread writes its own slot and its own region; all have finished when this returns.
+                let base = Unchecked(slots.baseAddress!), region = Unchecked(out)
+                DispatchQueue.concurrentPerform(iterations: bounds.count) { [starts, dump] k in
+                    (base.value + k).initialize(to: dump(k, region.value + starts[k]))
+                }
+                count = bounds.count
+            }
+            var at = 0
+            for k in 0..<sizes.count {
+                let lo = k == 0 ? 0 : 1, hi = k == sizes.count - 1 ? sizes[k] : sizes[k] - 1
+                if k > 0 && comma { out[at] = 0x2C; at += 1 }
+                if at != starts[k] + lo { memmove(out + at, out + starts[k] + lo, hi - lo) }  // regions may overlap
+                at += hi - lo
+            }
+            return at
         }
-    }
 
-    /// Byte offsets that cut `bytes` into about `parts` runs of about equal size, each cut at
-    /// the start of a character (never inside a UTF-8 sequence): `[0, …, bytes.count]`.
-    private static func characterCuts(_ bytes: UnsafeBufferPointer<UInt8>, parts: Int) -> [Int] {
-        var cuts = [0]
-        for k in 1..<max(1, parts) {
-            var c = bytes.count * k / parts
-            while c < bytes.count && bytes[c] & 0xC0 == 0x80 { c += 1 }
-            if c > cuts.last! && c < bytes.count { cuts.append(c) }
-        }
-        cuts.append(bytes.count)
-        return cuts
-    }
-
-    /// The parts joined: array parts `[a,b]`, `[c]` as `[a,b,c]` (`separator` a comma where
-    /// one part's `]` and the next one's `[` were), string parts `"ab"`, `"c"` as `"abc"` (no
-    /// separator, the quotes between parts left out).
-    private static func join(_ parts: [[UInt8]], separator: [UInt8], into out: inout [UInt8]) {
-        for (k, p) in parts.enumerated() {
-            let lo = k == 0 ? 0 : 1, hi = k == parts.count - 1 ? p.count : p.count - 1
-            if k > 0 { out.append(contentsOf: separator) }
-            out.append(contentsOf: p[lo..<hi])
+        /// Byte offsets that cut `s` into about `parts` runs of about equal size, each cut at
+        /// the start of a character (never inside a UTF-8 sequence): `[0, …, count]`.
+        static func characterCuts(_ s: String, parts: Int) -> [Int] {
+            let bytes = s.utf8
+            var cuts = [0]
+            for k in 1..<max(1, parts) {
+                var c = bytes.count * k / parts
+                while c < bytes.count && bytes[bytes.index(bytes.startIndex, offsetBy: c)] & 0xC0 == 0x80 { c += 1 }
+                if c > cuts.last! && c < bytes.count { cuts.append(c) }
+            }
+            cuts.append(bytes.count)
+            return cuts
         }
     }
 

@@ -38,6 +38,26 @@ struct JSONCodecTests {
         #expect(LargeValues.encode(.array(items)) == JSONCodec.encode(.array(items), splitting: false))
     }
 
+    @Test("runs of flat objects (one jansson object reused, values set in place) dump as one jansson dump writes")
+    func flatObjectRunsMatchOneDump() throws {
+        let tricky = ["plain", "quote \" and \\ backslash", "tab\tnewline\n\u{1}\u{7f}", "é ü 漢字 🙂", "", "nul\u{0}byte"]
+        let values: [JSON] = [.string("s"), .int(-3), .int(Int64.max), .double(0.1), .double(.nan), .bool(true), .null, .string(String(repeating: "x\"", count: 300))]
+        var items: [JSON] = []
+        for i in 0..<(LargeValues.arrayThreshold * 2 + 3) {
+            var o: JSONObject = ["path": .string("d/\(tricky[i % tricky.count])\(i)"), "size": .int(Int64(i)),
+                                 "v": values[(i / 3) % values.count]]
+            if i % 97 == 5 { o["extra"] = .string(tricky[i % tricky.count]) }  // other keys
+            if i % 89 == 7 { o = ["size": .int(1), "path": "swapped order"] }
+            if i % 101 == 9 { o["nested"] = ["k": .array([1, "x"])] }  // not flat
+            items.append(i % 211 == 0 ? .string("not an object") : .object(o))
+        }
+        let serial = JSONCodec.encode(.array(items), splitting: false)
+        #expect(LargeValues.encode(.array(items)) == serial)
+        #expect(ArrayPartDump.dump(items[...]) == serial)
+        #expect(ArrayPartDump.dump(items[5..<9]) == JSONCodec.encode(.array(Array(items[5..<9])), splitting: false))
+        #expect(ArrayPartDump.dump([][...]) == Array("[]".utf8))
+    }
+
     @Test("a long string dumped in parts on every core is byte for byte what one jansson dump writes")
     func largeStringsMatchOneDump() throws {
         // Every character class jansson treats apart, multi-byte characters straddling every
