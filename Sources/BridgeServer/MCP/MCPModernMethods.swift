@@ -7,7 +7,9 @@ enum Discover: MCPRequestDeclaration {
     static let method = MCPModern.discover
     static let result = ResultShape.object(["supportedVersions", "capabilities", "instructions"])
     static let servedIn2025 = false
-    static let inline = true
+    // Not inline: the first modern request opens storage and the session (file system work,
+    // fsyncs), which inline handlers must never do (`Method`); `.unordered` still answers it
+    // whatever else runs.
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         // Opened by `MCPModernState.prepare` before: this returns the same root and session.
