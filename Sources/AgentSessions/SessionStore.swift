@@ -132,7 +132,12 @@ public final class SessionStore: Sendable {
             // still be deleted or replaced under us (a user, a sync engine), and appending to
             // an unlinked file would acknowledge what no restart could find: check the name.
             let now = Disk.identity(path: h.journalPath)
-            if now == h.identity { return }
+            if now == h.identity {
+                // Both nil: the folder was seen (a sync engine still bringing it) without a
+                // journal, and there is still none. No session yet, never a nil one.
+                if h.data == nil { throw .notFound("session", h.id) }
+                return
+            }
             if now == nil { h.deleted = true; throw .notFound("session", h.id) }
         }
         try reload(h)
