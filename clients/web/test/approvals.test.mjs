@@ -12,18 +12,11 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startHost } from '../host.mjs';
 import { launchBrowser } from './browser.mjs';
+import { hostRpc } from './host-rpc.mjs';
 
 let tmp, root, host, browser, page, sid;
 
-async function rpc(method, params = {}) {
-  const res = await fetch(new URL('/rpc', host.url), {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ id: `test-${Math.random()}`, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw Object.assign(new Error(`${method}: ${body.error.message}`), { data: body.error.data });
-  return body.result;
-}
+const rpc = (method, params) => hostRpc(host, method, params);
 
 const approvalRow = (call) => `document.querySelector('.session[data-id="${sid}"] .approval[data-tool-call-id="${call}"]')`;
 

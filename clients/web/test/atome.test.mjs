@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { startHost } from '../host.mjs';
 import { launchBrowser } from './browser.mjs';
 import { saveScreenshot } from './screenshots.mjs';
+import { hostRpc } from './host-rpc.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let tmp, roots, appDir, host, browser, page;
@@ -36,15 +37,7 @@ function rawGet(pathname) {
   });
 }
 
-async function rpc(method, params = {}) {
-  const res = await fetch(new URL('/rpc', host.url), {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ id: `test-${Math.random()}`, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const rpc = (method, params) => hostRpc(host, method, params);
 
 /** Calls AtomeFileSystem[name](...args, callback) in the page; returns what the callback got,
  *  whether fileSystemCallback got that very object, and how data looks (type, bytes as base64). */

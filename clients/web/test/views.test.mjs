@@ -15,23 +15,13 @@ import { seedDemo } from '../demo.mjs';
 import { startHost } from '../host.mjs';
 import { launchBrowser } from './browser.mjs';
 import { saveScreenshot } from './screenshots.mjs';
+import { hostRpc, showView } from './host-rpc.mjs';
 
 let tmp, roots, host, browser, page;
 
-async function rpc(method, params = {}) {
-  const res = await fetch(new URL('/rpc', host.url), {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ id: `test-${Math.random()}`, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const rpc = (method, params) => hostRpc(host, method, params);
 
-async function show(view) {
-  await page.click(`.nav-item[data-view="${view}"]`);
-  await page.waitFor(`!document.getElementById('view-${view}').hidden`);
-}
+const show = (view) => showView(page, view);
 
 const itemStatus = async (kind) => (await rpc('queue/list')).items.find((i) => i.kind === kind);
 const card = (kind) => `document.querySelector('.queue-item[data-id="' + window.__ids[${JSON.stringify(kind)}] + '"]')`;

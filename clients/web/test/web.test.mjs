@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { startHost } from '../host.mjs';
 import { launchBrowser } from './browser.mjs';
+import { hostRpc, showView } from './host-rpc.mjs';
 
 const out = process.env.WEB_TEST_OUT || path.join(path.dirname(fileURLToPath(import.meta.url)), 'out');
 const bulkFiles = 900; // enough data that a migration takes long enough to watch and cancel
@@ -22,20 +23,9 @@ let shot = 0;
 const screenshot = (name) => page.screenshot(path.join(out, `${String(++shot).padStart(2, '0')}-${name}.png`));
 const q = JSON.stringify;
 
-async function rpc(method, params = {}) {
-  const res = await fetch(new URL('/rpc', host.url), {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ id: `test-${Math.random()}`, method, params }),
-  });
-  const body = await res.json();
-  if (body.error) throw new Error(`${method}: ${body.error.message}`);
-  return body.result;
-}
+const rpc = (method, params) => hostRpc(host, method, params);
 
-async function show(view) {
-  await page.click(`.nav-item[data-view="${view}"]`);
-  await page.waitFor(`!document.getElementById('view-${view}').hidden`);
-}
+const show = (view) => showView(page, view);
 
 function hostArgs(withCloud) {
   const args = ['--local-root', roots.local, '--config-dir', roots.config, '--log-level', 'warning'];
