@@ -265,6 +265,10 @@ public final class Connection: Sendable {
 
     func execute(_ job: Job) {
         let context = job.context
+        // While a client reads none of the output, a handler waits before it runs rather than
+        // after, holding its answer: memory stays bounded by the answers already being written,
+        // not by one answer per pool thread (quick control methods run as they come).
+        if !job.method.inline { output.waitWhileStalled() }
         var answer: JSON?
         if context.isCancelled {
             answer = context.id.map { OutgoingMessage.error(id: $0, .cancelled) }
