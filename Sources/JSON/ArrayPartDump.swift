@@ -53,12 +53,12 @@ struct ArrayPartDump {
     /// The jansson value of `e`, and whether the caller owns (must free) it.
     private mutating func value(for e: JSON) -> (UnsafeMutablePointer<json_t>, Bool) {
         guard case .object(let o) = e, o.members.allSatisfy({ Self.isScalar($0.value) }) else {
-            var tree = JanssonTree(splitting: false)
+            var tree = JanssonTree(splicing: false)
             return (tree.make(e), true)
         }
         if let t = template, o.count == keys.count, update(t, from: o) { return (t, false) }
         if let t = template { wb_json_decref(t) }
-        var tree = JanssonTree(splitting: false)
+        var tree = JanssonTree(splicing: false)
         template = tree.make(e)
         keys = o.members.map(\.key)
         return (template!, false)
@@ -77,7 +77,7 @@ struct ArrayPartDump {
             case (.int(let i), JSON_INTEGER):
                 json_integer_set(v, json_int_t(i))
             default:
-                var tree = JanssonTree(splitting: false)
+                var tree = JanssonTree(splicing: false)
                 json_object_iter_set_new(t, cur, tree.make(m.value))
             }
             it = json_object_iter_next(t, cur)

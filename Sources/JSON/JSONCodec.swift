@@ -65,27 +65,29 @@ public enum JSONCodec {
     /// cannot carry, are written as `null`.
     ///
     /// Values too large for one core (long arrays, long strings: see `LargeValues`) are dumped by
-    /// jansson in parts on every core and the parts' text joined; the bytes are those of one
-    /// `json_dumpb` of the whole value (tested).
+    /// jansson in parts on every core and the parts' text joined, and a long string that occurs
+    /// more than once is escaped by jansson once and its text copied to each place; the bytes are
+    /// those of one `json_dumpb` of the whole value (tested).
     public static func encode(_ value: JSON) -> [UInt8] {
-        encode(value, splitting: LargeValues.cores > 1)
+        encode(value, splicing: true)
     }
 
     public static func encodeString(_ value: JSON) -> String {
         String(decoding: encode(value), as: UTF8.self)
     }
 
-    /// `encode`, with large values dumped in parts on every core, or the whole tree in one dump.
-    static func encode(_ value: JSON, splitting: Bool) -> [UInt8] {
-        var tree = JanssonTree(splitting: splitting)
+    /// `encode`, with large and repeated values dumped apart and spliced in, or the whole tree in
+    /// one dump.
+    static func encode(_ value: JSON, splicing: Bool) -> [UInt8] {
+        var tree = JanssonTree(splicing: splicing)
         let root = tree.make(value)
         if tree.ambiguous {
             wb_json_decref(root)
-            return encode(value, splitting: false)
+            return encode(value, splicing: false)
         }
         let dumped = dump(root, capacity: tree.estimate + 16)
         wb_json_decref(root)
-        return tree.deferred.isEmpty ? dumped : LargeValues.splice(tree.deferred, into: dumped)
+        return tree.deferred.isEmpty ? dumped : LargeValues.splice(tree.deferred, uses: tree.uses, into: dumped)
     }
 
     /// One `json_dumpb` into a buffer of the estimated worst-case size (untouched pages of a large

@@ -29,6 +29,9 @@ enum LargeValues {
     /// Strings of at least this many UTF-8 bytes are split, into parts of at least `minimumBytes`.
     static let stringThreshold = 128 << 10
     static let minimumBytes = 64 << 10
+    /// Strings of at least this many UTF-8 bytes are escaped once however often they occur in a
+    /// value (`JanssonTree`): below it, the placeholder costs about what it saves.
+    static let repeatThreshold = 1024
 
     static func isLarge(_ v: JSON) -> Bool {
         switch v {
@@ -50,30 +53,60 @@ enum LargeValues {
         s.utf8.first == 1 && s.utf8.starts(with: marker.utf8)
     }
 
-    /// `dumped` with each placeholder (they appear in the order of `values`) replaced by the
-    /// text of its value. The parts are dumped straight into the one output buffer.
-    static func splice(_ values: [JSON], into dumped: [UInt8]) -> [UInt8] {
+    /// `dumped` with each placeholder replaced by the text of its value (`values[i]` for
+    /// placeholder `i`, which occurs `uses[i]` times). Each value is dumped by jansson once,
+    /// straight into the one output buffer, where it first occurs; a later occurrence copies
+    /// that text.
+    static func splice(_ values: [JSON], uses: [Int], into dumped: [UInt8]) -> [UInt8] {
         let plans = values.map(Parts.init)
-        let capacity = dumped.count + plans.reduce(0) { $0 + $1.bound }
+        let capacity = dumped.count + zip(plans, uses).reduce(0) { $0 + $1.0.bound * $1.1 }
+        // jansson's text of a placeholder: the escaped marker, the number, the escaped \u{1}, a quote.
+        let head = Array(JSONCodec.encode(.string(marker), splicing: false).dropLast())
+        let tail = Array(JSONCodec.encode(.string("\u{1}"), splicing: false).dropFirst())
+        var written = [Range<Int>?](repeating: nil, count: values.count)
         return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
             let out = buf.baseAddress!
             var at = 0, from = 0
             dumped.withUnsafeBytes { d in
-                for (i, plan) in plans.enumerated() {
-                    let token = JSONCodec.encode(.string(placeholder(i)), splitting: false)
-                    guard let offset = find(token, in: d, from: from) else {
+                let bytes = d.bindMemory(to: UInt8.self)
+                for _ in 0..<uses.reduce(0, +) {
+                    guard let offset = findPlaceholder(head, in: d, from: from) else {
                         preconditionFailure("jansson's dump lacks a placeholder it was given")
                     }
-                    (out + at).update(from: d.baseAddress!.assumingMemoryBound(to: UInt8.self) + from, count: offset - from)
+                    var end = offset + head.count, index = 0
+                    while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 { index = index * 10 + Int(bytes[end] - 0x30); end += 1 }
+                    precondition(index < values.count && bytes[end...].starts(with: tail), "a placeholder jansson wrote is not whole")
+                    (out + at).update(from: bytes.baseAddress! + from, count: offset - from)
                     at += offset - from
-                    at += plan.write(into: out + at)
-                    from = offset + token.count
+                    if let earlier = written[index] {
+                        (out + at).update(from: out + earlier.lowerBound, count: earlier.count)
+                        at += earlier.count
+                    } else {
+                        let n = plans[index].write(into: out + at)
+                        written[index] = at..<at + n
+                        at += n
+                    }
+                    from = end + tail.count
                 }
-                (out + at).update(from: d.baseAddress!.assumingMemoryBound(to: UInt8.self) + from, count: d.count - from)
+                (out + at).update(from: bytes.baseAddress! + from, count: d.count - from)
                 at += d.count - from
             }
             count = at
         }
+    }
+
+    /// Where the next placeholder starts in `d` at or after `from`: an occurrence of `head` (a
+    /// quote, then the escaped marker) that opens a string, i.e. stands where a value or key
+    /// starts (after `[`, `{`, `:` or `,`); inside a string jansson writes a quote as `\"`. A
+    /// string of the value that starts with the marker is never a placeholder's rival: such a
+    /// value is dumped without splicing (`JanssonTree.ambiguous`).
+    private static func findPlaceholder(_ head: [UInt8], in d: UnsafeRawBufferPointer, from: Int) -> Int? {
+        var i = from
+        while let at = find(head, in: d, from: i) {
+            if at == 0 || [UInt8(ascii: "["), UInt8(ascii: "{"), UInt8(ascii: ":"), UInt8(ascii: ",")].contains(d[at - 1]) { return at }
+            i = at + 1
+        }
+        return nil
     }
 
     /// Where `token` first occurs in `d` at or after `from`.
@@ -134,7 +167,7 @@ enum LargeValues {
                     }
                 }
             default:
-                let text = JSONCodec.encode(v, splitting: false)
+                let text = JSONCodec.encode(v, splicing: false)
                 bounds = [text.count]
                 comma = false
                 dump = { _, out in out.update(from: text, count: text.count); return text.count }
@@ -144,6 +177,7 @@ enum LargeValues {
         /// Dumps every part on its own thread into `out` (at least `bound` bytes), joins them
         /// there and returns the joined size.
         func write(into out: UnsafeMutablePointer<UInt8>) -> Int {
+            if bounds.count == 1 { return dump(0, out) }  // one part: no thread, nothing to join
             var starts = [0]
             for b in bounds.dropLast() { starts.append(starts.last! + b) }
             let sizes = [Int](unsafeUninitializedCapacity: bounds.count) { slots, count in

@@ -56,7 +56,7 @@ struct ListEntriesTests {
         #expect(entries.contains { $0.path.string == "\u{e9}t\u{e9}/sub/deep\u{1}.txt" })
         let result = ListFiles.listResult(page)
         let bytes = JSONCodec.encode(result)
-        #expect(bytes == JSONCodec.encode(result, splitting: false))
+        #expect(bytes == JSONCodec.encode(result, splicing: false))
         #expect(try JSONCodec.decode(bytes) == ["entries": .array(entries.map(\.entry))])
         // Names are escaped as jansson escapes them, not mangled (a sample of the exact text).
         let text = String(decoding: bytes, as: UTF8.self)
@@ -80,6 +80,6 @@ struct ListEntriesTests {
         #expect(page.count == 30 * 101)
         #expect(LargeValues.isLarge(.array(page.entries.map(\.entry))))
         let result = ListFiles.listResult(page)
-        #expect(JSONCodec.encode(result) == JSONCodec.encode(result, splitting: false))
+        #expect(JSONCodec.encode(result) == JSONCodec.encode(result, splicing: false))
     }
 }

@@ -1,5 +1,6 @@
 @testable import JSON
 import Testing
+import CJansson
 
 @Suite("JSON codec (jansson)")
 struct JSONCodecTests {
@@ -28,14 +29,14 @@ struct JSONCodecTests {
         let value: JSON = ["entries": .array(items), "nextCursor": "c", "small": .array([1, 2]), "again": .array(items)]
 
         let parallel = JSONCodec.encode(value)
-        let serial = JSONCodec.encode(value, splitting: false)
+        let serial = JSONCodec.encode(value, splicing: false)
 
         #expect(LargeValues.isLarge(.array(items)))
         #expect(parallel == serial)
         #expect(try JSONCodec.decode(parallel) == value)
-        #expect(JSONCodec.encode(.array(items)) == JSONCodec.encode(.array(items), splitting: false))
+        #expect(JSONCodec.encode(.array(items)) == JSONCodec.encode(.array(items), splicing: false))
         // Split in parts even on one core: the join itself is what is tested.
-        #expect(LargeValues.encode(.array(items)) == JSONCodec.encode(.array(items), splitting: false))
+        #expect(LargeValues.encode(.array(items)) == JSONCodec.encode(.array(items), splicing: false))
     }
 
     @Test("runs of flat objects (one jansson object reused, values set in place) dump as one jansson dump writes")
@@ -51,10 +52,10 @@ struct JSONCodecTests {
             if i % 101 == 9 { o["nested"] = ["k": .array([1, "x"])] }  // not flat
             items.append(i % 211 == 0 ? .string("not an object") : .object(o))
         }
-        let serial = JSONCodec.encode(.array(items), splitting: false)
+        let serial = JSONCodec.encode(.array(items), splicing: false)
         #expect(LargeValues.encode(.array(items)) == serial)
         #expect(ArrayPartDump.dump(items[...]) == serial)
-        #expect(ArrayPartDump.dump(items[5..<9]) == JSONCodec.encode(.array(Array(items[5..<9])), splitting: false))
+        #expect(ArrayPartDump.dump(items[5..<9]) == JSONCodec.encode(.array(Array(items[5..<9])), splicing: false))
         #expect(ArrayPartDump.dump([][...]) == Array("[]".utf8))
     }
 
@@ -71,11 +72,11 @@ struct JSONCodecTests {
         text += "😀"
         for s in [text, String(text.dropFirst()), String(repeating: "😀", count: LargeValues.stringThreshold / 2 + 1),
                   String(repeating: "é", count: LargeValues.stringThreshold)] {
-            let one = JSONCodec.encode(.string(s), splitting: false)
+            let one = JSONCodec.encode(.string(s), splicing: false)
             #expect(LargeValues.encode(.string(s)) == one)
             #expect(JSONCodec.encode(.string(s)) == one)
             let value: JSON = ["contents": [["text": .string(s), "uri": "file:///x"]], "again": .string(s), "n": 1]
-            #expect(JSONCodec.encode(value) == JSONCodec.encode(value, splitting: false))
+            #expect(JSONCodec.encode(value) == JSONCodec.encode(value, splicing: false))
             #expect(try JSONCodec.decode(JSONCodec.encode(value)) == value)
         }
     }
@@ -86,8 +87,36 @@ struct JSONCodecTests {
         for fake in ["\u{1}wb0-0\u{1}", LargeValues.placeholder(0), LargeValues.placeholder(1)] {
             let value: JSON = ["fake": .string(fake), "big": .string(big), "list": .array(Array(repeating: 1, count: LargeValues.arrayThreshold))]
             let bytes = JSONCodec.encode(value)
-            #expect(bytes == JSONCodec.encode(value, splitting: false))
+            #expect(bytes == JSONCodec.encode(value, splicing: false))
             #expect(try JSONCodec.decode(bytes) == value)
+        }
+    }
+
+    @Test("a long string that occurs more than once is escaped once, and the bytes are one jansson dump's")
+    func repeatedStringsEscapedOnce() throws {
+        var text = ""
+        while text.utf8.count < LargeValues.repeatThreshold { text += "line \"q\" \\ tab\t é 😀 \u{1}\n" }
+        let other = text + "!"
+        let huge = String(repeating: "z\"", count: LargeValues.stringThreshold)
+        // An MCP tool result: the text as content and again as structured content.
+        let result: JSON = ["content": [["type": "text", "text": .string(text)]],
+                            "structuredContent": ["data": .string(text), "other": .string(other), "size": 4096], "isError": false]
+        var tree = JanssonTree(splicing: true)
+        wb_json_decref(tree.make(result))
+        #expect(tree.deferred == [.string(text)] && tree.uses == [2])
+        let values: [JSON] = [
+            result,
+            [.string(text), .string(text), .string(text), .string(other), .string(other)],
+            ["a": .string(huge), "b": .string(text), "c": .string(huge), "d": .string(text)],
+            // the placeholder's own text inside a string, behind a quote: not a placeholder
+            ["x": .string("\"" + LargeValues.placeholder(0) + "\"" + text), "y": .string(text), "z": .string(text)],
+            [.string(String(text.dropLast())), .string(text)],
+            .string(text),
+        ]
+        for v in values {
+            let bytes = JSONCodec.encode(v)
+            #expect(bytes == JSONCodec.encode(v, splicing: false))
+            #expect(try JSONCodec.decode(bytes) == v)
         }
     }
 
