@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CJansson
 
 extension JSON {
@@ -68,7 +73,7 @@ struct JanssonTree {
     /// A new jansson value (reference count 1) for `v`.
     mutating func make(_ v: JSON) -> UnsafeMutablePointer<json_t> {
         if splicing, LargeValues.isLarge(v) {
-            if case .string(let s) = v, let known = longStrings.firstIndex(where: { $0.text == s }) { return repeated(known) }
+            if case .string(let s) = v, let known = longStrings.firstIndex(where: { Self.sameBytes($0.text, s) }) { return repeated(known) }
             let index = keepApart(v)
             if case .string(let s) = v, longStrings.count < Self.maxRepeatCandidates { longStrings.append((s, nil, index)) }
             return placeholderNode(index)
@@ -80,7 +85,7 @@ struct JanssonTree {
         case .double(let d): estimate += 26; return d.isFinite ? json_real(d) : json_null()
         case .string(var s):
             let long = splicing && s.utf8.count >= LargeValues.repeatThreshold
-            if long, let known = longStrings.firstIndex(where: { $0.text.utf8.count == s.utf8.count && $0.text == s }) {
+            if long, let known = longStrings.firstIndex(where: { Self.sameBytes($0.text, s) }) {
                 return repeated(known)
             }
             estimate += s.utf8.count * 6 + 2  // `\u00XX` at worst per byte, and the quotes
@@ -135,6 +140,16 @@ struct JanssonTree {
         uses[index] += 1
         longStrings[known] = (longStrings[known].text, nil, index)
         return placeholderNode(index)
+    }
+
+    /// Whether `a` and `b` are the same bytes (not Swift's `==`, which calls canonically
+    /// equivalent strings equal: their JSON text differs).
+    static func sameBytes(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        let contiguous = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 }
+        }
+        return (contiguous ?? nil) ?? a.utf8.elementsEqual(b.utf8)
     }
 
     /// The bytes of `u` as jansson takes them (a valid pointer even when empty).
