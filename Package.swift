@@ -26,7 +26,7 @@ import PackageDescription
 ///       → SystemSupport, CWorkspaceShims
 ///     JSON              jansson values and text
 ///       → CJansson
-///     SystemSupport     the low-level helpers, once: threads, clocks, timestamps, read/write loops
+///     SystemSupport     the low-level helpers, once: threads, clocks, stat times, timestamps, read/write loops
 ///       → (only the C library, Dispatch and Synchronization)
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library

@@ -21,12 +21,7 @@ struct FileIdentity: Equatable, Sendable {
 /// (`F_FULLFSYNC` on Apple), renamed over the target, then the folder flushed.
 enum Disk {
     static func identity(_ st: stat) -> FileIdentity {
-        #if canImport(Darwin)
-        let mtime = Int64(st.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st.st_mtimespec.tv_nsec)
-        #else
-        let mtime = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-        #endif
-        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size), mtimeNanos: mtime)
+        FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino), size: Int64(st.st_size), mtimeNanos: st.modifiedNanos)
     }
 
     static func identity(path: String) -> FileIdentity? {

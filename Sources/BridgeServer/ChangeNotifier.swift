@@ -2,61 +2,50 @@ import FileWatching
 import JSON
 import JSONRPC
 import Logging
-import Synchronization
 import Workspace
 
 /// Sends `workspace/didChangeFiles` to a client that asked for it, from a recursive watcher
 /// on the workspace root.
 ///
-/// The watcher starts with the first subscription (`initialize` capability or `watchFiles`)
-/// and stops with `unwatchFiles`. Changes by anything are reported (this server, another
+/// The watcher (an `OnDemandWatcher` with one subscriber, the client) starts with the first
+/// subscription (`initialize` capability or `watchFiles`) and stops with `unwatchFiles`. Changes by anything are reported (this server, another
 /// process, a sync engine), coalesced by the watcher; the server's private folder and temp files
 /// never appear; a lost-events overflow becomes `{changes: [], rescan: true}`.
 final class ChangeNotifier: Sendable {
-    private struct State { var watcher: FileWatcher?; var glob: Glob? }
-    private let state = Mutex(State())
-    private let logger: Logger
+    /// The one subscription of the JSON-RPC face: its filter and where it goes.
+    private struct Client: Sendable { let glob: Glob?; let connection: Connection }
+    private enum Key: Hashable, Sendable { case client }
+    private let watch: OnDemandWatcher<Key, Client>
 
-    init(logger: Logger) { self.logger = logger }
+    init(logger: Logger) {
+        watch = OnDemandWatcher(
+            ignore: { Self.ignored($0) },
+            diagnostics: { [logger] note in logger.debug("watcher: \(note)") },
+            deliver: { event, clients in
+                for client in clients.values {
+                    switch event {
+                    case .changes(let raw): Self.deliver(raw, to: client)
+                    case .overflow: client.connection.notify("workspace/didChangeFiles", ["changes": [], "rescan": true])
+                    }
+                }
+            })
+    }
 
-    var isWatching: Bool { state.withLock { $0.watcher != nil } }
+    var isWatching: Bool { watch.isRunning }
 
     /// Starts (or re-filters) notifications for `workspace` to `connection`.
     func watch(_ workspace: Workspace, glob: Glob?, connection: Connection) throws {
-        let running = state.withLock { s -> Bool in
-            s.glob = glob
-            return s.watcher != nil
-        }
-        if running { return }
-        let watcher = try FileWatcher(
-            root: workspace.rootPath, latencyMilliseconds: 50,
-            ignore: { Self.ignored($0) },
-            onChanges: { [weak self] changes in self?.deliver(changes, to: connection) },
-            onOverflow: { connection.notify("workspace/didChangeFiles", ["changes": [], "rescan": true]) },
-            diagnostics: { [logger] note in logger.debug("watcher: \(note)") })
-        let keep = state.withLock { s -> Bool in
-            if s.watcher != nil { return false }
-            s.watcher = watcher
-            return true
-        }
-        if !keep { watcher.stop() }
+        try watch.add(.client, Client(glob: glob, connection: connection), root: workspace.rootPath)
     }
 
     /// Moves a running subscription to another root (after the storage choice changed).
     func retarget(_ workspace: Workspace, connection: Connection) throws {
-        let glob = state.withLock { $0.glob }
-        guard isWatching else { return }
-        unwatch()
-        try watch(workspace, glob: glob, connection: connection)
+        guard let client = watch.subscribers[.client] else { return }
+        watch.remove(.client)
+        try watch.add(.client, Client(glob: client.glob, connection: connection), root: workspace.rootPath)
     }
 
-    func unwatch() {
-        let w = state.withLock { s -> FileWatcher? in
-            defer { s.watcher = nil }
-            return s.watcher
-        }
-        w?.stop()
-    }
+    func unwatch() { watch.remove(.client) }
 
     /// The server's own files and engines' temp and internal files are never reported.
     static func ignored(_ path: String) -> Bool {
@@ -80,8 +69,8 @@ final class ChangeNotifier: Sendable {
         }
     }
 
-    private func deliver(_ raw: [FileChange], to connection: Connection) {
-        let glob = state.withLock { $0.glob }
+    private static func deliver(_ raw: [FileChange], to client: Client) {
+        let glob = client.glob
         var seen = Set<String>()
         let changes = raw.map(Self.visible).filter { seen.insert($0.path).inserted }
         let shown = changes.filter { c in
@@ -90,7 +79,7 @@ final class ChangeNotifier: Sendable {
             return glob.matches(relativePath: c.path, name: name)
         }
         guard !shown.isEmpty else { return }
-        connection.notify("workspace/didChangeFiles", [
+        client.connection.notify("workspace/didChangeFiles", [
             "changes": .array(shown.map { ["path": .string($0.path), "type": .string($0.kind.rawValue)] }),
         ])
     }

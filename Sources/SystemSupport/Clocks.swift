@@ -10,7 +10,7 @@ public enum MonotonicClock {
     @Sendable public static func nanos() -> UInt64 {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+        return UInt64(ts.nanoseconds)
     }
 }
 
@@ -20,6 +20,6 @@ public enum WallClock {
     @Sendable public static func nanos() -> Int64 {
         var ts = timespec()
         clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+        return ts.nanoseconds
     }
 }

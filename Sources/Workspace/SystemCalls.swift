@@ -101,22 +101,6 @@ extension stat {
     var isDirectory: Bool { (st_mode & S_IFMT) == S_IFDIR }
     var isRegular: Bool { (st_mode & S_IFMT) == S_IFREG }
     var isSymlink: Bool { (st_mode & S_IFMT) == S_IFLNK }
-
-    var modifiedNanos: Int64 {
-        #if canImport(Darwin)
-        Int64(st_mtimespec.tv_sec) * 1_000_000_000 + Int64(st_mtimespec.tv_nsec)
-        #else
-        Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec)
-        #endif
-    }
-
-    var createdNanos: Int64? {
-        #if canImport(Darwin)
-        Int64(st_birthtimespec.tv_sec) * 1_000_000_000 + Int64(st_birthtimespec.tv_nsec)
-        #else
-        nil
-        #endif
-    }
 }
 
 extension String {

@@ -504,6 +504,21 @@ def test_list_entries_carry_the_facts_of_each_entry(ws):
     assert (d["path"], d["type"], d["size"]) == ("t/d", "directory", 0)
 
 
+def test_a_file_dated_past_2262_reads_as_the_latest_time_there_is_and_the_server_keeps_serving(ws):
+    # Nanoseconds since 1970 in 64 bits end in April 2262; a file from 2300 (a bad clock, a
+    # restored archive) is still listed, with the latest time the protocol can carry.
+    save(ws, "far.txt", "x")
+    year_2300 = 10_413_792_000 * 10**9
+    os.utime(ws.root / "far.txt", ns=(year_2300, year_2300))
+    assert os.stat(ws.root / "far.txt").st_mtime_ns == year_2300, "the file system keeps the date"
+
+    listed = {e["name"]: e for e in ws.result("listFiles", {"path": ""})["entries"]}
+    info = ws.result("getFileInfo", {"path": "far.txt"})
+
+    assert listed["far.txt"]["modified"] == info["modified"] == "2262-04-11T23:47:16.854Z"
+    assert ws.result("getFileInfo", {"path": "context.md"})["path"] == "context.md"
+
+
 TRICKY_NAMES = ["quo\"te", "back\\slash", "tab\there", "nl\nname", "cr\rname", "caf\u00e9.md", "\U0001F600", "del\x7f",
                 "ctl\x01\x1fend", "\u6f22\u5b57", "sp ace", "long-" + "x" * 200]
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from storage_helpers import Roots, choose, start
 from wsfiles import is_temp_name, save
 
 METHOD = "workspace/didChangeFiles"
@@ -219,6 +220,27 @@ def test_watch_files_glob_filters_the_paths_reported(spawn, ws_root):
 
     (ws_root / "ignored.txt").write_text("x")
     (ws_root / "watched.md").write_text("x")
+
+    w.wait_for("watched.md", since=t0)
+    w.settle(0.6)
+    assert {c["path"] for c in w.changes(since=t0)} == {"watched.md"}
+
+
+def test_after_choose_storage_the_notifications_follow_the_new_root_with_the_same_glob(spawn, tmp_path):
+    roots = Roots.under(tmp_path, marker=".stfolder")
+    b = start(spawn, roots)
+    choose(b, "local")
+    assert b.result("watchFiles", {"glob": "*.md"}) == {"watching": True}
+    w = Watcher(b, roots.local)
+    w.make_live("sentinel.md")
+
+    choose(b, "cloud")
+    w.root = roots.cloud
+    w.make_live("in-cloud.md")
+    t0 = time.monotonic()
+    (roots.local / "left-behind.md").write_text("x")
+    (roots.cloud / "filtered-out.txt").write_text("x")
+    (roots.cloud / "watched.md").write_text("x")
 
     w.wait_for("watched.md", since=t0)
     w.settle(0.6)

@@ -1,7 +1,6 @@
 import FileWatching
 import JSON
 import JSONRPC
-import Synchronization
 import Workspace
 
 /// Workspace files as MCP resources: `file://` URIs under the active root (percent-encoded),
@@ -59,50 +58,31 @@ enum MCPResources {
     }
 }
 
-/// The resources an MCP client subscribed to, watched with one recursive watcher.
+/// The resources an MCP client subscribed to, watched with one recursive watcher that runs
+/// only while at least one is subscribed (`OnDemandWatcher`).
 final class ResourceSubscriptions: Sendable {
-    private struct State { var uris: [WorkspacePath: String] = [:]; var watcher: FileWatcher? }
-    private let state = Mutex(State())
+    private struct Subscribed: Sendable { let uri: String; let connection: Connection }
+    private let watch = OnDemandWatcher<WorkspacePath, Subscribed>(
+        ignore: { ChangeNotifier.ignored($0) },
+        deliver: { event, subscribed in
+            let updated: [Subscribed]
+            switch event {
+            case .changes(let changes):
+                updated = changes.map(ChangeNotifier.visible).compactMap { c in (try? WorkspacePath(c.path)).flatMap { subscribed[$0] } }
+            case .overflow:
+                updated = Array(subscribed.values)
+            }
+            var sent = Set<String>()
+            for s in updated where sent.insert(s.uri).inserted {
+                s.connection.notify("notifications/resources/updated", ["uri": .string(s.uri)])
+            }
+        })
 
     func subscribe(_ path: WorkspacePath, uri: String, workspace: Workspace, connection: Connection) throws {
-        let needsWatcher = state.withLock { s -> Bool in
-            s.uris[path] = uri
-            return s.watcher == nil
-        }
-        guard needsWatcher else { return }
-        let watcher = try FileWatcher(
-            root: workspace.rootPath, latencyMilliseconds: 50,
-            ignore: { ChangeNotifier.ignored($0) },
-            onChanges: { [weak self] changes in
-                guard let self else { return }
-                let subscribed = self.state.withLock { $0.uris }
-                for c in changes.map(ChangeNotifier.visible) {
-                    guard let p = try? WorkspacePath(c.path), let uri = subscribed[p] else { continue }
-                    connection.notify("notifications/resources/updated", ["uri": .string(uri)])
-                }
-            },
-            onOverflow: { [weak self] in
-                for uri in self?.state.withLock({ Array($0.uris.values) }) ?? [] {
-                    connection.notify("notifications/resources/updated", ["uri": .string(uri)])
-                }
-            })
-        let keep = state.withLock { s -> Bool in
-            if s.watcher != nil { return false }
-            s.watcher = watcher
-            return true
-        }
-        if !keep { watcher.stop() }
+        try watch.add(path, Subscribed(uri: uri, connection: connection), root: workspace.rootPath)
     }
 
-    func unsubscribe(_ path: WorkspacePath) {
-        let w = state.withLock { s -> FileWatcher? in
-            s.uris[path] = nil
-            guard s.uris.isEmpty else { return nil }
-            defer { s.watcher = nil }
-            return s.watcher
-        }
-        w?.stop()
-    }
+    func unsubscribe(_ path: WorkspacePath) { watch.remove(path) }
 }
 
 /// A resource request naming one `uri`.

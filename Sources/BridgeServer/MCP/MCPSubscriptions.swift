@@ -104,48 +104,32 @@ final class MCPListener: Sendable {
 }
 
 /// The open subscriptions of the process, fed by one recursive watcher of the workspace that
-/// runs only while at least one is open.
+/// runs only while at least one is open (`OnDemandWatcher`).
 final class MCPListeners: Sendable {
-    private struct State { var open: [RequestID: MCPListener] = [:]; var watcher: FileWatcher? }
-    private let state = Mutex(State())
+    private struct Open: Sendable { let listener: MCPListener; let connection: Connection }
+    private let watch = OnDemandWatcher<RequestID, Open>(
+        ignore: { ChangeNotifier.ignored($0) },
+        deliver: { event, open in
+            switch event {
+            case .changes(let changes): MCPListeners.deliver(changes.map(ChangeNotifier.visible), everything: false, to: open.values)
+            case .overflow: MCPListeners.deliver([], everything: true, to: open.values)
+            }
+        })
 
     func add(_ listener: MCPListener, root: String, connection: Connection) throws {
-        let needsWatcher = state.withLock { s -> Bool in
-            s.open[listener.id] = listener
-            return s.watcher == nil
-        }
+        try watch.add(listener.id, Open(listener: listener, connection: connection), root: root)
         // Cancelled between its acknowledgement and now: its hook found nothing to remove.
         if !listener.response.isOpen { remove(listener.id) }
-        guard needsWatcher else { return }
-        let watcher = try FileWatcher(
-            root: root, latencyMilliseconds: 50,
-            ignore: { ChangeNotifier.ignored($0) },
-            onChanges: { [weak self] changes in self?.deliver(changes.map(ChangeNotifier.visible), everything: false, to: connection) },
-            onOverflow: { [weak self] in self?.deliver([], everything: true, to: connection) })
-        let keep = state.withLock { s -> Bool in
-            guard s.watcher == nil, !s.open.isEmpty else { return false }
-            s.watcher = watcher
-            return true
-        }
-        if !keep { watcher.stop() }
     }
 
-    func remove(_ id: RequestID) {
-        let w = state.withLock { s -> FileWatcher? in
-            s.open[id] = nil
-            guard s.open.isEmpty else { return nil }
-            defer { s.watcher = nil }
-            return s.watcher
-        }
-        w?.stop()
-    }
+    func remove(_ id: RequestID) { watch.remove(id) }
 
     /// Sends each listener the changes it opted into; an overflow (`everything`) means anything
     /// may have changed: every subscribed resource and every list.
-    private func deliver(_ changes: [FileChange], everything: Bool, to connection: Connection) {
-        let listeners = state.withLock { Array($0.open.values) }
+    private static func deliver(_ changes: [FileChange], everything: Bool, to open: some Collection<Open>) {
         let listChanged = everything || changes.contains { $0.kind != .changed }
-        for l in listeners where l.acknowledged.load(ordering: .acquiring) {
+        for o in open where o.listener.acknowledged.load(ordering: .acquiring) {
+            let l = o.listener, connection = o.connection
             var sent = Set<String>()
             let tag: JSON = .object([ListenSubscriptions.subscriptionKey: l.id.json])
             let updated: [String] = everything ? Array(l.uris.values)
