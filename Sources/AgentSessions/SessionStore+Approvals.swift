@@ -47,14 +47,18 @@ extension SessionStore {
     }
 
     /// For callers without tool call ids of their own (MCP's `tools/call`): the newest approval
-    /// of a call of `name` whose arguments `matches` accepts and whose call has not begun yet
-    /// (pending, or decided and waiting for the caller to run or refuse it). The caller then
-    /// uses its `toolCallId`; nil when there is none (a new call: the caller makes a new id).
-    public func openApproval(id: String, name: String, matches: (JSON) -> Bool) throws(SessionError) -> Approval? {
+    /// of a call of `tool` whose arguments `matches` accepts and whose call has not begun yet
+    /// (pending, or decided and waiting for the caller to run or refuse it), whose `toolCallId`
+    /// the caller then uses; nil when there is none (a new call: the caller makes a new id). And
+    /// whether the session's policy asks about `tool` at all: with no open approval and
+    /// `policyAsks` false the call may run without `checkApproval` (one lock for the common case).
+    public func openApproval(id: String, tool: ToolFacts,
+                             matches: (JSON) -> Bool) throws(SessionError) -> (open: Approval?, policyAsks: Bool) {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
         let d = h.data!
-        return d.extras.approvals.last { $0.name == name && d.toolCalls[$0.toolCallId] == nil && matches($0.arguments) }
+        let open = d.extras.approvals.last { $0.name == tool.name && d.toolCalls[$0.toolCallId] == nil && matches($0.arguments) }
+        return (open, d.extras.approvalPolicy.requiresConsent(tool))
     }
 
     /// The approval `approvalId` of the session, nil when it has none by that id.

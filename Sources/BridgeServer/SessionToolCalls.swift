@@ -98,14 +98,18 @@ extension SessionMethods {
         case answered(JSON)
     }
 
+    /// What the approval rules know of `tool`.
+    static func facts(_ tool: Tool) -> ToolFacts {
+        ToolFacts(name: tool.name, readOnly: tool.readOnly, destructive: tool.destructive, openWorld: tool.requiresNetwork)
+    }
+
     /// The approval step every tool call passes, `session/callTool` and MCP's `tools/call` alike:
     /// asks the session's policy (`SessionStore.checkApproval`, which records a pending approval
     /// durably); a refused call is journaled as begun and closed with an `ApprovalDenied` error
     /// result (nothing runs), so asking again answers the same.
     static func consent(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
                         origin: String? = nil) throws -> Consent {
-        let facts = ToolFacts(name: tool.name, readOnly: tool.readOnly, destructive: tool.destructive, openWorld: tool.requiresNetwork)
-        switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: facts, arguments: arguments, origin: origin) {
+        switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: facts(tool), arguments: arguments, origin: origin) {
         case .pending(let approval):
             return .pending(approval)
         case .denied:

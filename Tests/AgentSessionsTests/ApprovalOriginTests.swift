@@ -19,17 +19,19 @@ struct ApprovalOriginTests {
             return
         }
         #expect(a.origin == "mcp" && a.json["origin"] == "mcp")
-        #expect(try store.openApproval(id: s.id, name: "write_file") { $0 == args }?.approvalId == a.approvalId)
-        #expect(try store.openApproval(id: s.id, name: "write_file") { $0 == ["path": "b"] } == nil)
-        #expect(try store.openApproval(id: s.id, name: "delete_file") { _ in true } == nil)
+        let open = try store.openApproval(id: s.id, tool: write) { $0 == args }
+        #expect(open.open?.approvalId == a.approvalId && open.policyAsks)
+        #expect(try store.openApproval(id: s.id, tool: write) { $0 == ["path": "b"] }.open == nil)
+        let read = try store.openApproval(id: s.id, tool: ToolFacts(name: "read_file", readOnly: true)) { _ in true }
+        #expect(read.open == nil && !read.policyAsks)
         store.close()
 
         let restarted = f.store()
         #expect(try restarted.approval(id: s.id, approvalId: a.approvalId)?.origin == "mcp")
         _ = try restarted.approve(id: s.id, toolCallId: "m1", decision: .allow)
-        #expect(try restarted.openApproval(id: s.id, name: "write_file") { $0 == args }?.decision == .allow)  // decided, not yet run
+        #expect(try restarted.openApproval(id: s.id, tool: write) { $0 == args }.open?.decision == .allow)  // decided, not yet run
         _ = try restarted.beginToolCall(id: s.id, toolCallId: "m1", name: "write_file", arguments: args)
-        #expect(try restarted.openApproval(id: s.id, name: "write_file") { $0 == args } == nil)  // its call began: a new call asks anew
+        #expect(try restarted.openApproval(id: s.id, tool: write) { $0 == args }.open == nil)  // its call began: a new call asks anew
         #expect(try restarted.approval(id: s.id, approvalId: "apr_none") == nil)
     }
 

@@ -59,11 +59,13 @@ final class MCPApprovals: Sendable {
                       _ call: Call) throws -> (toolCallId: String, consent: SessionMethods.Consent) {
         // The digest only when an approval of this tool is open (most calls never need one).
         var digest: String?
-        let open = try store.openApproval(id: session, name: p.name) { arguments in
+        let facts = SessionMethods.facts(tool)
+        let (open, policyAsks) = try store.openApproval(id: session, tool: facts) { arguments in
             if digest == nil { digest = try? MCPRequestState.digest(p.arguments) }
             return digest != nil && (try? MCPRequestState.digest(arguments)) == digest
         }
         let toolCallId = open?.toolCallId ?? CallMCPTool.newToolCallId(call)
+        if open == nil && !policyAsks { return (toolCallId, .run) }
         return (toolCallId, try SessionMethods.consent(store, session: session, toolCallId: toolCallId, tool: tool,
                                                         arguments: p.arguments, origin: origin))
     }
