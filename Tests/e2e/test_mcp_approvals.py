@@ -335,3 +335,21 @@ def test_2025_a_session_keeps_its_own_policy(raw, place, spawn):
     res = r.result("tools/call", WRITE)
     assert res["structuredContent"]["code"] == "ApprovalRequired", res
     assert host.result("session/get", {"id": sid})["pendingApprovals"][0]["name"] == "write_file"
+
+
+def test_a_tool_that_may_run_as_a_task_asks_before_it_becomes_one(rawm, place):
+    place.root.mkdir(parents=True)
+    (place.root / "src.txt").write_text("data")
+    r = rawm(extra=("--approval-policy", "write"))
+    caps = {**ELICIT, "extensions": {"io.modelcontextprotocol/tasks": {}}}
+    copy = {"name": "copy_file", "arguments": {"from": "src.txt", "to": "dst.txt"}}
+    asked = _ask(r, copy, caps=caps)
+    assert not (place.root / "dst.txt").exists()
+    res = _retry(r, asked, ACCEPT, params=copy, caps=caps)["result"]
+    if res["resultType"] == "task":       # still copying after the grace: poll it
+        deadline = time.monotonic() + 10
+        while res.get("status") not in ("completed", "failed") and time.monotonic() < deadline:
+            res = r.mresult("tasks/get", {"taskId": res["taskId"]}, caps=caps)
+        res = res["result"]
+    assert res["isError"] is False, res
+    assert (place.root / "dst.txt").read_text() == "data"

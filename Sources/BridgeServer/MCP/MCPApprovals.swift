@@ -35,10 +35,8 @@ final class MCPApprovals: Sendable {
         return e.isEmpty || e["form"] != nil
     }
 
-    /// The policies `mcp --approval-policy` names: `none`, `destructive` (tools annotated
+    /// The policy `mcp --approval-policy` names: `none`, `destructive` (tools annotated
     /// destructive), `write` (every tool that is not read-only).
-    static let policyNames = ["none", "destructive", "write"]
-
     static func policy(named name: String) throws -> ApprovalPolicy {
         switch name {
         case "write": return .rules(tools: [], annotations: ["write"])
