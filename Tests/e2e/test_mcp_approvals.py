@@ -353,3 +353,14 @@ def test_a_tool_that_may_run_as_a_task_asks_before_it_becomes_one(rawm, place):
         res = res["result"]
     assert res["isError"] is False, res
     assert (place.root / "dst.txt").read_text() == "data"
+
+
+def test_2025_end_of_input_while_waiting_ends_the_process_promptly(raw, place):
+    r = raw(extra=("--approval-policy", "destructive"))
+    _init(r, ELICIT)
+    r.request("tools/call", WRITE)
+    r.wait_for(lambda m: m.get("method") == "elicitation/create")
+    started = time.monotonic()
+    assert r.close(timeout=8) == 0
+    assert time.monotonic() - started < 5
+    assert not (place.root / "notes/a.txt").exists()
