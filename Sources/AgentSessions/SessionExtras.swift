@@ -127,12 +127,17 @@ public struct Approval: Sendable, Equatable {
     public var requestedAtNanos: Int64
     public var decision: Decision?
     public var remember: Bool
+    /// Who asked, when it is not `session/callTool`: `"mcp"` for MCP's `tools/call`, whose
+    /// client has no tool call ids and retries the call itself once the approval is decided
+    /// (so answering it records the decision and runs nothing).
+    public var origin: String?
 
-    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?}`.
+    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?, origin?}`.
     public var json: JSON {
         var o: JSONObject = ["approvalId": .string(approvalId), "toolCallId": .string(toolCallId), "name": .string(name),
                              "arguments": arguments, "requestedAt": .string(Timestamp.iso8601(nanos: requestedAtNanos))]
         if let decision { o["decision"] = .string(decision.rawValue) }
+        if let origin { o["origin"] = .string(origin) }
         return .object(o)
     }
 
@@ -140,6 +145,7 @@ public struct Approval: Sendable, Equatable {
         var o: JSONObject = ["aid": .string(approvalId), "call": .string(toolCallId), "name": .string(name),
                              "args": arguments, "at": .int(requestedAtNanos), "remember": .bool(remember)]
         if let decision { o["decision"] = .string(decision.rawValue) }
+        if let origin { o["by"] = .string(origin) }
         return .object(o)
     }
 
@@ -158,6 +164,7 @@ public struct Approval: Sendable, Equatable {
         self.init(approvalId: aid, toolCallId: call, name: name, arguments: j["args"] ?? .object([:]), at: at)
         decision = j["decision"]?.stringValue.flatMap(Decision.init(rawValue:))
         remember = j["remember"]?.boolValue ?? false
+        origin = j["by"]?.stringValue
     }
 }
 

@@ -27,8 +27,9 @@ extension SessionStore {
     /// that needs consent and has no decision is recorded as pending (durably, with an approval
     /// id: it survives a crash and shows in `Session.pendingApprovals`) and nothing runs. Asking
     /// again for the same `toolCallId` returns the same pending approval, or its decision.
-    public func checkApproval(id: String, toolCallId: String, tool: ToolFacts,
-                              arguments: JSON = .object([:])) throws(SessionError) -> ApprovalCheck {
+    /// `origin` is recorded with a new approval (`Approval.origin`).
+    public func checkApproval(id: String, toolCallId: String, tool: ToolFacts, arguments: JSON = .object([:]),
+                              origin: String? = nil) throws(SessionError) -> ApprovalCheck {
         guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
@@ -38,9 +39,33 @@ extension SessionStore {
         try prepareWrite(h)
         if let known = decided(h.data!, toolCallId) { return known }
         let aid = SessionNames.randomId("apr_")
-        try commit(h, [["t": "ask", "aid": .string(aid), "call": .string(toolCallId), "name": .string(tool.name),
-                        "args": arguments, "at": .int(now())]])
+        var ask: JSONObject = ["t": "ask", "aid": .string(aid), "call": .string(toolCallId), "name": .string(tool.name),
+                               "args": arguments, "at": .int(now())]
+        if let origin { ask["by"] = .string(origin) }
+        try commit(h, [.object(ask)])
         return .pending(h.data!.extras.approvals.last!)
+    }
+
+    /// For callers without tool call ids of their own (MCP's `tools/call`): the newest approval
+    /// of a call of `tool` whose arguments `matches` accepts and whose call has not begun yet
+    /// (pending, or decided and waiting for the caller to run or refuse it), whose `toolCallId`
+    /// the caller then uses; nil when there is none (a new call: the caller makes a new id). And
+    /// whether the session's policy asks about `tool` at all: with no open approval and
+    /// `policyAsks` false the call may run without `checkApproval` (one lock for the common case).
+    public func openApproval(id: String, tool: ToolFacts,
+                             matches: (JSON) -> Bool) throws(SessionError) -> (open: Approval?, policyAsks: Bool) {
+        let h = try locked(id, forWriting: false)
+        defer { h.lock.unlock() }
+        let d = h.data!
+        let open = d.extras.approvals.last { $0.name == tool.name && d.toolCalls[$0.toolCallId] == nil && matches($0.arguments) }
+        return (open, d.extras.approvalPolicy.requiresConsent(tool))
+    }
+
+    /// The approval `approvalId` of the session, nil when it has none by that id.
+    public func approval(id: String, approvalId: String) throws(SessionError) -> Approval? {
+        let h = try locked(id, forWriting: false)
+        defer { h.lock.unlock() }
+        return h.data!.extras.approvals.last { $0.approvalId == approvalId }
     }
 
     private func decided(_ d: SessionData, _ toolCallId: String) -> ApprovalCheck? {

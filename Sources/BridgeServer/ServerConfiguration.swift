@@ -24,6 +24,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Folders of the workspace MCP tools and resources are narrowed to (`mcp --root`), absolute
     /// or workspace-relative; empty: the whole workspace (or, in the 2025 era, the client's roots).
     public var mcpRoots: [String] = []
+    /// The approval policy of the session `mcp` creates (`mcp --approval-policy`); nil: none.
+    /// A `--session` keeps its own.
+    public var mcpApprovalPolicy: String?
+    /// How long an MCP client has to answer an approval request (`mcp --approval-timeout`): the
+    /// 2025 era's `elicitation/create` wait, the 2026-07-28 era's `requestState` lifetime.
+    public var mcpApprovalTimeout: Duration = .seconds(300)
     /// The process environment (for the default data folder), passed in rather than read globally.
     public var environment: [String: String]
     /// How messages are framed on stdin/stdout (`--framing`; always NDJSON for `mcp`).

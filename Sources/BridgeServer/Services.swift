@@ -28,6 +28,8 @@ final class Services: Sendable {
     let mcpSession = StringRef()
     let resourceWatch = ResourceSubscriptions()
     let mcpRoots = MCPRootScope()
+    /// MCP: the approval step of `tools/call` (its signing key, the 2025 client's elicitation).
+    let mcpApprovals = MCPApprovals()
     /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
     let modern = MCPModernState()
     private let openStorage = Mutex<StorageService?>(nil)

@@ -52,18 +52,10 @@ extension SessionMethods {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(tc.name)\"")
         }
         if let done = try store.toolCallResult(id: tc.session, toolCallId: tc.toolCallId) { return done.result }
-        let facts = ToolFacts(name: tool.name, readOnly: tool.readOnly, destructive: tool.destructive, openWorld: tool.requiresNetwork)
-        switch try store.checkApproval(id: tc.session, toolCallId: tc.toolCallId, tool: facts, arguments: tc.arguments) {
-        case .pending(let approval):
-            return ["pendingApproval": approval.json]
-        case .denied:
-            // Journaled as begun and closed with the refusal (nothing runs), so a replay answers the same.
-            let refusal = ToolResult.failure("The user did not allow \(tc.name); it was not run.", code: "ApprovalDenied")
-            if case .recorded(let result, _) = try store.beginToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name,
-                                                                      arguments: tc.arguments) { return result }
-            try store.finishToolCall(id: tc.session, toolCallId: tc.toolCallId, result: refusal.json, isError: true)
-            return refusal.json
-        case .allowed, .notNeeded: break
+        switch try consent(store, session: tc.session, toolCallId: tc.toolCallId, tool: tool, arguments: tc.arguments) {
+        case .pending(let approval): return ["pendingApproval": approval.json]
+        case .answered(let result): return result
+        case .run: break
         }
         let agents = call.services.agents
         let conditions = agents.currentConditions
@@ -92,6 +84,43 @@ extension SessionMethods {
         }
         try store.finishToolCall(id: tc.session, toolCallId: tc.toolCallId, result: result.json, isError: result.isError)
         return result.json
+    }
+}
+
+extension SessionMethods {
+    /// What the approval step decided for one call.
+    enum Consent {
+        /// Run it (no consent needed, or allowed).
+        case run
+        /// Waiting for the user (nothing ran).
+        case pending(Approval)
+        /// Refused, or already answered: the call's recorded result, to answer as is.
+        case answered(JSON)
+    }
+
+    /// What the approval rules know of `tool`.
+    static func facts(_ tool: Tool) -> ToolFacts {
+        ToolFacts(name: tool.name, readOnly: tool.readOnly, destructive: tool.destructive, openWorld: tool.requiresNetwork)
+    }
+
+    /// The approval step every tool call passes, `session/callTool` and MCP's `tools/call` alike:
+    /// asks the session's policy (`SessionStore.checkApproval`, which records a pending approval
+    /// durably); a refused call is journaled as begun and closed with an `ApprovalDenied` error
+    /// result (nothing runs), so asking again answers the same.
+    static func consent(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
+                        origin: String? = nil) throws -> Consent {
+        switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: facts(tool), arguments: arguments, origin: origin) {
+        case .pending(let approval):
+            return .pending(approval)
+        case .denied:
+            let refusal = ToolResult.failure("The user did not allow \(tool.name); it was not run.", code: "ApprovalDenied")
+            if case .recorded(let result, _) = try store.beginToolCall(id: session, toolCallId: toolCallId, name: tool.name,
+                                                                      arguments: arguments) { return .answered(result) }
+            try store.finishToolCall(id: session, toolCallId: toolCallId, result: refusal.json, isError: true)
+            return .answered(refusal.json)
+        case .allowed, .notNeeded:
+            return .run
+        }
     }
 }
 

@@ -23,9 +23,27 @@ struct MCP: ParsableCommand {
     @Option(name: .customLong("root"), help: "Narrow tools and resources to this folder of the workspace (absolute, or relative to the workspace root; repeatable). The MCP 2026-07-28 era sends no roots/list: this is how its clients narrow; a 2025 client's roots can only narrow further.")
     var roots: [String] = []
 
+    @Option(help: "The approval policy of the session this process creates: none, destructive (tools annotated destructive ask the user first) or write (every tool that changes files asks). A --session keeps its own policy (session/setApprovalPolicy).")
+    var approvalPolicy: String?
+
+    @Option(help: "Seconds an MCP client has to answer an approval request (elicitation) before the call answers ApprovalRequired.")
+    var approvalTimeout: Double = 300
+
+    func validate() throws {
+        if let approvalPolicy, !["none", "destructive", "write"].contains(approvalPolicy) {
+            throw ValidationError("--approval-policy must be none, destructive or write")
+        }
+        if approvalPolicy != nil, session != nil {
+            throw ValidationError("--approval-policy applies to the session mcp creates; --session keeps that session's own policy (set it with session/setApprovalPolicy)")
+        }
+        guard approvalTimeout > 0, approvalTimeout <= 86_400 else { throw ValidationError("--approval-timeout must be a number of seconds from 0 to 86400") }
+    }
+
     func run() throws {
         var c = options.configuration(mcp: true, session: session, environment: ServerMain.environment())
         c.mcpRoots = roots
+        c.mcpApprovalPolicy = approvalPolicy
+        c.mcpApprovalTimeout = .milliseconds(Int64(approvalTimeout * 1000))
         try ServerMain.run(c)
     }
 }

@@ -654,7 +654,7 @@ export interface ToolContent {
 export interface ToolResult {
   /** Text for the model. */
   content: ToolContent[];
-  /** The same facts as structured data (the tool's outputSchema); for isError: {error, code?} with code a data.code of the schema (e.g. OutsideWorkspace) or InvalidParams for bad arguments. */
+  /** The same facts as structured data (the tool's outputSchema); for isError: {error, code?} with code a data.code of the schema (e.g. OutsideWorkspace), InvalidParams for bad arguments, or one of the approval step's: ApprovalDenied (the user refused the call; nothing ran) and, on the MCP face only, ApprovalRequired (the call waits for the user's consent and this client could not be asked; with approvalId, toolCallId and sessionId: answer it with session/approve, then the same call again runs or is refused). */
   structuredContent: { [key: string]: unknown };
   isError: boolean;
 }
@@ -793,6 +793,8 @@ export interface Approval {
   arguments: unknown;
   requestedAt: Timestamp;
   decision?: "allow" | "deny";
+  /** Who asked, when not session/callTool: mcp for an MCP client's tools/call (MCP has no tool call ids). session/approve then only records the decision; the MCP client's identical call (same tool, same arguments) runs or is refused by it. */
+  origin?: "mcp";
 }
 
 /** A tool call the device policy deferred (Deferred error with queued true). It stays listed until the same session/callTool is sent again and runs (or is closed). */
@@ -850,8 +852,8 @@ export interface PendingApproval {
 
 export interface ApproveResult {
   approval: Approval;
-  /** allow: the tool's result (the call ran, through the device policy), or a PendingApproval never; deny: an error result (structuredContent.code ApprovalDenied), recorded as the call's result. */
-  result: ToolResult;
+  /** allow: the tool's result (the call ran, through the device policy), or a PendingApproval never; deny: an error result (structuredContent.code ApprovalDenied), recorded as the call's result. Absent for an approval of origin mcp: the MCP client's retry runs or refuses the call. */
+  result?: ToolResult;
 }
 
 export interface DeferredList {
@@ -1407,7 +1409,7 @@ export interface SessionSetApprovalPolicyParams {
 }
 
 /**
- * Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session.
+ * Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session. An approval an MCP client asked for (origin mcp) is only decided: that client's identical call then runs or is refused.
  *
  * No approval for toolCallId → NotFound; answering again the other way → InvalidArgument. An allowed call the device policy defers → Deferred (queued): send the same session/callTool again later.
  */
@@ -1807,7 +1809,7 @@ export interface WorkspaceBridgeMethods {
     import(params: SessionImportParams, options?: RequestOptions): Promise<SessionImportResult>;
     /** Changes the session's approval policy, durably; calls already pending stay pending. */
     setApprovalPolicy(params: SessionSetApprovalPolicyParams, options?: RequestOptions): Promise<Session>;
-    /** Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session. */
+    /** Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session. An approval an MCP client asked for (origin mcp) is only decided: that client's identical call then runs or is refused. */
     approve(params: SessionApproveParams, options?: RequestOptions): Promise<ApproveResult>;
     /** Every tool call the device policy deferred, across the workspace's sessions, oldest first, with whether it would run now. */
     listDeferred(params?: SessionListDeferredParams, options?: RequestOptions): Promise<DeferredList>;

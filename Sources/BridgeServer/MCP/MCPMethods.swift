@@ -28,6 +28,7 @@ enum MCPMethods {
         let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? supportedVersions.last!
         services.lifecycle.setMCP()
         services.mcpRoots.clientDeclaresRoots(try p.object("capabilities")?.object("roots") != nil)
+        services.mcpApprovals.clientDeclaresElicitation(p.value("capabilities")?.objectValue)
         let clientName = try p.object("clientInfo")?.string("name") ?? "MCP client"
         let (root, sessionID) = try openSession(services, clientName: clientName)
         connection.use(MCPConventions.value)
@@ -68,6 +69,9 @@ enum MCPMethods {
         } else {
             session = try store.create(title: "MCP: \(clientName)", agentType: "mcp")
             _ = try store.transition(id: session.id, to: .running)
+            if let policy = try services.configuration.mcpApprovalPolicy.map({ try MCPApprovals.policy(named: $0) }), policy != .none {
+                _ = try store.setApprovalPolicy(id: session.id, policy)
+            }
         }
         services.mcpSession.set(session.id)
         return (ws.rootPath, session.id)

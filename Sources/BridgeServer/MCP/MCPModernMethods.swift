@@ -32,9 +32,13 @@ extension ListMCPTools: MCPRequestDeclaration {
 }
 
 extension CallMCPTool: MCPRequestDeclaration {
-    /// A task when the client declared the tasks extension and the call is worth one (`MCPTasks`).
+    /// The approval step (`MCPApprovals.gateModern`: `input_required` and its retry), then a task
+    /// when the client declared the tasks extension and the call is worth one (`MCPTasks`).
     static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON {
-        try MCPTasks.call(p, call, envelope)
+        switch try MCPApprovals.gateModern(p, try tool(p.name), call, envelope) {
+        case .answer(let result): return result
+        case .run(let toolCallId): return try MCPTasks.call(p, call, envelope, toolCallId: toolCallId)
+        }
     }
 }
 

@@ -35,15 +35,16 @@ enum MCPTasks {
 
     /// `tools/call` in the modern era: a task when the client declared the extension and the call
     /// is worth one, else the plain result.
-    static func call(_ p: CallMCPTool.Params, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON {
+    /// The call is journaled under `toolCallId` (its approval, if it needed one, was given).
+    static func call(_ p: CallMCPTool.Params, _ call: Call, _ envelope: MCPEnvelope, toolCallId: String) throws -> JSON {
         guard envelope.declares(extension: extensionID), mayRunAsTask.contains(p.name), let ctx = call.request,
               p.name != "search_files" || isBigSearch(p.arguments, call.services, ctx)
-        else { return try CallMCPTool.handle(p, call) }
+        else { return try CallMCPTool.run(p, call, toolCallId: toolCallId) }
         let services = call.services
         let store = services.modern.tasks
         guard let task = store.start(ctx, statusMessage: p.name == "search_files" ? "searching \(bigTree)+ files" : "copying",
-                                     run: { work in try CallMCPTool.handle(p, Call(services: services, request: work)) })
-        else { return try CallMCPTool.handle(p, call) }
+                                     run: { work in try CallMCPTool.run(p, Call(services: services, request: work), toolCallId: toolCallId) })
+        else { return try CallMCPTool.run(p, call, toolCallId: toolCallId) }
         if p.name != "search_files", let inline = try store.awaitQuickly(task, within: grace) { return inline }
         return store.detail(task, resultType: "task") ?? ["resultType": "task"]
     }

@@ -3,16 +3,27 @@ import JSON
 import JSONRPC
 import Synchronization
 
-/// `tools/call`: validated, journaled into the connection's session, run once.
+/// `tools/call`: validated, asked of the session's approval policy (`MCPApprovals`), journaled
+/// into the connection's session, run once.
 enum CallMCPTool: MethodDeclaration {
     static let method = "tools/call"
     static let result = ResultShape.object(["content", "structuredContent", "isError"])
     struct Params: MethodParams {
         var name: String
         var arguments: JSON
+        /// The 2026-07-28 era's retry after `input_required`: the client's answers and the echoed state.
+        var inputResponses: JSONObject?
+        var requestState: String?
         init(_ p: ParamReader) throws {
             name = try p.requiredString("name")
             arguments = p.value("arguments") ?? .object(JSONObject())
+            if let raw = p.value("inputResponses") {
+                guard case .object(let o) = raw else {
+                    throw RPCError.invalidParams(field: "inputResponses", expected: "the answers to the input requests (an object)", got: raw.typeName)
+                }
+                inputResponses = o
+            }
+            requestState = try p.string("requestState")
         }
     }
 
@@ -25,19 +36,33 @@ enum CallMCPTool: MethodDeclaration {
     /// journaling into the same session.
     private static let callSerial = Atomic<UInt64>(UInt64.random(in: 0 ... .max) % 1_000_000_000)
 
-    private static func nextCallSerial() -> UInt64 {
-        callSerial.add(1, ordering: .relaxed).newValue % 1_000_000_000
+    /// A new tool call id for a call of this request.
+    static func newToolCallId(_ call: Call) -> String {
+        "mcp-\(call.request?.id.map(String.init(describing:)) ?? "?")-\(callSerial.add(1, ordering: .relaxed).newValue % 1_000_000_000)"
     }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        let name = p.name
+    static func tool(_ name: String) throws -> Tool {
         guard let tool = ToolTable.byName[name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from tools/list", got: "\"\(name)\"")
         }
+        return tool
+    }
+
+    /// The 2025 era: the approval step (`MCPApprovals.gate2025`), then the call.
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+        switch try MCPApprovals.gate2025(p, try tool(p.name), call) {
+        case .answer(let result): return result
+        case .run(let toolCallId): return try run(p, call, toolCallId: toolCallId)
+        }
+    }
+
+    /// Runs an approved (or unguarded) call once, journaled under `toolCallId`.
+    static func run(_ p: Params, _ call: Call, toolCallId: String) throws -> JSON {
+        let name = p.name
+        let tool = try tool(name)
         let services = call.services
         guard let sessionID = services.mcpSession.get() else { throw RPCError.serverNotInitialized }
         let (store, _) = try services.stores()
-        let toolCallId = "mcp-\(call.request?.id.map(String.init(describing:)) ?? "?")-\(nextCallSerial())"
         let arguments = p.arguments
         let run = { try ToolTable.call(name, arguments: arguments, services: services, request: call.request, scope: services.mcpRoots) }
         if tool.readOnly {

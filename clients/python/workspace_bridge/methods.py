@@ -976,7 +976,8 @@ class Methods(Connection):
         """
         Answers a pending approval: allow runs the call (through the device policy) and answers its
         result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the
-        decision to later calls of the same tool in the session.
+        decision to later calls of the same tool in the session. An approval an MCP client asked for
+        (origin mcp) is only decided: that client's identical call then runs or is refused.
 
         No approval for toolCallId → NotFound; answering again the other way → InvalidArgument. An
         allowed call the device policy defers → Deferred (queued): send the same session/callTool

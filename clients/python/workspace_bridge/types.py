@@ -770,6 +770,10 @@ class _ApprovalRequired(TypedDict):
 class Approval(_ApprovalRequired, total=False):
     """A tool call waiting for the user's consent (no decision yet: nothing has run), or decided."""
     decision: Literal['allow', 'deny']
+    #: Who asked, when not session/callTool: mcp for an MCP client's tools/call (MCP has no tool
+    #: call ids). session/approve then only records the decision; the MCP client's identical call
+    #: (same tool, same arguments) runs or is refused by it.
+    origin: Literal['mcp']
 
 
 class DeferredToolCall(TypedDict):
@@ -958,7 +962,11 @@ class ToolResult(TypedDict):
     #: Text for the model.
     content: List[ToolContent]
     #: The same facts as structured data (the tool's outputSchema); for isError: {error, code?} with
-    #: code a data.code of the schema (e.g. OutsideWorkspace) or InvalidParams for bad arguments.
+    #: code a data.code of the schema (e.g. OutsideWorkspace), InvalidParams for bad arguments, or
+    #: one of the approval step's: ApprovalDenied (the user refused the call; nothing ran) and, on
+    #: the MCP face only, ApprovalRequired (the call waits for the user's consent and this client
+    #: could not be asked; with approvalId, toolCallId and sessionId: answer it with
+    #: session/approve, then the same call again runs or is refused).
     structuredContent: Dict[str, Any]
     isError: bool
 
@@ -1154,11 +1162,15 @@ class PendingApproval(TypedDict):
     pendingApproval: Approval
 
 
-class ApproveResult(TypedDict):
+class _ApproveResultRequired(TypedDict):
     approval: Approval
+
+
+class ApproveResult(_ApproveResultRequired, total=False):
     #: allow: the tool's result (the call ran, through the device policy), or a PendingApproval
     #: never; deny: an error result (structuredContent.code ApprovalDenied), recorded as the call's
-    #: result.
+    #: result. Absent for an approval of origin mcp: the MCP client's retry runs or refuses the
+    #: call.
     result: ToolResult
 
 
