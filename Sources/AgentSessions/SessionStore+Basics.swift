@@ -90,6 +90,24 @@ extension SessionStore {
     public func delete(id: String) throws(SessionError) {
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
+        try remove(h)
+    }
+
+    /// Removes the session only while its journal still holds exactly `records` records: the
+    /// caller knows what those were (e.g. its creation and one state move) and that nothing has
+    /// been journaled since, by anyone (decided under the lease, on the newest journal). Returns
+    /// whether it removed it.
+    public func deleteUnchanged(id: String, records: Int) throws(SessionError) -> Bool {
+        let h = try locked(id, forWriting: true)
+        defer { h.lock.unlock() }
+        guard h.data?.records == records else { return false }
+        try remove(h)
+        return true
+    }
+
+    /// Lock held, lease held.
+    private func remove(_ h: SessionHandle) throws(SessionError) {
+        let id = h.id
         h.closeWriter()
         let grave = directory + "/" + SessionNames.randomId(".deleted-")
         guard rename(h.folder, grave) == 0 else { throw .io("cannot delete session \(id)", errno: errno, path: h.folder) }

@@ -70,6 +70,7 @@ enum SearchFiles: MethodDeclaration {
             call.progress?.report(message: "\(files) files searched")
         }
         call.progress?.end(message: "\(r.matches.count) matches in \(r.filesSearched) files")
+        call.logger.debug("search for \(o.query.debugDescription) in '\(o.path.string)': \(r.matches.count) matches in \(r.filesSearched) files\(r.truncated ? " (truncated)" : "")")
         return ["matches": .array(r.matches.map { m in
                     ["path": .string(m.path.string), "line": .int(Int64(m.line)), "column": .int(Int64(m.column)),
                      "text": .string(m.text)]

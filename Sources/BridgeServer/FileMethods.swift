@@ -176,12 +176,31 @@ enum CopyFile: MethodDeclaration {
     static let method = "copyFile"
     static let result = ResultShape.object(["from", "to", "type", "size", "etag", "modified", "skippedEntries"])
     static func schedule(_ p: TransferParams) -> Schedule { .claims([.read(p.from), .write(p.to)]) }
-    /// `moveFile`'s result plus every entry of a copied folder that was left out.
+    /// `moveFile`'s result plus every entry of a copied folder that was left out. A folder copy
+    /// reports progress ("copied N of M files (X of Y MiB)") after each file, rate-limited.
     static func handle(_ p: TransferParams, _ call: Call) throws -> JSON {
-        let r = try call.services.workspace().copy(from: p.from, to: p.to, overwrite: p.overwrite, isCancelled: { call.isCancelled })
+        let progress = call.progress
+        progress?.begin(title: "Copying \(p.from.string)", percentage: 0)
+        let r = try call.services.workspace().copy(from: p.from, to: p.to, overwrite: p.overwrite, isCancelled: { call.isCancelled },
+                                                   progress: { c in progress?.report(message: message(c), percentage: percentage(c)) })
+        call.logger.debug("copy \(p.from.string) to \(p.to.string): \(r.status.type == .directory ? "a folder" : "\(r.status.size) bytes"), \(r.skipped.count) entries skipped")
         guard case .object(var o) = MoveFile.moved(p.from, r.status) else { return MoveFile.moved(p.from, r.status) }
         o["skippedEntries"] = skipped(r.skipped)
         return .object(o)
+    }
+
+    static func message(_ c: Workspace.CopyProgress) -> String {
+        "copied \(c.filesCopied) of \(c.filesTotal) files (\(mib(c.bytesCopied)) of \(mib(c.bytesTotal)) MiB)"
+    }
+
+    /// By bytes when there are any (a file's share of the time is its size), else by files.
+    static func percentage(_ c: Workspace.CopyProgress) -> Int {
+        c.bytesTotal > 0 ? Int(c.bytesCopied * 100 / c.bytesTotal) : c.filesTotal > 0 ? c.filesCopied * 100 / c.filesTotal : 0
+    }
+
+    private static func mib(_ bytes: Int64) -> String {
+        let tenths = bytes * 10 / (1 << 20)
+        return "\(tenths / 10).\(tenths % 10)"
     }
 
     /// `skipped` entries as the schema's `SkippedEntry`: path, type and the code reading it would answer.

@@ -205,7 +205,9 @@ public final class Connection: Sendable {
                 if let (method, p) = notifier(value) { self?.notify(method, p) }
             }
         }
-        let context = RequestContext(id: id, method: method.name, params: params, decoded: plan.decoded, logger: logger,
+        var requestLogger = logger
+        for (key, value) in plan.logMetadata { requestLogger[metadataKey: key] = value }
+        let context = RequestContext(id: id, method: method.name, params: params, decoded: plan.decoded, logger: requestLogger,
                                      progress: progress, connection: self)
         if let prepare = method.prepare {
             do {
@@ -303,7 +305,7 @@ public final class Connection: Sendable {
             traceHandled(job, answer: answer)
         } else {
             pool.abandonedReturned()
-            logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
+            context.logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
         }
         finish(job, as: .done)
     }

@@ -1,4 +1,5 @@
 import JSON
+import Logging
 
 /// One method the server offers: how to schedule it and how to run it.
 ///
@@ -48,14 +49,20 @@ public struct Method: Sendable {
     }
 }
 
-/// A request's params, decoded, and its schedule (see `Method.Planner`).
+/// A request's params, decoded, its schedule (see `Method.Planner`), and what every log line
+/// written while serving it carries.
 public struct Plan: Sendable {
     public var schedule: Schedule
     public var decoded: (any Sendable)?
+    /// Metadata the request's logger (`RequestContext.logger`) carries for the whole request,
+    /// its detached work included: e.g. the trace context a protocol layered on JSON-RPC found in
+    /// the params. Empty: the connection's logger as it is.
+    public var logMetadata: Logger.Metadata
 
-    public init(schedule: Schedule, decoded: (any Sendable)? = nil) {
+    public init(schedule: Schedule, decoded: (any Sendable)? = nil, logMetadata: Logger.Metadata = [:]) {
         self.schedule = schedule
         self.decoded = decoded
+        self.logMetadata = logMetadata
     }
 }
 

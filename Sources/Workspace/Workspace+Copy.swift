@@ -18,8 +18,11 @@ extension Workspace {
     /// Copies a file (crash-safely, like `save`) or a folder with its contents. Links, FIFOs,
     /// sockets and devices inside a copied folder are skipped, never followed or read, and
     /// reported in `skipped`. Without `overwrite` an existing destination is `AlreadyExists`;
-    /// a folder is only copied to a destination that does not exist.
-    public func copy(from: WorkspacePath, to: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool = { false })
+    /// a folder is only copied to a destination that does not exist, and a folder copy that is
+    /// cancelled or fails removes what it had made (the destination is absent again). A folder
+    /// copy reports `progress` after each file it copied.
+    public func copy(from: WorkspacePath, to: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool = { false },
+                     progress: (CopyProgress) -> Void = { _ in })
         throws(WorkspaceError) -> CopyResult
     {
         try checkClientPath(from)
@@ -31,13 +34,7 @@ extension Workspace {
         case .file:
             return CopyResult(status: try copyFile(from: from, to: to, overwrite: overwrite, isCancelled: isCancelled), skipped: [])
         case .directory:
-            let dst = try root.makeDirectories(to.parent)
-            if Sys.lstat(dst.raw, to.name) != nil {
-                throw WorkspaceError(.alreadyExists, "'\(to)' already exists; folders are only copied to a new name", path: to.string)
-            }
-            var skipped: [SkippedEntry] = []
-            try copyTree(from: from, to: to, skipped: &skipped, isCancelled: isCancelled)
-            return CopyResult(status: try status(to), skipped: skipped)
+            return try copyFolder(from: from, to: to, isCancelled: isCancelled, progress: progress)
         case .symlink:
             throw .symlink(from.string)
         default:
@@ -45,37 +42,13 @@ extension Workspace {
         }
     }
 
-    private func copyFile(from: WorkspacePath, to: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool) throws(WorkspaceError) -> FileStatus {
+    func copyFile(from: WorkspacePath, to: WorkspacePath, overwrite: Bool, isCancelled: () -> Bool) throws(WorkspaceError) -> FileStatus {
         let input = try root.openFile(from)
         let dst = try root.makeDirectories(to.parent)
         Sys.lock(dst.raw)
         defer { Sys.unlock(dst.raw) }
         return try replace(in: dst, path: to, options: SaveOptions(exclusive: !overwrite)) { out throws(WorkspaceError) in
             try Self.copyBytes(from: input.raw, to: out, path: to.string, isCancelled: isCancelled)
-        }
-    }
-
-    private func copyTree(from: WorkspacePath, to: WorkspacePath, skipped: inout [SkippedEntry], isCancelled: () -> Bool) throws(WorkspaceError) {
-        if isCancelled() { throw .cancelled(from) }
-        _ = try root.makeDirectories(to)
-        let dir = try root.openDirectory(from)
-        for name in try DirectoryReader.names(dir, path: from) where !TempName.isTemp(name) {
-            guard let st = Sys.lstat(dir.raw, name) else { continue }
-            let child = from.appending(name)
-            if st.isDirectory {
-                try copyTree(from: child, to: to.appending(name), skipped: &skipped, isCancelled: isCancelled)
-            } else if st.isRegular {
-                do throws(WorkspaceError) {
-                    _ = try copyFile(from: child, to: to.appending(name), overwrite: false, isCancelled: isCancelled)
-                } catch {
-                    // Swapped for a special file or a link since it was listed: skipped all the same.
-                    guard error.code == .notARegularFile || error.code == .symlinkNotFollowed else { throw error }
-                    let now = Sys.lstat(dir.raw, name).map { EntryType(mode: $0.st_mode) } ?? .other
-                    skipped.append(SkippedEntry(path: child, type: now))
-                }
-            } else {
-                skipped.append(SkippedEntry(path: child, type: EntryType(mode: st.st_mode)))
-            }
         }
     }
 

@@ -63,6 +63,7 @@ enum ServerMain {
         sink.attach(connection)
         let code = connection.run()
         connection.output.flushNow()
+        server.connectionEnded(exitCode: code)
         exit(code)
     }
 

@@ -1034,7 +1034,7 @@ export interface MoveFileParams {
 /**
  * Copies a file, or a folder with its contents (links inside are skipped) to a destination that does not exist.
  *
- * A folder into itself → InvalidArgument; an existing destination without overwrite → AlreadyExists. A FIFO, socket or device as `from` → NotARegularFile. Inside a copied folder, links, FIFOs, sockets and devices are not copied: each is listed in skippedEntries (path, type, reason).
+ * A folder into itself → InvalidArgument; an existing destination without overwrite → AlreadyExists. A FIFO, socket or device as `from` → NotARegularFile. Inside a copied folder, links, FIFOs, sockets and devices are not copied: each is listed in skippedEntries (path, type, reason). A folder copy reports progress after each file ("copied N of M files (X of Y MiB)", the totals counted first); a folder copy that is cancelled or fails removes what it had copied (the destination is absent again).
  */
 export interface CopyFileParams {
   from: WorkspacePath;

@@ -18,7 +18,8 @@ enum MCPErrorCode {
 }
 
 /// The per-request envelope of MCP's 2026-07-28 era: what one request says about itself in
-/// `params._meta` (protocol version, client capabilities and identity, log level, trace context).
+/// `params._meta` (protocol version, client capabilities and identity, log level; the trace context
+/// is read apart, for every request's logger: `MCPTraceContext`).
 ///
 /// Guarantees: a value exists only for a request whose version this binary serves in the modern
 /// era and whose required fields are well-formed; anything else is the revision's error
@@ -37,7 +38,6 @@ struct MCPEnvelope: Sendable {
     let capabilities: JSONObject
     let clientName: String?
     let logLevel: String?
-    let traceparent: String?
 
     /// Whether the client declared an extension (e.g. `io.modelcontextprotocol/tasks`) on this request.
     func declares(extension id: String) -> Bool {
@@ -68,7 +68,7 @@ struct MCPEnvelope: Sendable {
         }
         return MCPEnvelope(version: version, capabilities: capabilities,
                            clientName: meta[clientInfoKey]?.objectValue?["name"]?.stringValue,
-                           logLevel: logLevel, traceparent: meta["traceparent"]?.stringValue)
+                           logLevel: logLevel)
     }
 
     private static var modernLatest: String { MCPVersions.modern.last ?? "" }

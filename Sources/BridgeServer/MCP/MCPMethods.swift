@@ -67,6 +67,7 @@ enum MCPMethods {
         if let id = services.configuration.mcpSession {
             session = try store.get(id: id)
         } else {
+            // `MCPSessionEnd.recordsAtOpen` counts what this journals: keep the two in step.
             session = try store.create(title: "MCP: \(clientName)", agentType: "mcp")
             _ = try store.transition(id: session.id, to: .running)
             if let policy = try services.configuration.mcpApprovalPolicy.map({ try MCPApprovals.policy(named: $0) }), policy != .none {

@@ -29,7 +29,8 @@ extension MCPRequestDeclaration {
             let envelope = Result { () throws(RPCError) -> MCPEnvelope? in try MCPEnvelope.parse(json) }
             let params = Result { () throws -> Params in try Params(try ParamReader(json)) }
             let schedule = (try? params.get()).flatMap { try? Self.schedule($0) } ?? .free
-            return Plan(schedule: schedule, decoded: EraParams(envelope: envelope, params: params))
+            return Plan(schedule: schedule, decoded: EraParams(envelope: envelope, params: params),
+                        logMetadata: MCPTraceContext.logMetadata(json))
         }
         return Method(method, inline: inline, plan: plan) { ctx in
             guard let decoded = ctx.decoded as? EraParams<Params> else { fatalError("\(method): the planner's params did not reach the handler") }

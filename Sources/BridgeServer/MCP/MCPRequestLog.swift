@@ -3,9 +3,8 @@ import JSONRPC
 import Logging
 
 /// The 2026-07-28 era's logging, per request (logging.mdx; `logging/setLevel` is gone): one
-/// `debug` line per modern request naming the method, the tool and the outcome, carrying the
-/// request's W3C `traceparent` (and `tracestate`) as log metadata so the server's stderr lines can
-/// be joined to the client's trace. The same line goes to the client as `notifications/message`,
+/// `debug` line per modern request naming the method, the tool and the outcome (like every line
+/// logged while serving the request, it carries the request's trace context: `MCPTraceContext`). The same line goes to the client as `notifications/message`,
 /// before the response, only when that request's `_meta` asked for `debug`; a request that did
 /// not ask gets no log message at all.
 enum MCPRequestLog {
@@ -15,10 +14,7 @@ enum MCPRequestLog {
         let outcome = outcome()
         let tool = method == "tools/call" ? ctx.params?["name"]?.stringValue : nil
         let subject = tool.map { "\(method) \($0)" } ?? method
-        var metadata: Logger.Metadata = [:]
-        if let traceparent = envelope.traceparent { metadata["traceparent"] = .string(traceparent) }
-        if let tracestate = ctx.params?["_meta"]?["tracestate"]?.stringValue { metadata["tracestate"] = .string(tracestate) }
-        ctx.logger.debug("mcp \(subject): \(outcome)", metadata: metadata)
+        ctx.logger.debug("mcp \(subject): \(outcome)")
         guard envelope.logLevel == "debug" else { return }
         var data: JSONObject = ["method": .string(method), "outcome": .string(outcome)]
         if let tool { data["tool"] = .string(tool) }

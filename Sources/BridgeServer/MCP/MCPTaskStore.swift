@@ -49,7 +49,10 @@ final class MCPTaskStore: Sendable {
             return true
         }
         guard admitted else { return nil }
+        // The request's logger: the task's lines carry the request's trace context (`MCPTraceContext`).
         let logger = ctx.logger
+        let subject = ctx.params?["name"]?.stringValue.map { "\(ctx.method) \($0)" } ?? ctx.method
+        logger.debug("task \(id): \(subject) goes on in the background")
         OSThread.detach { [self] in
             let status: Status
             let outcome: JSON
@@ -66,6 +69,7 @@ final class MCPTaskStore: Sendable {
                 outcome = e.json
             }
             finish(id, status, outcome)
+            logger.debug("task \(id): \(subject) ended \(status.rawValue)")
         }
         return id
     }

@@ -259,7 +259,9 @@ class Methods(Connection):
         A folder into itself → InvalidArgument; an existing destination without overwrite →
         AlreadyExists. A FIFO, socket or device as `from` → NotARegularFile. Inside a copied folder,
         links, FIFOs, sockets and devices are not copied: each is listed in skippedEntries (path,
-        type, reason).
+        type, reason). A folder copy reports progress after each file ("copied N of M files (X of Y
+        MiB)", the totals counted first); a folder copy that is cancelled or fails removes what it
+        had copied (the destination is absent again).
 
         Sends ``copyFile``.
         """

@@ -1,0 +1,49 @@
+import AgentSessions
+
+/// The end of the session an MCP connection journaled its tool calls into, when the process
+/// exits cleanly (docs/decisions.md, "Tasks, traces and MCP sessions at exit").
+///
+/// Guarantees: only the session this process created is touched (one attached with `--session`
+/// is left exactly as it was); one in which nothing was journaled since it was opened (no tool
+/// call, not even a read) is deleted, so probing or listing clients leave nothing behind; any
+/// other is moved to `completed` (from `running` or `backgrounded`; a session a front end moved
+/// elsewhere is left to it), so retention can prune it, unless a tool call in it is unfinished
+/// (a task cut off by the exit): that one is left as a crash leaves it, its call `interrupted`
+/// for whoever resumes it. A process that is killed or crashes changes nothing.
+enum MCPSessionEnd {
+    /// What opening a session of its own journals: its creation and the move to `running`.
+    static let recordsAtOpen = 2
+
+    static func end(_ services: Services) {
+        guard services.configuration.mcpSession == nil, let id = services.mcpSession.get(),
+              let (store, _) = try? services.stores()
+        else { return }
+        let logger = services.logger
+        do {
+            defer { store.release(id: id) }
+            if try store.deleteUnchanged(id: id, records: recordsAtOpen) {
+                logger.debug("mcp: session \(id) deleted at exit: nothing was journaled in it")
+                return
+            }
+            let session = try store.get(id: id)
+            guard session.pendingToolCalls.isEmpty else {
+                logger.notice("mcp: session \(id) left \(session.state.rawValue) at exit: \(session.pendingToolCalls.count) tool call(s) unfinished")
+                return
+            }
+            guard session.state == .running || session.state == .backgrounded else { return }
+            _ = try store.transition(id: id, to: .completed)
+            logger.debug("mcp: session \(id) completed at exit")
+        } catch {
+            logger.warning("mcp: session \(id) could not be ended at exit: \(error)")
+        }
+    }
+}
+
+extension BridgeServer {
+    /// Call once the connection has ended (`Connection.run()` returned `exitCode`): after a clean
+    /// end (0), the MCP session this process created is ended (`MCPSessionEnd`).
+    public func connectionEnded(exitCode: Int32) {
+        guard exitCode == 0 else { return }
+        MCPSessionEnd.end(services)
+    }
+}
