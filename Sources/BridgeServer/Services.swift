@@ -30,6 +30,8 @@ final class Services: Sendable {
     let mcpRoots = MCPRootScope()
     /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
     let modern = MCPModernState()
+    /// Where a change of the active root is announced: every watcher of the workspace follows it.
+    let moves: WorkspaceMoves
     private let openStorage = Mutex<StorageService?>(nil)
     /// The connection this server answers on (for notifications that no request triggers).
     private let client = ClientRef()
@@ -39,6 +41,7 @@ final class Services: Sendable {
         self.logSink = logSink
         self.logger = logger
         self.changes = ChangeNotifier(logger: logger)
+        self.moves = WorkspaceMoves([changes, resourceWatch, modern.listeners], logger: logger)
         let client = self.client
         let lifecycle = self.lifecycle
         let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
@@ -79,7 +82,8 @@ final class Services: Sendable {
             ?? .default
         let manager = try StorageManager(localRoot: local, cloudRoot: cloud,
                                          configDirectory: try configuration.resolvedConfigDirectory(), template: template)
-        let service = StorageService(manager: manager, logger: logger)
+        let moves = self.moves
+        let service = StorageService(manager: manager, logger: logger) { moved in try moves.announce(moved) }
         openStorage.withLock { $0 = service }
         logger.info("storage: local \(manager.localRoot), cloud \(manager.cloudRoot ?? "none"), active \(manager.location.rawValue)")
         let ws = manager.local
