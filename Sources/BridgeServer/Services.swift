@@ -25,7 +25,7 @@ final class Services: Sendable {
     let agents: AgentService
     let settings = SettingsService()
     /// MCP: the session its tool calls are journaled into, its resource subscriptions and roots.
-    let mcpSession = StringRef()
+    let mcpSession: MCPSessionRef
     let resourceWatch = ResourceSubscriptions()
     let mcpRoots = MCPRootScope()
     /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
@@ -41,7 +41,6 @@ final class Services: Sendable {
         self.logSink = logSink
         self.logger = logger
         self.changes = ChangeNotifier(logger: logger)
-        self.moves = WorkspaceMoves([changes, resourceWatch, modern.listeners], logger: logger)
         let client = self.client
         let lifecycle = self.lifecycle
         let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
@@ -50,6 +49,9 @@ final class Services: Sendable {
             if lifecycle.isMCP { return }
             client.get()?.notify(method, params)
         }
+        self.mcpSession = MCPSessionRef(agents: agents, logger: logger)
+        // The session first: notifications of the move may prompt tool calls at once.
+        self.moves = WorkspaceMoves([mcpSession, changes, resourceWatch, modern.listeners], logger: logger)
     }
 
     func attach(_ connection: Connection) { client.set(connection) }
@@ -114,11 +116,4 @@ final class ClientRef: Sendable {
     private let connection = Mutex<Connection?>(nil)
     func set(_ c: Connection) { connection.withLock { $0 = c } }
     func get() -> Connection? { connection.withLock { $0 } }
-}
-
-/// A string set once and read from any thread.
-final class StringRef: Sendable {
-    private let value = Mutex<String?>(nil)
-    func set(_ v: String) { value.withLock { $0 = v } }
-    func get() -> String? { value.withLock { $0 } }
 }

@@ -69,7 +69,7 @@ enum MCPMethods {
             session = try store.create(title: "MCP: \(clientName)", agentType: "mcp")
             _ = try store.transition(id: session.id, to: .running)
         }
-        services.mcpSession.set(session.id)
+        services.mcpSession.set(session.id, clientName: clientName)
         return (ws.rootPath, session.id)
     }
 
