@@ -39,13 +39,18 @@ final class ChangeNotifier: FollowsWorkspace {
         try watch.add(.client, Client(glob: glob, connection: connection), root: workspace.rootPath)
     }
 
-    /// Moves a running subscription to another root (after the storage choice changed); when it
-    /// cannot be watched there the subscription ends and the error is thrown.
+    /// Moves a running subscription to another root (after the storage choice changed) and tells
+    /// the client to list again (`rescan`: the whole tree is another one now, and a choice made by
+    /// another process is news to it); when it cannot be watched there the subscription ends and
+    /// the error is thrown.
     func follow(_ workspace: Workspace) throws {
         do {
-            try watch.retarget(root: workspace.rootPath)
+            guard try watch.retarget(root: workspace.rootPath) else { return }
         } catch {
             throw error.error
+        }
+        for client in watch.subscribers.values {
+            client.connection.notify("workspace/didChangeFiles", ["changes": [], "rescan": true])
         }
     }
 
