@@ -159,3 +159,26 @@ def test_back_to_local_follows_again(spawn, raw, place):
     upd = m.wait_for(lambda x: x.get("method") == "notifications/resources/updated", timeout=5)
     assert upd["params"] == {"uri": local_uri}, upd
     _no_update_for(m, cloud_uri, 0.7, mark)
+
+
+def test_after_migrate_tool_calls_stay_in_the_same_session_in_the_new_root(spawn, raw, place):
+    """`migrate` copies the sessions along: the MCP session named at initialize keeps journaling, now in the cloud."""
+    from mcp_helpers import session_id_of
+    roots = _roots(place)
+    app = start(spawn, roots)
+    m = raw(extra=("--cloud-root", str(roots.cloud)))
+    sid = session_id_of(m.initialize())
+    m.result("tools/call", {"name": "write_file", "arguments": {"path": REL, "content": "before the move\n"}})
+    old_uri, new_uri = file_uri(roots.local, REL), file_uri(roots.cloud, REL)
+    m.result("resources/subscribe", {"uri": old_uri})
+
+    report = app.result("migrate", {"to": "cloud"}, timeout=30)
+    assert report["switched"] is True, report
+    m.wait_for(lambda x: x.get("method") == "notifications/resources/updated" and x["params"]["uri"] == new_uri,
+               timeout=MOVE_TIMEOUT)
+    called = m.result("tools/call", {"name": "append_file", "arguments": {"path": REL, "content": "after\n"}})
+    assert not called.get("isError"), called
+    assert (roots.cloud / REL).read_text() == "before the move\nafter\n"
+    journal = (roots.cloud / ".workspace" / "sessions" / sid).rglob("*")
+    text = "".join(p.read_text(errors="replace") for p in journal if p.is_file())
+    assert "append_file" in text, f"session {sid} in the cloud root has no journal of the call after the move"
