@@ -10,8 +10,9 @@ import Workspace
 /// The watcher (an `OnDemandWatcher` with one subscriber, the client) starts with the first
 /// subscription (`initialize` capability or `watchFiles`) and stops with `unwatchFiles`. Changes by anything are reported (this server, another
 /// process, a sync engine), coalesced by the watcher; the server's private folder and temp files
-/// never appear; a lost-events overflow becomes `{changes: [], rescan: true}`.
-final class ChangeNotifier: Sendable {
+/// never appear; a lost-events overflow becomes `{changes: [], rescan: true}`. When the storage
+/// choice moves the workspace (`WorkspaceMoves`), the subscription follows it, glob kept.
+final class ChangeNotifier: FollowsWorkspace {
     /// The one subscription of the JSON-RPC face: its filter and where it goes.
     private struct Client: Sendable { let glob: Glob?; let connection: Connection }
     private enum Key: Hashable, Sendable { case client }
@@ -38,11 +39,19 @@ final class ChangeNotifier: Sendable {
         try watch.add(.client, Client(glob: glob, connection: connection), root: workspace.rootPath)
     }
 
-    /// Moves a running subscription to another root (after the storage choice changed).
-    func retarget(_ workspace: Workspace, connection: Connection) throws {
-        guard let client = watch.subscribers[.client] else { return }
-        watch.remove(.client)
-        try watch.add(.client, Client(glob: client.glob, connection: connection), root: workspace.rootPath)
+    /// Moves a running subscription to another root (after the storage choice changed) and tells
+    /// the client to list again (`rescan`: the whole tree is another one now, and a choice made by
+    /// another process is news to it); when it cannot be watched there the subscription ends and
+    /// the error is thrown.
+    func follow(_ workspace: Workspace) throws {
+        do {
+            guard try watch.retarget(root: workspace.rootPath) else { return }
+        } catch {
+            throw error.error
+        }
+        for client in watch.subscribers.values {
+            client.connection.notify("workspace/didChangeFiles", ["changes": [], "rescan": true])
+        }
     }
 
     func unwatch() { watch.remove(.client) }

@@ -25,13 +25,15 @@ final class Services: Sendable {
     let agents: AgentService
     let settings = SettingsService()
     /// MCP: the session its tool calls are journaled into, its resource subscriptions and roots.
-    let mcpSession = StringRef()
+    let mcpSession: MCPSessionRef
     let resourceWatch = ResourceSubscriptions()
     let mcpRoots = MCPRootScope()
     /// MCP: the approval step of `tools/call` (its signing key, the 2025 client's elicitation).
     let mcpApprovals = MCPApprovals()
     /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
     let modern = MCPModernState()
+    /// Where a change of the active root is announced: every watcher of the workspace follows it.
+    let moves: WorkspaceMoves
     private let openStorage = Mutex<StorageService?>(nil)
     /// The connection this server answers on (for notifications that no request triggers).
     private let client = ClientRef()
@@ -49,6 +51,9 @@ final class Services: Sendable {
             if lifecycle.isMCP { return }
             client.get()?.notify(method, params)
         }
+        self.mcpSession = MCPSessionRef(agents: agents, logger: logger)
+        // The session first: notifications of the move may prompt tool calls at once.
+        self.moves = WorkspaceMoves([mcpSession, changes, resourceWatch, modern.listeners], logger: logger)
     }
 
     func attach(_ connection: Connection) { client.set(connection) }
@@ -81,7 +86,8 @@ final class Services: Sendable {
             ?? .default
         let manager = try StorageManager(localRoot: local, cloudRoot: cloud,
                                          configDirectory: try configuration.resolvedConfigDirectory(), template: template)
-        let service = StorageService(manager: manager, logger: logger)
+        let moves = self.moves
+        let service = StorageService(manager: manager, logger: logger) { moved in try moves.announce(moved) }
         openStorage.withLock { $0 = service }
         logger.info("storage: local \(manager.localRoot), cloud \(manager.cloudRoot ?? "none"), active \(manager.location.rawValue)")
         let ws = manager.local
@@ -112,11 +118,4 @@ final class ClientRef: Sendable {
     private let connection = Mutex<Connection?>(nil)
     func set(_ c: Connection) { connection.withLock { $0 = c } }
     func get() -> Connection? { connection.withLock { $0 } }
-}
-
-/// A string set once and read from any thread.
-final class StringRef: Sendable {
-    private let value = Mutex<String?>(nil)
-    func set(_ v: String) { value.withLock { $0 = v } }
-    func get() -> String? { value.withLock { $0 } }
 }

@@ -40,7 +40,7 @@ enum ChooseStorage: MethodDeclaration {
         let before = try? storage.manager.active()
         let (info, alreadyActive) = try storage.choose(p.location)
         let after = try storage.manager.active()
-        if before !== after { try call.services.changes.retarget(after, connection: try call.connection()) }
+        if before !== after { try call.services.moves.announce(after) }
         guard case .object(var o) = info.json else { return info.json }
         o["alreadyActive"] = .bool(alreadyActive)
         return .object(o)
@@ -76,7 +76,7 @@ enum Migrate: MethodDeclaration {
         }
         call.progress?.end(message: report.switched ? "done" : "dry run")
         if let after = try? storage.manager.active(), before !== after {
-            try call.services.changes.retarget(after, connection: try call.connection())
+            try call.services.moves.announce(after)
         }
         return [
             "copied": .int(Int64(report.copied)), "skipped": .int(Int64(report.skipped)),

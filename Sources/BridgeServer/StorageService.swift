@@ -8,15 +8,46 @@ import Workspace
 
 /// The server's view of storage: the roots and choice (`StorageManager`) plus a usage tracker
 /// kept current by a watcher on the active root, so `getStorageInfo` does not walk the tree.
+///
+/// A choice made by another process on this machine (the app's `chooseStorage` or `migrate`
+/// while this process serves an MCP client on the same configuration folder) is noticed by a
+/// watcher of the settings file: the choice is re-read and, when the active root changed,
+/// `moved` is called with the new workspace (the server announces it: `WorkspaceMoves`).
 final class StorageService: Sendable {
     let manager: StorageManager
     private let logger: Logger
     private struct Usage { var tracker: UsageTracker; var watcher: FileWatcher? }
     private let usage = Mutex<Usage?>(nil)
+    private let settingsWatch: FileWatcher?
 
-    init(manager: StorageManager, logger: Logger) {
+    init(manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void = { _ in }) {
         self.manager = manager
         self.logger = logger
+        settingsWatch = Self.watchChoice(manager, logger: logger, moved: moved)
+    }
+
+    private static func watchChoice(_ manager: StorageManager, logger: Logger,
+                                    moved: @escaping @Sendable (Workspace) throws -> Void) -> FileWatcher? {
+        let file = manager.settingsFile
+        let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
+        let reload: @Sendable () -> Void = {
+            guard manager.reloadChoice() else { return }
+            do {
+                let ws = try manager.active()
+                logger.notice("storage: another process chose \(manager.location.rawValue); following to \(ws.rootPath)")
+                try moved(ws)
+            } catch {
+                logger.error("storage: cannot follow the choice made by another process: \(error)")
+            }
+        }
+        do {
+            try manager.prepareConfigDirectory()
+            return try FileWatcher(root: manager.configDirectory, ignore: { $0 != name },
+                                   onChanges: { _ in reload() }, onOverflow: reload)
+        } catch {
+            logger.warning("storage: a choice made by another process will not be followed: \(error)")
+            return nil
+        }
     }
 
     /// Storage facts with current usage (the first call walks the active root once).

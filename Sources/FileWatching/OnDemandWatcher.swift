@@ -22,7 +22,8 @@ import Synchronization
 ///
 /// Callbacks may call `remove` (it stops without waiting on itself) but must not block on a
 /// thread that is inside `add` or `remove`. The root is that of the `add` that starts the
-/// watcher; it does not move while the watcher runs.
+/// watcher, until `retarget` moves it (the workspace moved to another storage root): the
+/// subscribers stay, and from then on only changes under the new root reach them.
 public final class OnDemandWatcher<Key: Hashable & Sendable, Subscriber: Sendable>: Sendable {
     /// What the watcher reports: a batch of changes, or an overflow (anything may have changed).
     public enum Event: Sendable {
@@ -36,6 +37,15 @@ public final class OnDemandWatcher<Key: Hashable & Sendable, Subscriber: Sendabl
         /// The watcher whose callbacks are delivered: the one running or being started.
         var live: UInt64?
         var lastToken: UInt64 = 0
+        /// The root the running watcher watches.
+        var root: String?
+    }
+
+    /// A `retarget` whose new watcher could not start: the subscribers it had are removed
+    /// (none is kept unwatched) and named here, so their holder can tell them.
+    public struct RetargetFailure: Error {
+        public let error: FileWatcherError
+        public let dropped: [Key: Subscriber]
     }
 
     private let state = Mutex(State())
@@ -75,11 +85,7 @@ public final class OnDemandWatcher<Key: Hashable & Sendable, Subscriber: Sendabl
             guard let token else { return }
             let watcher: FileWatcher
             do throws(FileWatcherError) {
-                watcher = try FileWatcher(
-                    root: root, latencyMilliseconds: latencyMilliseconds, ignore: ignore,
-                    onChanges: { [weak self] in self?.handle(.changes($0), from: token) },
-                    onOverflow: { [weak self] in self?.handle(.overflow, from: token) },
-                    diagnostics: diagnostics)
+                watcher = try start(root: root, token: token)
             } catch {
                 state.withLock { s in
                     s.subscribers[key] = nil
@@ -94,10 +100,75 @@ public final class OnDemandWatcher<Key: Hashable & Sendable, Subscriber: Sendabl
                 }
                 s.watcher = watcher
                 s.live = token
+                s.root = root
                 return true
             }
             if !kept { discarded = watcher }
         }
+    }
+
+    /// Moves the watcher to `root` (the workspace's storage root changed), keeping every
+    /// subscriber, each first passed through `update` (to restate what it names in the new
+    /// root). When `root` is already the one watched, nothing changes and `update` is not
+    /// called; with no subscriber, nothing runs and the next `add` starts on its own root.
+    /// Once it returns, every change under the new root reaches the subscribers and none from
+    /// the old one does (the old watcher's late batches are dropped). When the new watcher
+    /// cannot start, the subscribers present are removed and thrown back (`RetargetFailure`).
+    /// Returns whether subscribers were moved.
+    @discardableResult
+    public func retarget(root: String, update: (Key, Subscriber) -> Subscriber = { $1 }) throws(RetargetFailure) -> Bool {
+        var discarded: [FileWatcher] = []
+        defer { for w in discarded { w.stop() } }   // outside both locks, as in `add`
+        return try starting.withLock { _ throws(RetargetFailure) -> Bool in
+            let moving = state.withLock { s -> (token: UInt64, keys: [Key])? in
+                guard s.root != root || s.watcher == nil else { return nil }
+                if let old = s.watcher { discarded.append(old) }
+                s.watcher = nil
+                s.root = nil
+                s.live = nil
+                guard !s.subscribers.isEmpty else { return nil }
+                for (k, v) in s.subscribers { s.subscribers[k] = update(k, v) }
+                s.lastToken += 1
+                s.live = s.lastToken
+                return (s.lastToken, Array(s.subscribers.keys))
+            }
+            guard let moving else { return false }
+            let watcher: FileWatcher
+            do throws(FileWatcherError) {
+                watcher = try start(root: root, token: moving.token)
+            } catch {
+                let dropped = state.withLock { s -> [Key: Subscriber] in
+                    if s.live == moving.token { s.live = nil }
+                    var dropped: [Key: Subscriber] = [:]
+                    for k in moving.keys { dropped[k] = s.subscribers.removeValue(forKey: k) }
+                    return dropped
+                }
+                throw RetargetFailure(error: error, dropped: dropped)
+            }
+            let kept = state.withLock { s -> Bool in
+                guard !s.subscribers.isEmpty else {
+                    if s.live == moving.token { s.live = nil }
+                    return false
+                }
+                s.watcher = watcher
+                s.live = moving.token
+                s.root = root
+                return true
+            }
+            if !kept { discarded.append(watcher) }
+            return kept
+        }
+    }
+
+    /// The root being watched (nil while no watcher runs).
+    public var root: String? { state.withLock { $0.root } }
+
+    private func start(root: String, token: UInt64) throws(FileWatcherError) -> FileWatcher {
+        try FileWatcher(
+            root: root, latencyMilliseconds: latencyMilliseconds, ignore: ignore,
+            onChanges: { [weak self] in self?.handle(.changes($0), from: token) },
+            onOverflow: { [weak self] in self?.handle(.overflow, from: token) },
+            diagnostics: diagnostics)
     }
 
     /// Removes the subscriber under `key` (nothing if absent); stops the watcher when it was the last.
@@ -107,6 +178,7 @@ public final class OnDemandWatcher<Key: Hashable & Sendable, Subscriber: Sendabl
             guard s.subscribers.isEmpty, let w = s.watcher else { return nil }
             s.watcher = nil
             s.live = nil
+            s.root = nil
             return w
         }
         stopping?.stop()

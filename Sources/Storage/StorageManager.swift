@@ -30,6 +30,9 @@ public final class StorageManager: Sendable {
         var cloudIdentity: (dev: UInt64, ino: UInt64)?
     }
     private let state: Mutex<State>
+    /// Serialises writing the settings file with re-reading it (`update`, `reloadChoice`), so a
+    /// re-read never puts back a state older than one just written.
+    private let writing = Mutex(())
 
     public init(localRoot: String, cloudRoot: String?, configDirectory: String,
                 template: WorkspaceTemplate = .default) throws(WorkspaceError) {
@@ -118,10 +121,39 @@ public final class StorageManager: Sendable {
 
     /// Changes the persisted settings (crash-safely) and the in-memory copy together.
     func update(_ change: (inout MachineSettings) -> Void) throws(WorkspaceError) {
-        var next = state.withLock { $0.settings }
-        change(&next)
-        try next.save(localRoot: localRoot, cloudRoot: cloudRoot)
-        state.withLock { $0.settings = next }
+        try writing.withLock { _ throws(WorkspaceError) in
+            var next = state.withLock { $0.settings }
+            change(&next)
+            try next.save(localRoot: localRoot, cloudRoot: cloudRoot)
+            state.withLock { $0.settings = next }
+        }
+    }
+
+    /// The file the choice is persisted in (in `configDirectory`): watch it to learn of a
+    /// choice made by another process on this machine, then call `reloadChoice`.
+    public var settingsFile: String { MachineSettings.file(configDirectory: configDirectory, localRoot: localRoot) }
+
+    /// Re-reads the persisted settings, which another process on this machine (the app choosing
+    /// the storage while an MCP server runs) may have changed. Returns whether the active
+    /// location changed. Only the choice (`location`, `needsChoice`) is taken: a migration
+    /// another process runs stays its own. A file that is missing or cannot be read changes nothing.
+    public func reloadChoice() -> Bool {
+        writing.withLock { _ in
+            let file = settingsFile
+            guard access(file, F_OK) == 0,
+                  let loaded = try? MachineSettings.load(configDirectory: configDirectory, localRoot: localRoot) else { return false }
+            return state.withLock { s in
+                let moved = s.settings.location != loaded.location
+                s.settings.location = loaded.location
+                s.settings.needsChoice = loaded.needsChoice
+                return moved
+            }
+        }
+    }
+
+    /// Creates the configuration folder if missing (so it can be watched before anything is saved).
+    public func prepareConfigDirectory() throws(WorkspaceError) {
+        try MachineSettings.makeDirectories(configDirectory)
     }
 
     var settings: MachineSettings { state.withLock { $0.settings } }

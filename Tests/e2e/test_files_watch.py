@@ -23,6 +23,8 @@ class Watcher:
         self.b, self.root = b, root
         self.seen: list[tuple[float, dict]] = []      # (arrival, change)
         self.messages = 0
+        self.rescans: list[float] = []                # arrivals of {changes: [], rescan: true}
+        self.allow_rescan = False                     # only where the test expects one (a storage switch)
 
     def _drain(self):
         for e in list(self.b.inbox):
@@ -30,7 +32,10 @@ class Watcher:
                 self.b.inbox.remove(e)
                 self.messages += 1
                 params = e.msg["params"]
-                assert not params.get("rescan"), f"unexpected rescan: {params}"
+                if params.get("rescan"):
+                    assert self.allow_rescan, f"unexpected rescan: {params}"
+                    assert params["changes"] == [], params
+                    self.rescans.append(e.t)
                 for c in params["changes"]:
                     parts = c["path"].split("/")
                     assert parts[0] != ".workspace", f"the server's private folder appeared: {c}"
@@ -234,7 +239,11 @@ def test_after_choose_storage_the_notifications_follow_the_new_root_with_the_sam
     w = Watcher(b, roots.local)
     w.make_live("sentinel.md")
 
+    w.allow_rescan = True
+    t_choose = time.monotonic()
     choose(b, "cloud")
+    w.settle(0.1)
+    assert [t for t in w.rescans if t >= t_choose], "the switch must tell the client to list again (rescan)"
     w.root = roots.cloud
     w.make_live("in-cloud.md")
     t0 = time.monotonic()
@@ -245,6 +254,35 @@ def test_after_choose_storage_the_notifications_follow_the_new_root_with_the_sam
     w.wait_for("watched.md", since=t0)
     w.settle(0.6)
     assert {c["path"] for c in w.changes(since=t0)} == {"watched.md"}
+
+
+def test_watch_files_follows_a_storage_choice_made_by_another_process(spawn, tmp_path):
+    """Two servers on the same roots and config folder: the one watching follows the other's choice."""
+    roots = Roots.under(tmp_path, marker=".stfolder")
+    app = start(spawn, roots)
+    choose(app, "local")
+    b = start(spawn, roots)
+    assert b.result("watchFiles", {"glob": "*.md"}) == {"watching": True}
+    w = Watcher(b, roots.local)
+    w.make_live("sentinel.md")
+
+    w.allow_rescan = True
+    t_choose = time.monotonic()
+    choose(app, "cloud")
+    # The other process's choice is news to this client: it is told to list again once the watch moved.
+    deadline = time.monotonic() + 10
+    while not [t for t in w.rescans if t >= t_choose] and time.monotonic() < deadline:
+        w.settle(0.05)
+    assert [t for t in w.rescans if t >= t_choose], "no rescan after another process switched the storage"
+    w.root = roots.cloud
+    w.make_live("in-cloud.md")
+    t0 = time.monotonic()
+    (roots.local / "left-behind.md").write_text("x")
+    (roots.cloud / "watched.md").write_text("x")
+    w.wait_for("watched.md", since=t0)
+    w.settle(0.6)
+    assert {c["path"] for c in w.changes(since=t0)} == {"watched.md"}
+    assert b.result("getStorageInfo", {})["storageType"] == "cloud"
 
 
 def test_unwatch_files_stops_the_notifications(spawn, ws_root):

@@ -1522,7 +1522,7 @@ export interface SettingsRemoveParams {
  */
 export interface WorkspaceDidChangeFilesParams {
   changes: FileChange[];
-  /** The server lost track of changes: list again. */
+  /** List again: the server lost track of changes (the kernel queue overflowed), or the storage choice switched the active root and the whole tree is another one. */
   rescan?: boolean;
 }
 

@@ -74,7 +74,7 @@ enum MCPMethods {
                 _ = try store.setApprovalPolicy(id: session.id, policy)
             }
         }
-        services.mcpSession.set(session.id)
+        services.mcpSession.set(session.id, clientName: clientName)
         return (ws.rootPath, session.id)
     }
 

@@ -59,9 +59,13 @@ enum MCPResources {
 }
 
 /// The resources an MCP client subscribed to, watched with one recursive watcher that runs
-/// only while at least one is subscribed (`OnDemandWatcher`).
-final class ResourceSubscriptions: Sendable {
-    private struct Subscribed: Sendable { let uri: String; let connection: Connection }
+/// only while at least one is subscribed (`OnDemandWatcher`). A subscription is to a
+/// workspace-relative path: when the storage choice moves the workspace it follows to the same
+/// path in the new root (`follow`), is reported updated under its URI there, and can still be
+/// ended with the URI it was made with.
+final class ResourceSubscriptions: FollowsWorkspace {
+    /// `uri` names the resource in the active root; `asked` is the URI the client subscribed with.
+    private struct Subscribed: Sendable { let uri: String; let asked: String; let connection: Connection }
     private let watch = OnDemandWatcher<WorkspacePath, Subscribed>(
         ignore: { ChangeNotifier.ignored($0) },
         deliver: { event, subscribed in
@@ -72,17 +76,44 @@ final class ResourceSubscriptions: Sendable {
             case .overflow:
                 updated = Array(subscribed.values)
             }
-            var sent = Set<String>()
-            for s in updated where sent.insert(s.uri).inserted {
-                s.connection.notify("notifications/resources/updated", ["uri": .string(s.uri)])
-            }
+            ResourceSubscriptions.notify(updated)
         })
 
     func subscribe(_ path: WorkspacePath, uri: String, workspace: Workspace, connection: Connection) throws {
-        try watch.add(path, Subscribed(uri: uri, connection: connection), root: workspace.rootPath)
+        try watch.add(path, Subscribed(uri: uri, asked: uri, connection: connection), root: workspace.rootPath)
     }
 
-    func unsubscribe(_ path: WorkspacePath) { watch.remove(path) }
+    /// Ends the subscription `uri` names: a resource of `workspace`, or a URI subscribed to
+    /// before the workspace moved. Nothing when there is none; a URI that is neither is refused.
+    func unsubscribe(uri: String, workspace: Workspace) throws {
+        if let (path, _) = watch.subscribers.first(where: { $0.value.asked == uri || $0.value.uri == uri }) {
+            watch.remove(path)
+            return
+        }
+        watch.remove(try MCPResources.path(ofURI: uri, in: workspace))
+    }
+
+    /// Moves every subscription to the same path in `workspace` and reports each updated under
+    /// its new URI (its content is now the new root's). Subscriptions that cannot be watched
+    /// there are dropped (the 2025 era has no way to end one from the server) and the error thrown.
+    func follow(_ workspace: Workspace) throws {
+        let moved: Bool
+        do {
+            moved = try watch.retarget(root: workspace.rootPath) { path, s in
+                Subscribed(uri: (try? MCPResources.uri(workspace, path)) ?? s.uri, asked: s.asked, connection: s.connection)
+            }
+        } catch {
+            throw error.error
+        }
+        if moved { Self.notify(Array(watch.subscribers.values)) }
+    }
+
+    private static func notify(_ updated: [Subscribed]) {
+        var sent = Set<String>()
+        for s in updated where sent.insert(s.uri).inserted {
+            s.connection.notify("notifications/resources/updated", ["uri": .string(s.uri)])
+        }
+    }
 }
 
 /// A resource request naming one `uri`.
@@ -176,8 +207,7 @@ enum UnsubscribeResource: MethodDeclaration {
     static let method = "resources/unsubscribe"
     static let result = ResultShape.object([])
     static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
-        let ws = try call.services.workspace()
-        call.services.resourceWatch.unsubscribe(try MCPResources.path(ofURI: p.uri, in: ws))
+        try call.services.resourceWatch.unsubscribe(uri: p.uri, workspace: try call.services.workspace())
         return .object(JSONObject())
     }
 }

@@ -104,9 +104,12 @@ final class MCPListener: Sendable {
 }
 
 /// The open subscriptions of the process, fed by one recursive watcher of the workspace that
-/// runs only while at least one is open (`OnDemandWatcher`).
-final class MCPListeners: Sendable {
-    private struct Open: Sendable { let listener: MCPListener; let connection: Connection }
+/// runs only while at least one is open (`OnDemandWatcher`). When the storage choice moves the
+/// workspace, every open subscription follows it (`follow`): see `MCPWorkspaceMove`.
+final class MCPListeners: FollowsWorkspace {
+    /// An open listener, the connection it streams on, and the URIs its resources have now
+    /// (those of the active root: restated when the workspace moves).
+    private struct Open: Sendable { let listener: MCPListener; let connection: Connection; let uris: [WorkspacePath: String] }
     private let watch = OnDemandWatcher<RequestID, Open>(
         ignore: { ChangeNotifier.ignored($0) },
         deliver: { event, open in
@@ -117,23 +120,41 @@ final class MCPListeners: Sendable {
         })
 
     func add(_ listener: MCPListener, root: String, connection: Connection) throws {
-        try watch.add(listener.id, Open(listener: listener, connection: connection), root: root)
+        try watch.add(listener.id, Open(listener: listener, connection: connection, uris: listener.uris), root: root)
         // Cancelled between its acknowledgement and now: its hook found nothing to remove.
         if !listener.response.isOpen { remove(listener.id) }
     }
 
     func remove(_ id: RequestID) { watch.remove(id) }
 
-    /// Sends each listener the changes it opted into; an overflow (`everything`) means anything
-    /// may have changed: every subscribed resource and every list.
+    /// Moves every open subscription to `workspace`: its resources are the same relative paths
+    /// there, named by their new URIs, each reported updated (its content is now the new root's),
+    /// and the resource list reported changed to those that opted in. A subscription that cannot
+    /// be watched there is ended with the error.
+    func follow(_ workspace: Workspace) throws {
+        let moved: Bool
+        do {
+            moved = try watch.retarget(root: workspace.rootPath) { _, o in
+                Open(listener: o.listener, connection: o.connection, uris: MCPWorkspaceMove.restate(o.uris, in: workspace))
+            }
+        } catch {
+            let e = ErrorMapping.rpcError(for: error.error)
+            for o in error.dropped.values { o.listener.response.fail(e) }
+            throw error.error
+        }
+        if moved { MCPListeners.deliver([], everything: true, to: watch.subscribers.values) }
+    }
+
+    /// Sends each listener the changes it opted into; an overflow or a move (`everything`) means
+    /// anything may have changed: every subscribed resource and every list.
     private static func deliver(_ changes: [FileChange], everything: Bool, to open: some Collection<Open>) {
         let listChanged = everything || changes.contains { $0.kind != .changed }
         for o in open where o.listener.acknowledged.load(ordering: .acquiring) {
             let l = o.listener, connection = o.connection
             var sent = Set<String>()
             let tag: JSON = .object([ListenSubscriptions.subscriptionKey: l.id.json])
-            let updated: [String] = everything ? Array(l.uris.values)
-                : changes.compactMap { c in (try? WorkspacePath(c.path)).flatMap { l.uris[$0] } }
+            let updated: [String] = everything ? Array(o.uris.values)
+                : changes.compactMap { c in (try? WorkspacePath(c.path)).flatMap { o.uris[$0] } }
             for uri in updated where sent.insert(uri).inserted && l.response.isOpen {
                 connection.notify("notifications/resources/updated", ["uri": .string(uri), "_meta": tag])
             }
@@ -141,5 +162,15 @@ final class MCPListeners: Sendable {
                 connection.notify("notifications/resources/list_changed", ["_meta": tag])
             }
         }
+    }
+}
+
+/// What a resource subscription means after the workspace moved to another storage root: the
+/// same workspace-relative path in the new root, named by its URI there.
+enum MCPWorkspaceMove {
+    static func restate(_ uris: [WorkspacePath: String], in workspace: Workspace) -> [WorkspacePath: String] {
+        var out: [WorkspacePath: String] = [:]
+        for (path, uri) in uris { out[path] = (try? MCPResources.uri(workspace, path)) ?? uri }
+        return out
     }
 }

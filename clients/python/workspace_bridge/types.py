@@ -1273,7 +1273,8 @@ class WorkspaceDidChangeFilesParams(_WorkspaceDidChangeFilesParamsRequired, tota
     Changes in the workspace (by anyone), within 500 ms, coalesced; sent after initialize with
     capabilities.workspace.didChangeFiles or after watchFiles.
     """
-    #: The server lost track of changes: list again.
+    #: List again: the server lost track of changes (the kernel queue overflowed), or the storage
+    #: choice switched the active root and the whole tree is another one.
     rescan: bool
 
 
