@@ -209,3 +209,39 @@ def test_2025_without_elicitation_is_deferred_then_runs_when_conditions_allow(ra
     host.result("host/setConditions", NORMAL)
     _found(r.result("tools/call", SEARCH))
     assert _deferred(host, sid) == []
+
+
+def test_2025_a_client_that_never_answers_is_deferred_after_the_bound(raw, host):
+    import time
+    host.result("host/setConditions", LOW_BATTERY)
+    r = raw(extra=("--approval-timeout", "1"))
+    sid = _init(r, ELICIT)
+    started = time.monotonic()
+    rid = r.request("tools/call", SEARCH)
+    r.wait_for(lambda m: m.get("method") == "elicitation/create")
+    res = r.response(rid, timeout=10)["result"]
+    assert 0.9 <= time.monotonic() - started < 8
+    s = _is_deferred(res, "lowBattery")
+    assert "did not answer" in res["content"][0]["text"]
+    assert [c["toolCallId"] for c in _deferred(host, sid)] == [s["toolCallId"]]
+    assert r.call("tools/list", {})["result"]["tools"]
+
+
+# -- the same decision on both faces ------------------------------------------------------------
+
+def test_session_call_tool_on_another_server_decides_as_the_mcp_face(rawm, host, spawn, place):
+    """A second JSON-RPC server whose host never reported conditions decides by the shared ones,
+    as the MCP process does: the same call is deferred on both faces, for the same reason."""
+    from sessions_helpers import create, domain_error, transition
+    host.result("host/setConditions", HOT)
+    other = spawn("--local-root", str(place.root), "--config-dir", str(place.cfg), init=True)
+    sid = create(other)["id"]
+    transition(other, sid, "running")
+    err = domain_error(other, "session/callTool", {"id": sid, "toolCallId": "s1", **SEARCH}, "Deferred")
+    assert err["data"]["reason"] == "thermal"
+    r = rawm()
+    assert _is_deferred(r.mresult("tools/call", SEARCH, caps={}), "thermal")
+    # Once the host says the device cooled down, both run it.
+    host.result("host/setConditions", NORMAL)
+    assert other.result("session/callTool", {"id": sid, "toolCallId": "s1", **SEARCH})["isError"] is False
+    _found(r.mresult("tools/call", SEARCH, caps={}))
