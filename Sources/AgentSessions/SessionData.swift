@@ -198,8 +198,9 @@ struct SessionData: Sendable, Equatable {
             try applyExtra(type, r, ref: ref, at: at)
         case "read":
             // A read-only tool call, finished as it was recorded: journaled for the record, not
-            // kept in memory (see `SessionStore.recordReadOnlyToolCall`).
-            break
+            // kept in memory (see `SessionStore.recordReadOnlyToolCall`). A deferred read that
+            // finally ran (an MCP client's retry) leaves the deferred calls.
+            if let call = r["call"]?.stringValue { extras.deferred.removeAll { $0.toolCallId == call } }
         default:
             // A record type from a newer version: it changes nothing we know of.
             break

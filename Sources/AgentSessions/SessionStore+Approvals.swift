@@ -120,6 +120,18 @@ extension SessionStore {
         return h.data!.extras.deferred.last!
     }
 
+    /// The open deferral of a call of `name` in session `id` whose arguments `matches` accepts
+    /// (the one with id `preferring` when there is such), nil when none: how a caller without
+    /// tool call ids (MCP) finds the deferred call its retry is.
+    public func openDeferral(id: String, name: String, preferring: String? = nil,
+                             matches: (JSON) -> Bool) throws(SessionError) -> DeferredCall? {
+        let h = try locked(id, forWriting: false)
+        defer { h.lock.unlock() }
+        let candidates = h.data!.extras.deferred.filter { $0.name == name }
+        if let preferring, let c = candidates.first(where: { $0.toolCallId == preferring }) { return c }
+        return candidates.first { matches($0.arguments) }
+    }
+
     /// Every deferred tool call of the sessions this store sees, with its session id, oldest first:
     /// what to offer (or run) when the conditions allow again.
     public func deferredToolCalls() -> [(sessionId: String, call: DeferredCall)] {

@@ -19,6 +19,8 @@ final class AgentService: Sendable {
     private let open = Mutex<Open?>(nil)
     private let opening = OpeningLock()
     private let conditions = Mutex(DeviceConditions(network: .wifi))
+    /// Whether this process's host reported conditions (then they, not the shared ones, apply).
+    private let reportedHere = Atomic<Bool>(false)
     private let configDirectory: String
     private let logger: Logger
     private let notify: @Sendable (String, JSON) -> Void
@@ -71,13 +73,25 @@ final class AgentService: Sendable {
         for w in store.drainWarnings() { logger.warning("sessions: \(w)") }
     }
 
-    var currentConditions: DeviceConditions { conditions.withLock { $0 } }
+    /// The device's conditions: what this process's host reported (`host/setConditions`), else
+    /// what the host of another running server process of the same config folder reported
+    /// (`SharedConditions`: how an MCP process learns them), else the assumed ones.
+    var currentConditions: DeviceConditions {
+        if reportedHere.load(ordering: .acquiring) { return conditions.withLock { $0 } }
+        return SharedConditions.read(configDirectory: configDirectory) ?? conditions.withLock { $0 }
+    }
 
-    /// Records new conditions; when the network comes back, due queue items are announced.
+    /// Records new conditions, and shares them with the other server processes of this config
+    /// folder; when the network comes back, due queue items are announced.
     func setConditions(_ c: DeviceConditions, queue: OfflineQueue?) -> Policy {
+        let shared = reportedHere.load(ordering: .acquiring) ? nil : SharedConditions.read(configDirectory: configDirectory)
         let before = conditions.withLock { s -> DeviceConditions in
             defer { s = c }
-            return s
+            return shared ?? s
+        }
+        reportedHere.store(true, ordering: .releasing)
+        do throws(SharedConditionsError) { try SharedConditions.write(c, configDirectory: configDirectory) } catch {
+            logger.warning("device conditions: not shared with other server processes: \(error.reason)")
         }
         if before.network == .offline && c.network != .offline, let queue, let items = try? queue.ready(networkAvailable: true),
             !items.isEmpty

@@ -46,7 +46,8 @@ extension SessionMethods {
     /// The gate before a call runs: a recorded result is returned as is; the approval policy may
     /// answer `{pendingApproval}` (nothing run) or a refusal (recorded as the call's error result);
     /// the device policy may defer it (`Deferred`, recorded in the session's deferred calls unless
-    /// no confirmation could help). Otherwise the call runs once, journaled before and after.
+    /// no confirmation could help; `deviceDecision`, the step MCP's `tools/call` shares). Otherwise
+    /// the call runs once, journaled before and after.
     static func runGated(_ store: SessionStore, _ tc: ToolCall, _ call: Call) throws -> JSON {
         guard let tool = ToolTable.byName[tc.name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(tc.name)\"")
@@ -57,17 +58,10 @@ extension SessionMethods {
         case .answered(let result): return result
         case .run: break
         }
-        let agents = call.services.agents
-        let conditions = agents.currentConditions
-        let policy = agents.policy(for: conditions)
-        if !(tool.requiresNetwork && !policy.allowNetworkTools) {  // offline: the call answers Offline below
-            let decision = policy.decide(WorkFacts(needsNetwork: tool.requiresNetwork, heavy: tool.heavy), conditions: conditions,
-                                         userConfirmed: tc.userConfirmed)
-            if case .deferred(let reason, _, _) = decision {
-                _ = try store.deferToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name, arguments: tc.arguments,
-                                            reason: reason)
-                throw decision.error(queued: true)!
-            }
+        let device = deviceDecision(tool, userConfirmed: tc.userConfirmed, agents: call.services.agents)
+        if case .deferred = device.decision {
+            try deferCall(store, session: tc.session, toolCallId: tc.toolCallId, tool: tool, arguments: tc.arguments, device.decision)
+            throw device.decision.error(queued: true)!
         }
         switch try store.beginToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name, arguments: tc.arguments) {
         case .recorded(let result, _): return result
@@ -77,8 +71,8 @@ extension SessionMethods {
         case .started: break
         }
         let result: ToolResult
-        if tool.requiresNetwork && !policy.allowNetworkTools {
-            result = .failure("\(tc.name) needs the network, and the device is offline. \(policy.message ?? "")", code: "Offline")
+        if device.offline {
+            result = offlineResult(tool, device)
         } else {
             result = try ToolTable.call(tc.name, arguments: tc.arguments, services: call.services, request: call.request)
         }

@@ -129,4 +129,22 @@ struct WorkDecisionTests {
         try store.finishToolCall(id: s.id, toolCallId: "r2", result: "the user gave up", isError: true)
         #expect(try store.get(id: s.id).deferredToolCalls.isEmpty)
     }
+
+    @Test("a deferral is found again by tool and arguments, and a read-only record of its id clears it (also after reopening)")
+    func deferredFoundAndClearedByARead() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try session(in: .running, store)
+        _ = try store.deferToolCall(id: s.id, toolCallId: "m1", name: "search_files", arguments: ["query": "a"], reason: "thermal")
+        _ = try store.deferToolCall(id: s.id, toolCallId: "m2", name: "search_files", arguments: ["query": "b"], reason: "thermal")
+        #expect(try store.openDeferral(id: s.id, name: "search_files") { $0["query"] == "b" }?.toolCallId == "m2")
+        #expect(try store.openDeferral(id: s.id, name: "search_files", preferring: "m1") { _ in false }?.toolCallId == "m1")
+        #expect(try store.openDeferral(id: s.id, name: "read_file") { _ in true } == nil)
+        #expect(try store.openDeferral(id: s.id, name: "search_files") { $0["query"] == "c" } == nil)
+        try store.recordReadOnlyToolCall(id: s.id, toolCallId: "m2", name: "search_files", arguments: ["query": "b"],
+                                         result: "found", isError: false)
+        #expect(try store.get(id: s.id).deferredToolCalls.map(\.toolCallId) == ["m1"])
+        _ = try store.deferToolCall(id: s.id, toolCallId: "x", name: "write_file", arguments: [:], reason: "thermal")  // a durable write after the read
+        #expect(try f.store().get(id: s.id).deferredToolCalls.map(\.toolCallId) == ["m1", "x"])
+    }
 }

@@ -654,7 +654,7 @@ export interface ToolContent {
 export interface ToolResult {
   /** Text for the model. */
   content: ToolContent[];
-  /** The same facts as structured data (the tool's outputSchema); for isError: {error, code?} with code a data.code of the schema (e.g. OutsideWorkspace), InvalidParams for bad arguments, or one of the approval step's: ApprovalDenied (the user refused the call; nothing ran) and, on the MCP face only, ApprovalRequired (the call waits for the user's consent and this client could not be asked; with approvalId, toolCallId and sessionId: answer it with session/approve, then the same call again runs or is refused). */
+  /** The same facts as structured data (the tool's outputSchema); for isError: {error, code?} with code a data.code of the schema (e.g. OutsideWorkspace), InvalidParams for bad arguments, or one of the approval step's: ApprovalDenied (the user refused the call; nothing ran) and, on the MCP face only, ApprovalRequired (the call waits for the user's consent and this client could not be asked; with approvalId, toolCallId and sessionId: answer it with session/approve, then the same call again runs or is refused) and Deferred (the device policy deferred the call and the user could not be asked, declined or cannot help; with reason, confirmable, queued, toolCallId and sessionId: the call is in session/listDeferred, and the same call again runs once the conditions allow). */
   structuredContent: { [key: string]: unknown };
   isError: boolean;
 }

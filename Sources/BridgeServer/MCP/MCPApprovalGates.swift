@@ -14,7 +14,10 @@ extension MCPApprovals {
         let services = call.services
         guard let session = services.mcpSession.get() else { throw RPCError.serverNotInitialized }
         let (store, _) = try services.stores()
-        if p.requestState != nil || p.inputResponses != nil { return try retry(p, tool, call, store, session: session) }
+        // A retry answering the device step's question (`MCPDevice`) is a first call here.
+        if (p.requestState != nil || p.inputResponses != nil) && !MCPDevice.isConfirmation(p, call) {
+            return try retry(p, tool, call, store, session: session)
+        }
         let (toolCallId, consent) = try check(p, tool, store, session: session, call)
         switch consent {
         case .run: return .run(toolCallId: toolCallId)
@@ -114,7 +117,7 @@ extension MCPApprovals {
     /// Sends `elicitation/create` and waits for the answer at most `bound` (`.success(.null)`
     /// when none came); a cancelled call stops waiting (`RequestCancelled`). The answer is
     /// delivered on the reading thread, which never waits here.
-    private static func ask(_ call: Call, _ params: JSON, within bound: Duration) throws -> Result<JSON, RPCError> {
+    static func ask(_ call: Call, _ params: JSON, within bound: Duration) throws -> Result<JSON, RPCError> {
         let box = Mutex<Result<JSON, RPCError>?>(nil)
         let arrived = DispatchSemaphore(value: 0)
         try call.connection().request("elicitation/create", params) { answer in

@@ -32,10 +32,17 @@ extension ListMCPTools: MCPRequestDeclaration {
 }
 
 extension CallMCPTool: MCPRequestDeclaration {
-    /// The approval step (`MCPApprovals.gateModern`: `input_required` and its retry), then a task
-    /// when the client declared the tasks extension and the call is worth one (`MCPTasks`).
+    /// The approval step (`MCPApprovals.gateModern`: `input_required` and its retry), the device
+    /// step (`MCPDevice`: the same), then a task when the client declared the tasks extension and
+    /// the call is worth one (`MCPTasks`).
     static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON {
-        switch try MCPApprovals.gateModern(p, try tool(p.name), call, envelope) {
+        let tool = try tool(p.name)
+        let approved: String
+        switch try MCPApprovals.gateModern(p, tool, call, envelope) {
+        case .answer(let result): return result
+        case .run(let toolCallId): approved = toolCallId
+        }
+        switch try MCPDevice.gate(p, tool, call, toolCallId: approved, modern: envelope) {
         case .answer(let result): return result
         case .run(let toolCallId): return try MCPTasks.call(p, call, envelope, toolCallId: toolCallId)
         }

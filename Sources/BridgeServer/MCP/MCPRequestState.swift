@@ -44,7 +44,8 @@ enum HMACSHA256 {
 ///
 /// Guarantees: a state verifies only in the process that issued it (HMAC-SHA256 under a random
 /// key made at start), before its expiry, and only for the same method, tool, arguments (a digest
-/// of their canonical form: object keys sorted), session and approval. Anything else is refused
+/// of their canonical form: object keys sorted), session and approval (or, for a device
+/// confirmation, the deferral's reason and tool call id). Anything else is refused
 /// with a reason that names what did not match.
 struct MCPRequestState: Equatable {
     var method: String
@@ -54,6 +55,10 @@ struct MCPRequestState: Equatable {
     var approvalId: String
     /// Milliseconds since the epoch after which the state is refused.
     var expiresAtMs: Int64
+    /// For a device confirmation (`MCPDevice`): the deferral's reason (`lowBattery`, `thermal`, …)
+    /// and tool call id; nil for an approval (whose `approvalId` is then the one asked about).
+    var reason: String? = nil
+    var toolCallId: String? = nil
 
     /// Why a state was refused: the `got` of the `-32602` answer.
     struct Refusal: Error { var reason: String }
@@ -81,13 +86,17 @@ struct MCPRequestState: Equatable {
               let digest = j["d"]?.stringValue, let session = j["s"]?.stringValue, let aid = j["a"]?.stringValue,
               let expires = j["e"]?.intValue
         else { throw Refusal(reason: "a requestState this server did not issue (fields missing)") }
-        guard nowMs <= expires else { throw Refusal(reason: "an expired requestState (the approval request timed out; call the tool again)") }
-        return MCPRequestState(method: method, tool: tool, argumentsDigest: digest, session: session, approvalId: aid, expiresAtMs: expires)
+        guard nowMs <= expires else { throw Refusal(reason: "an expired requestState (the input request timed out; call the tool again)") }
+        return MCPRequestState(method: method, tool: tool, argumentsDigest: digest, session: session, approvalId: aid, expiresAtMs: expires,
+                               reason: j["r"]?.stringValue, toolCallId: j["c"]?.stringValue)
     }
 
     private var json: JSON {
-        ["m": .string(method), "t": .string(tool), "d": .string(argumentsDigest), "s": .string(session), "a": .string(approvalId),
-         "e": .int(expiresAtMs)]
+        var o: JSONObject = ["m": .string(method), "t": .string(tool), "d": .string(argumentsDigest), "s": .string(session),
+                             "a": .string(approvalId), "e": .int(expiresAtMs)]
+        if let reason { o["r"] = .string(reason) }
+        if let toolCallId { o["c"] = .string(toolCallId) }
+        return .object(o)
     }
 
     /// `value` with every object's keys sorted, so equal arguments encode to equal bytes.

@@ -3,8 +3,8 @@ import JSON
 import JSONRPC
 import Synchronization
 
-/// `tools/call`: validated, asked of the session's approval policy (`MCPApprovals`), journaled
-/// into the connection's session, run once.
+/// `tools/call`: validated, asked of the session's approval policy (`MCPApprovals`) and of the
+/// device policy (`MCPDevice`), journaled into the connection's session, run once.
 enum CallMCPTool: MethodDeclaration {
     static let method = "tools/call"
     static let result = ResultShape.object(["content", "structuredContent", "isError"])
@@ -48,9 +48,16 @@ enum CallMCPTool: MethodDeclaration {
         return tool
     }
 
-    /// The 2025 era: the approval step (`MCPApprovals.gate2025`), then the call.
+    /// The 2025 era: the approval step (`MCPApprovals.gate2025`), the device step (`MCPDevice`),
+    /// then the call.
     static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        switch try MCPApprovals.gate2025(p, try tool(p.name), call) {
+        let tool = try tool(p.name)
+        let approved: String
+        switch try MCPApprovals.gate2025(p, tool, call) {
+        case .answer(let result): return result
+        case .run(let toolCallId): approved = toolCallId
+        }
+        switch try MCPDevice.gate(p, tool, call, toolCallId: approved, modern: nil) {
         case .answer(let result): return result
         case .run(let toolCallId): return try run(p, call, toolCallId: toolCallId)
         }
