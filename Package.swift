@@ -8,7 +8,7 @@ import PackageDescription
 /// their typed errors become protocol errors in BridgeServer only.
 ///
 ///     workspace-bridge  the executable: command line → ServerConfiguration → server process
-///       → BridgeServer, JSONRPC, JSON, Storage, CWorkspaceShims, ArgumentParser, Logging
+///       → BridgeServer, JSONRPC, JSON, Storage, SystemSupport, CWorkspaceShims, ArgumentParser, Logging
 ///     BridgeServer      each method declared once (MethodDeclaration: typed params, schedule, handler, result),
 ///                       the Services handlers get, the tools (a method plus a rename), the MCP face and its
 ///                       connection conventions; the one place domain errors become protocol errors
@@ -93,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
-                "BridgeServer", "JSONRPC", "Storage", "Workspace", "CWorkspaceShims",
+                "BridgeServer", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

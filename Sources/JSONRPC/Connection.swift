@@ -29,7 +29,8 @@ import Synchronization
 ///   reads is answered `-32800` at once too and abandoned (its handler's result is discarded
 ///   when it returns); a running one that may write is flagged and answers its real outcome.
 /// - End of input waits at most `exitGrace` for the requests in flight, then names the ones
-///   still running on stderr and ends (`run()` returns 1).
+///   still running on stderr and ends (`run()` returns 1). `endInput` (a signal) ends input
+///   the same way at once: nothing read after it is admitted or answered.
 public final class Connection: Sendable {
     public struct Options: Sendable {
         public var framing: FramingMode
@@ -67,6 +68,9 @@ public final class Connection: Sendable {
         var byID: [RequestID: Job] = [:]
         var byToken: [String: RequestID] = [:]
         var exitCode: Int32?
+        /// Set when input was ended from outside (`endInput`): why, as the stuck report says it;
+        /// from then on no message is admitted.
+        var endedBy: String?
     }
 
     public let output: OutputChannel
@@ -113,10 +117,12 @@ public final class Connection: Sendable {
         rescue.stop()
         clientRequests.closeAll()
         endDeferred()
-        if let code = state.withLock({ $0.exitCode }) { return code }
-        logger.debug("end of input: finishing requests in flight")
+        let (exitCode, endedBy) = state.withLock { ($0.exitCode, $0.endedBy) }
+        if let exitCode { return exitCode }
+        let moment = endedBy ?? "end of input"
+        logger.debug("\(moment): finishing requests in flight")
         if inFlight.wait(timeout: .now() + Self.dispatchInterval(options.exitGrace)) == .success { return 0 }
-        reportStuck(at: "end of input", after: options.exitGrace, ending: true)
+        reportStuck(at: moment, after: options.exitGrace, ending: true)
         return 1
     }
 
@@ -220,8 +226,10 @@ public final class Connection: Sendable {
         let job = Job(method: method, schedule: schedule, context: context, reply: reply, progressKey: tokenKey)
         // Counted in flight before any other thread can see (and finish) it.
         inFlight.enter()
-        let admitted: Bool? = state.withLock { s in
-            if let id, s.byID[id] != nil || deferred.contains(id) { return nil }
+        enum Admission { case runNow, queued, duplicate, inputEnded }
+        let admission: Admission = state.withLock { s in
+            if s.endedBy != nil { return .inputEnded }
+            if let id, s.byID[id] != nil || deferred.contains(id) { return .duplicate }
             for earlier in s.jobs where schedule.conflicts(withEarlier: earlier.schedule) {
                 earlier.dependents.append(job)
                 job.blockers += 1
@@ -233,16 +241,22 @@ public final class Connection: Sendable {
                 job.status = .running
                 job.startedAt = MonotonicClock.nanos()
             }
-            return job.status == .running
+            return job.status == .running ? .runNow : .queued
         }
-        guard let runNow = admitted else {
+        switch admission {
+        case .runNow, .queued: break
+        case .inputEnded:
+            // Input was ended (`endInput`) while this message was being read: not admitted, not answered.
+            inFlight.leave()
+            return
+        case .duplicate:
             inFlight.leave()
             deliver(OutgoingMessage.error(
                 id: id, .invalidRequest("request id \(id!) is already in flight", dataCode: "DuplicateRequestId")),
                 to: reply)
             return
         }
-        if runNow {
+        if admission == .runNow {
             if method.inline {
                 execute(job)
             } else if let loop {

@@ -39,6 +39,8 @@ public final class OutputChannel: Sendable {
         var pending: [UInt8] = []
         var corked = false
         var broken = false
+        /// Set by `close`: nothing more is written.
+        var closed = false
     }
 
     private let fd: Int32
@@ -89,6 +91,28 @@ public final class OutputChannel: Sendable {
         state.withLock { flushLocked(&$0) }
     }
 
+    /// Writes anything gathered so far, then writes nothing more: every later message is
+    /// discarded. Returns once no write is under way, so a process that exits right after never
+    /// cuts a message short (a handler abandoned after the exit grace that finishes at that
+    /// moment cannot start one).
+    public func close() {
+        state.withLock { s in
+            flushLocked(&s)
+            s.closed = true
+        }
+    }
+
+    /// Like `close`, for an exit that must not wait on the client: gathered output is dropped,
+    /// and when a write stays under way (a client that reads nothing) for `patience`
+    /// milliseconds, gives up and returns false.
+    public func closeNow(patienceMs: Int) -> Bool {
+        for _ in 0...max(0, patienceMs) {
+            if state.withLockIfAvailable({ $0.closed = true }) != nil { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
     /// Gathers replies until `uncork`, unless a write is under way right now: then the reader
     /// does not wait for it (the writer may have been preempted just after waking the client,
     /// which is about to send the next request) and its replies are written one by one, in
@@ -118,7 +142,7 @@ public final class OutputChannel: Sendable {
 
     private func flushLocked(_ s: inout State) {
         defer { s.pending.removeAll(keepingCapacity: s.pending.capacity <= Self.corkLimit) }
-        guard !s.broken, !s.pending.isEmpty else { return }
+        guard !s.broken, !s.closed, !s.pending.isEmpty else { return }
         let ok = s.pending.withUnsafeBytes { raw -> Bool in
             var off = 0
             while off < raw.count {

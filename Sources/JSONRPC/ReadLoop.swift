@@ -77,6 +77,8 @@ extension Connection {
             loop.decoder.append(UnsafeRawBufferPointer(rebasing: loop.chunk[0..<n]))
             let corked = output.cork()
             while let event = loop.decoder.next() {
+                // Input was ended meanwhile (`endInput`): the rest of what was read is dropped.
+                if stopping.load(ordering: .acquiring) { break }
                 // Another message follows: the deferred handler starts now, on the pool.
                 if let job = loop.deferred { loop.deferred = nil; start(job) }
                 if !loop.framingKnown, let f = loop.decoder.framing {

@@ -10,7 +10,7 @@ import JSONRPC
 import Logging
 
 /// Starts the server process from its configuration: protects stdout, sets up logging, serves
-/// stdin/stdout, exits.
+/// stdin/stdout until `exit`, end of input or a termination signal (`SignalStop`), exits.
 enum ServerMain {
     struct StartupError: Error, CustomStringConvertible {
         var description: String
@@ -30,6 +30,8 @@ enum ServerMain {
     }
 
     static func run(_ configuration: ServerConfiguration) throws -> Never {
+        // Before any thread exists, so that every thread has them blocked (see `SignalStop`).
+        let signals = SignalStop.block()
         // fd 1 is for protocol bytes only: keep a private copy for the protocol and point fd 1
         // at stderr, so stray prints from any library can never corrupt the stream.
         let protocolOut = dup(1)
@@ -61,9 +63,12 @@ enum ServerMain {
                                         exitGrace: configuration.exitGrace),
             router: server, logger: logger)
         sink.attach(connection)
+        SignalStop.start(signals, connection: connection, grace: configuration.exitGrace)
         let code = connection.run()
         connection.output.flushNow()
         server.connectionEnded(exitCode: code)
+        // Nothing more is written, and no write is under way: stdout ends on a whole message.
+        connection.output.close()
         exit(code)
     }
 

@@ -35,7 +35,12 @@ final class PipeHarness: @unchecked Sendable {
     /// could hit a number that a test running in parallel has been handed since.
     private let inputClosed = Mutex(false)
 
-    init(_ methods: [Method], maxMessageBytes: Int = 1 << 20, exitGrace: Duration = .seconds(10)) {
+    /// - Parameter keepDescriptors: leave the server's ends of the pipes open when `run()`
+    ///   returns. Needed whenever a thread of the connection outlives `run()` (a handler abandoned
+    ///   after the grace, a reader left in `poll` by `endInput`): closed, their numbers could be
+    ///   handed to a test running in parallel, whose messages that thread would then steal or write to.
+    init(_ methods: [Method], maxMessageBytes: Int = 1 << 20, exitGrace: Duration = .seconds(10),
+         keepDescriptors: Bool = false) {
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
         _ = pipe(&inPipe)
@@ -45,6 +50,9 @@ final class PipeHarness: @unchecked Sendable {
         toServer = inPipe[1]
         fromServer = outPipe[0]
         JSONCodec.prepareForThreads()
+        // As ServerMain does: a write after the test closed its end fails (EPIPE) instead of
+        // killing the test process (a handler abandoned with `keepDescriptors` may write late).
+        signal(SIGPIPE, SIG_IGN)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         connection = Connection(
@@ -58,8 +66,10 @@ final class PipeHarness: @unchecked Sendable {
         OSThread.detach { [self] in
             let code = c.run()
             exitCode.withLock { $0 = code }
-            close(serverIn)
-            close(serverOut)
+            if !keepDescriptors {
+                close(serverIn)
+                close(serverOut)
+            }
             done.signal()
         }
     }
@@ -148,7 +158,13 @@ final class PipeHarness: @unchecked Sendable {
     /// Closes the input (EOF) and waits for `run()` to return.
     func finish(timeout: Double = 5) -> Int32? {
         closeInput()
+        return ended(timeout: timeout)
+    }
+
+    /// Waits for `run()` to return, leaving the input open; nil when it has not after `timeout`.
+    func ended(timeout: Double = 5) -> Int32? {
         guard done.wait(timeout: .now() + timeout) == .success else { return nil }
+        done.signal()  // stays observable for a later call
         return exitCode.withLock { $0 }
     }
 }

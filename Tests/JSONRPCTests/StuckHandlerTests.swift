@@ -68,7 +68,8 @@ struct StuckHandlerTests {
     @Test("end of input waits the grace for a stuck handler, then returns 1")
     func eofGrace() throws {
         let gate = DispatchSemaphore(value: 0)
-        let h = PipeHarness([blocker("block", access: .write, gate: gate), ping], exitGrace: .milliseconds(300))
+        let h = PipeHarness([blocker("block", access: .write, gate: gate), ping], exitGrace: .milliseconds(300),
+                            keepDescriptors: true)
         defer { gate.signal() }
         h.request(1, "block")
         usleep(50_000)
