@@ -51,14 +51,21 @@ def _is_artefact(rel: str) -> bool:
             or name.startswith(".syncthing.") or name.startswith("~syncthing~") or ".sync-conflict-" in name)
 
 
+def _patch_folder(device: str, change: dict) -> None:
+    req = urllib.request.Request(f"http://{GUI[device]}/rest/config/folders/ws", data=json.dumps(change).encode(),
+                                 method="PATCH", headers={"X-API-Key": f"key-{device}", "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as resp:
+        assert resp.status == 200
+
+
+def _folder_state(device: str) -> str:
+    return rest(device, "GET", "/rest/db/status?folder=ws").get("state", "")
+
+
 @pytest.fixture(scope="module")
 def versioned(bridges):
     """Device B keeps replaced versions in `.stversions/` (simple versioning), as many users set it."""
-    body = json.dumps({"versioning": {"type": "simple", "params": {"keep": "5"}}}).encode()
-    req = urllib.request.Request(f"http://{GUI['b']}/rest/config/folders/ws", data=body, method="PATCH",
-                                 headers={"X-API-Key": "key-b", "Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=10) as resp:
-        assert resp.status == 200
+    _patch_folder("b", {"versioning": {"type": "simple", "params": {"keep": "5"}}})
     wait_until(lambda: rest("b", "GET", "/rest/config/folders/ws")["versioning"]["type"] == "simple", 10,
                "B's folder to keep versions")
     wait_until(lambda: _connected("a") and _connected("b"), 30, "both devices connected again")
@@ -67,15 +74,17 @@ def versioned(bridges):
 
 @pytest.fixture
 def mcp_b(versioned, binary, tmp_path):
-    """mcp_b(modern=True) -> a raw MCP client of a `workspace-bridge mcp` process on device B."""
+    """mcp_b(modern=True, on=B) -> a raw MCP client of a `workspace-bridge mcp` process on device
+    B (or on the device of the bridge `on`), on its roots and config folder."""
     _, b = versioned
     procs: list[RawMCP] = []
 
-    def _start(modern: bool = True) -> RawMCP:
-        argv = ["mcp", "--local-root", str(b.roots.local), "--cloud-root", str(b.roots.cloud),
-                "--config-dir", str(b.roots.config)]
+    def _start(modern: bool = True, on=None) -> RawMCP:
+        roots = (on or b).roots
+        argv = ["mcp", "--local-root", str(roots.local), "--cloud-root", str(roots.cloud),
+                "--config-dir", str(roots.config)]
         cls = RawModern if modern else RawMCP
-        r = cls(binary, argv, server_env(tmp_path), tmp_path / f"mcp-b-stderr-{len(procs)}.log")
+        r = cls(binary, argv, server_env(tmp_path), tmp_path / f"mcp-stderr-{len(procs)}.log")
         procs.append(r)
         return r
 
@@ -221,6 +230,27 @@ def test_2025_subscribe_on_b_is_notified_of_a_save_made_on_a(versioned, mcp_b):
     _no_artefacts_notified(r, b)
 
 
+def test_an_update_arriving_on_a_device_without_versions_is_no_list_change(versioned, mcp_b):
+    """Device A keeps no versions (Syncthing's default): Syncthing removes the old file and renames
+    its temp file into place. The MCP client on A is told the resource was updated; the list of
+    resources did not change, so no list_changed (docs/protocol.md: "when a file appears or goes")."""
+    a, b = versioned
+    save(b, "mcp-a/kept.md", "k1\n")
+    wait_until(lambda: (a.roots.cloud / "mcp-a/kept.md").is_file()
+               and (a.roots.cloud / "mcp-a/kept.md").read_text() == "k1\n", 20, "kept.md on device A")
+    r = mcp_b(modern=True, on=a)
+    uri = file_uri(a.roots.cloud, "mcp-a/kept.md")
+    _listen(r, "a", resourceSubscriptions=[uri], resourcesListChanged=True)
+    r.drain(0.5)
+    mark = len(r.log)
+    save(b, "mcp-a/kept.md", "k2 from device B\n")
+    r.wait_for(lambda m: m.get("method") == UPDATED and m["params"]["uri"] == uri, timeout=BOUND + 5)
+    r.drain(1.0)
+    assert "k2" in (a.roots.cloud / "mcp-a/kept.md").read_text()
+    changes = [m for _, m in r.log[mark:] if m.get("method") == LIST_CHANGED]
+    assert not changes, f"a list change for a file that was only updated: {changes}"
+
+
 def test_a_conflict_is_seen_on_b_as_an_update_of_the_file_never_as_its_copy(versioned, mcp_b):
     a, b = versioned
     da, db = a.roots.cloud, b.roots.cloud
@@ -232,9 +262,13 @@ def test_a_conflict_is_seen_on_b_as_an_update_of_the_file_never_as_its_copy(vers
     uri = file_uri(db, "clash.md")
     _listen(r, "clash", resourceSubscriptions=[uri], resourcesListChanged=True)
 
+    # The folder is paused on both devices (the devices stay connected: resuming a device waits
+    # for Syncthing's redial backoff, up to tens of seconds; resuming a folder rescans at once).
     for d in ("a", "b"):
-        rest(d, "POST", "/rest/system/pause")
-    wait_until(lambda: not _connected("a") and not _connected("b"), 15, "both devices paused")
+        _patch_folder(d, {"paused": True})
+    wait_until(lambda: all(rest(d, "GET", "/rest/config/folders/ws")["paused"] for d in ("a", "b"))
+               and _folder_state("a") in ("", "paused") and _folder_state("b") in ("", "paused"), 15,
+               "the folder paused on both devices")
     save(a, "clash.md", "edit from A\n")
     time.sleep(1.1)   # distinct modification times: B's edit is the newer one, and stays
     # B's own edit, made by B's MCP client itself.
@@ -243,7 +277,7 @@ def test_a_conflict_is_seen_on_b_as_an_update_of_the_file_never_as_its_copy(vers
     r.drain(0.2)
     mark = len(r.log)
     for d in ("a", "b"):
-        rest(d, "POST", "/rest/system/resume")
+        _patch_folder(d, {"paused": False})
     t_resume = time.monotonic()
 
     def copy_on_b():
