@@ -2,11 +2,10 @@
 most editors) is an update of that file, not a change of the resource list.
 
 Found while testing the Syncthing faces (test_mcp_syncthing.py): Syncthing itself removes the
-old file before renaming its temp file into place, which the watcher folds into one change, but a
-rename over an existing file reaches `subscriptions/listen` as a list change. The inotify
-backend reports IN_MOVED_TO as `created` whether or not the name existed; telling them apart
-needs the watcher to know the files of each watched folder. Marked strict xfail until that is
-fixed (then the mark must go: the test starts passing and strict makes that fail).
+old file before renaming its temp file into place, which the watcher folds into one change, but
+a rename over an existing file reached `subscriptions/listen` as a list change, because the
+inotify backend reported every IN_MOVED_TO as `created`. The watcher now knows the names of each
+watched folder's files and reports a rename over one of them as `changed`.
 """
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ UPDATED = "notifications/resources/updated"
 LIST_CHANGED = "notifications/resources/list_changed"
 
 
-@pytest.mark.xfail(strict=True, reason="the watcher reports a rename over an existing file as 'created'")
 @pytest.mark.parametrize("how", ["rename-over", "another-process-write_file"])
 def test_an_atomic_save_of_an_existing_file_is_an_update_not_a_list_change(rawm, place, how):
     r = rawm()
