@@ -1,4 +1,5 @@
-/// The watched directories as a tree keyed by watch descriptor.
+/// The watched directories as a tree keyed by watch descriptor, each with the names of its
+/// other entries (so a rename over an existing name reads as a change, not a new file).
 ///
 /// Pure bookkeeping, no system calls: every mutation returns the descriptors the caller must
 /// unwatch. Each node knows its parent, its name and its children by name, so an event's
