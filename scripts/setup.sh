@@ -32,6 +32,9 @@ if [ "${1:-}" = "--test" ]; then
   command -v tsc >/dev/null 2>&1 || extra+=(node-typescript)
   # The idle-memory test runs the server under a tracer (strace), where it must release nothing.
   command -v strace >/dev/null 2>&1 || extra+=(strace)
+  # Two real Syncthing devices on loopback (Tests/e2e/two-syncthing.sh, test_*syncthing.py).
+  command -v syncthing >/dev/null 2>&1 || extra+=(syncthing)
+  command -v curl >/dev/null 2>&1 || extra+=(curl)
   if ((${#extra[@]})) && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
     echo "setup: installing ${extra[*]}" >&2

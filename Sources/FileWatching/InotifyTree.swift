@@ -32,9 +32,13 @@ extension InotifyBackend {
             if isDirectory, let child = table.child(of: event.wd, named: event.name) {
                 unwatch(table.removeSubtree(child))
             }
+            if !isDirectory { table.forgetFile(event.name, in: event.wd) }
             pending.add(path, .deleted)
         } else if mask & (InotifyMask.create | InotifyMask.movedTo) != 0 {
-            pending.add(path, .created)
+            // A file renamed over an existing name (an atomic save: temp file, then rename) is
+            // a change of that file; the kernel sends no delete for the name it replaced.
+            let existed = !isDirectory && table.recordFile(event.name, in: event.wd)
+            pending.add(path, existed && mask & InotifyMask.movedTo != 0 ? .changed : .created)
             // A directory created here already in the table was read after its watch was
             // added, so nothing in it can be missing; a moved-in one always needs a walk.
             if isDirectory && (mask & InotifyMask.movedTo != 0
@@ -131,7 +135,7 @@ extension InotifyBackend {
                 isDirectory = fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) == 0
                     && st.st_mode & S_IFMT == S_IFDIR
             }
-            if isDirectory { stack.append((childPath, wd, name)) }
+            if isDirectory { stack.append((childPath, wd, name)) } else { table.recordFile(name, in: wd) }
         }
     }
 

@@ -1,4 +1,5 @@
-/// The watched directories as a tree keyed by watch descriptor.
+/// The watched directories as a tree keyed by watch descriptor, each with the names of its
+/// other entries (so a rename over an existing name reads as a change, not a new file).
 ///
 /// Pure bookkeeping, no system calls: every mutation returns the descriptors the caller must
 /// unwatch. Each node knows its parent, its name and its children by name, so an event's
@@ -10,6 +11,9 @@ struct WatchTable {
         var parent: Int32                   // -1 for the root
         var name: String
         var children: [String: Int32] = [:]
+        /// The names of the entries other than folders, as last read or reported, so a rename
+        /// over an existing name is told apart from a new one.
+        var files: Set<String> = []
     }
 
     private(set) var nodes: [Int32: Node] = [:]
@@ -20,6 +24,18 @@ struct WatchTable {
     func path(of wd: Int32) -> String? { nodes[wd]?.path }
 
     func child(of parent: Int32, named name: String) -> Int32? { nodes[parent]?.children[name] }
+
+    /// Records that the folder `wd` has an entry `name` (not a folder); returns whether it was
+    /// recorded already.
+    @discardableResult
+    mutating func recordFile(_ name: String, in wd: Int32) -> Bool {
+        guard nodes[wd] != nil else { return false }
+        return !nodes[wd]!.files.insert(name).inserted
+    }
+
+    mutating func forgetFile(_ name: String, in wd: Int32) {
+        nodes[wd]?.files.remove(name)
+    }
 
     /// Records `wd` as the directory `name` inside `parent` (`parent` -1 and `name` "" for the
     /// root). The kernel hands back the existing descriptor when a directory is already

@@ -120,6 +120,41 @@ struct FileWatcherTests {
         #expect(!c.changes.contains { $0.path.hasPrefix("folder/") }, "\(c.batches)")
     }
 
+    #if os(Linux)
+    @Test("a file renamed over an existing name (an atomic save) is changed, over a new name created")
+    func renameOverAnExistingNameIsAChange() throws {
+        let dir = TempDir(); defer { dir.remove() }
+        writeFile(dir.at("before.txt"), "1")
+        makeDirectories(dir.at("sub"))
+        writeFile(dir.at("sub/deep.txt"), "1")
+        let c = Collector()
+        let watcher = try startWatcher(dir, c); defer { watcher.stop() }
+
+        writeFile(dir.at("made.txt"), "1")                      // known from its own event
+        #expect(c.waitFor(created("made.txt")), "\(c.batches)")
+        usleep(100_000)
+        let mark = c.changes.count
+        for name in ["before.txt", "sub/deep.txt", "made.txt"] {
+            writeFile(dir.at(name + ".tmp"), "2")
+            rename(dir.at(name + ".tmp"), dir.at(name))
+        }
+        writeFile(dir.at("fresh.txt.tmp"), "2")
+        rename(dir.at("fresh.txt.tmp"), dir.at("fresh.txt"))
+        #expect(c.wait { Set($0).isSuperset(of: [changed("before.txt"), changed("sub/deep.txt"), changed("made.txt"),
+                                                 created("fresh.txt")]) }, "\(c.batches)")
+        usleep(100_000)
+        for name in ["before.txt", "sub/deep.txt", "made.txt"] {
+            #expect(c.changes.dropFirst(mark).filter { $0.path == name }.allSatisfy { $0.kind == .changed }, "\(c.batches)")
+        }
+        // Gone and back: a name deleted is new again.
+        unlink(dir.at("before.txt"))
+        #expect(c.waitFor(deleted("before.txt")), "\(c.batches)")
+        writeFile(dir.at("again.tmp"), "3")
+        rename(dir.at("again.tmp"), dir.at("before.txt"))
+        #expect(c.waitFor(created("before.txt")), "\(c.batches)")
+    }
+    #endif
+
     @Test("a folder moved in is walked, and one moved out is no longer watched")
     func foldersMovedInAndOut() throws {
         let dir = TempDir(); defer { dir.remove() }

@@ -107,6 +107,25 @@ def test_a_change_to_an_existing_file_is_reported_as_changed(watcher):
     assert arrived - t0 <= LATENCY
 
 
+def test_an_atomic_save_over_an_existing_file_is_reported_as_changed(watcher):
+    """Editors and other processes save by renaming a temp file over the old name; the kernel
+    sends no delete for the replaced name, yet the file was there: `changed`, never `created`."""
+    (watcher.root / "Research/kept.md").write_text("v1")
+    watcher.wait_for("Research/kept.md")
+    watcher.settle(0.3)
+
+    t0 = time.monotonic()
+    tmp = watcher.root / "Research/.kept.md.swp-tmp"
+    tmp.write_text("v2")
+    os.replace(tmp, watcher.root / "Research/kept.md")
+    watcher.wait_for("Research/kept.md", types=("changed",), since=t0)
+    (watcher.root / "Research/fresh.md.tmp").write_text("n")          # a rename onto a new name
+    os.replace(watcher.root / "Research/fresh.md.tmp", watcher.root / "Research/fresh.md")
+    watcher.wait_for("Research/fresh.md", types=("created",), since=t0)
+    watcher.settle(0.3)
+    assert [c["type"] for c in watcher.changes(since=t0, path="Research/kept.md")] == ["changed"]
+
+
 def test_a_file_in_a_folder_made_with_mkdir_p_is_reported(watcher):
     t0 = time.monotonic()
     os.makedirs(watcher.root / "n1/n2/n3")

@@ -1,7 +1,7 @@
 """Two real devices kept in sync by Syncthing 1.19 (Debian's package), on loopback.
 
-../shared/scripts/two-syncthing.sh starts device A and device B (GUI/REST on 127.0.0.1:8385
-and :8386, API keys key-a and key-b) sharing folder `ws` at ROOT/a-data and ROOT/b-data. A
+two-syncthing.sh (next to this file) starts device A and device B (GUI/REST and sync on free
+loopback ports, API keys key-a and key-b) sharing folder `ws` at ROOT/a-data and ROOT/b-data. A
 bridge runs on each device with its cloud root on that device's folder, cloud chosen. Then:
 - a file saved through A's bridge reaches a client of B's bridge as workspace/didChangeFiles
   within 5 s;
@@ -9,8 +9,9 @@ bridge runs on each device with its cloud root on that device's folder, cloud ch
   resuming, Syncthing makes a conflict copy, B's listConflicts reports it, resolveConflict on B
   settles it, and both devices converge (same content, no conflict copies) within a bounded wait.
 
-Syncthing is installed with apt when it is missing and the tests run as root (as in CI);
-otherwise the module is skipped. Every Syncthing process is killed at teardown.
+scripts/setup.sh --test installs Syncthing and curl (as CI runs it); when they are still missing
+they are installed with apt if the tests run as root, otherwise the module is skipped. Every
+Syncthing process is killed at teardown.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import time
 import urllib.request
@@ -25,14 +27,13 @@ from pathlib import Path
 
 import pytest
 
-from bridge import REPO
 from storage_helpers import Roots, choose, start, wait_until
 from wsfiles import save
 
 WATCH = "workspace/didChangeFiles"
-GUI = {"a": "127.0.0.1:8385", "b": "127.0.0.1:8386"}
-SCRIPT_CANDIDATES = [REPO.parent / "shared" / "scripts" / "two-syncthing.sh",
-                     Path("/work/shared/scripts/two-syncthing.sh")]
+GUI = {"a": "127.0.0.1:8385", "b": "127.0.0.1:8386"}   # set to free ports by the `devices` fixture
+# In the repository, so a fresh checkout (CI) runs these tests; scripts/setup.sh --test installs Syncthing.
+SCRIPT_CANDIDATES = [Path(__file__).resolve().parent / "two-syncthing.sh"]
 
 
 def _ensure_installed() -> None:
@@ -68,6 +69,21 @@ def rest(device: str, method: str, path: str, timeout: float = 10.0):
     return json.loads(body) if body.strip() else None
 
 
+def _free_ports(n: int) -> list[int]:
+    """n loopback ports free right now (held open together, so they differ). Another test run on
+    the same machine (a second CI job, a developer's run) then never reaches these devices."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 def _syncthing_pids(root: Path) -> set[int]:
     """Processes running with a --home under `root` (only ours: the path is this test's tmp folder)."""
     pids = set()
@@ -90,8 +106,11 @@ def devices(tmp_path_factory):
     _ensure_installed()
     script = _script()
     root = tmp_path_factory.mktemp("syncthing") / "st"
+    gui_a, gui_b, listen_a, listen_b = _free_ports(4)
+    GUI.update(a=f"127.0.0.1:{gui_a}", b=f"127.0.0.1:{gui_b}")
     t0 = time.monotonic()
-    proc = subprocess.Popen(["bash", str(script), str(root)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    ports = [str(p) for p in (gui_a, gui_b, listen_a, listen_b)]
+    proc = subprocess.Popen(["bash", str(script), str(root), *ports], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True)
     try:
         out, _ = proc.communicate(timeout=90)
