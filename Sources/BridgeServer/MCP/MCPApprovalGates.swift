@@ -70,6 +70,13 @@ extension MCPApprovals {
             throw RPCError.invalidParams(field: "inputResponses.approve", expected: "an elicitation result {action: accept|decline|cancel, content?}",
                                          got: answer.typeName)
         }
+        return try settle(store, session: session, approval, decision, remember: remember, p, tool)
+    }
+
+    /// Records the user's answer (unless the host decided first), then passes the consent step
+    /// again: the call runs under the approval's tool call id, or answers its refusal.
+    private static func settle(_ store: SessionStore, session: String, _ approval: Approval, _ decision: Approval.Decision,
+                               remember: Bool, _ p: CallMCPTool.Params, _ tool: Tool) throws -> Gate {
         try decide(store, session: session, approval, decision, remember: remember)
         switch try SessionMethods.consent(store, session: session, toolCallId: approval.toolCallId, tool: tool, arguments: p.arguments,
                                           origin: origin) {
@@ -104,13 +111,7 @@ extension MCPApprovals {
                 }
                 return .answer(required(approval, session: session, why: why))
             }
-            try decide(store, session: session, approval, decision, remember: remember)
-            switch try SessionMethods.consent(store, session: session, toolCallId: approval.toolCallId, tool: tool, arguments: p.arguments,
-                                              origin: origin) {
-            case .run: return .run(toolCallId: approval.toolCallId)
-            case .answered(let result): return .answer(result)
-            case .pending(let a): return .answer(required(a, session: session, why: "it is still undecided."))
-            }
+            return try settle(store, session: session, approval, decision, remember: remember, p, tool)
         }
     }
 
