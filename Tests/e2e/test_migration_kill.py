@@ -140,7 +140,12 @@ def test_migration_killed_at_random_moments_loses_nothing_and_switches_once(spaw
             b.write(ndjson_frame(dumps(request("migrate", {"to": target, "mode": mode, "workDoneToken": "k"}, id="m"))))
             b.track("m", "migrate")
             if kills < MIN_KILLS:
-                r = _answer_within(b, rng.uniform(0.0, window))
+                # A random moment in the window, but never later than a share of the files left
+                # landing on the target, so a fast stretch of copying cannot finish the run
+                # before MIN_KILLS kills have landed (the window adapts only after each kill).
+                quota = max(1, (FILES - before) // (MIN_KILLS - kills + 3))
+                kill_at = time.monotonic() + rng.uniform(0.0, window)
+                r = _answer_when(b, lambda: time.monotonic() >= kill_at or _data_files_on(dst) >= before + quota, window + 120.0)
             elif finish_kills < FINISH_KILLS:
                 # Aim at the end: once every file is across (journal replay, the deletions of a
                 # move, folders, staging removal, the switch), a little later each time.
