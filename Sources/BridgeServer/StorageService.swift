@@ -4,6 +4,7 @@ import JSONRPC
 import Logging
 import Storage
 import Synchronization
+import SystemSupport
 import Workspace
 
 /// The server's view of storage: the roots and choice (`StorageManager`) plus a usage tracker
@@ -12,22 +13,31 @@ import Workspace
 /// A choice made by another process on this machine (the app's `chooseStorage` or `migrate`
 /// while this process serves an MCP client on the same configuration folder) is noticed by a
 /// watcher of the settings file: the choice is re-read and, when the active root changed,
-/// `moved` is called with the new workspace (the server announces it: `WorkspaceMoves`).
+/// `moved` is called with the new workspace (the server announces it: `WorkspaceMoves`). That
+/// watcher is set up on a thread of its own, off the start-up path (adding the first inotify
+/// watch of a process can take milliseconds), and the choice is re-read once it watches, so a
+/// choice made meanwhile is followed too.
 final class StorageService: Sendable {
     let manager: StorageManager
     private let logger: Logger
     private struct Usage { var tracker: UsageTracker; var watcher: FileWatcher? }
     private let usage = Mutex<Usage?>(nil)
-    private let settingsWatch: FileWatcher?
+    private let settingsWatch = Mutex<FileWatcher?>(nil)
 
     init(manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void = { _ in }) {
         self.manager = manager
         self.logger = logger
-        settingsWatch = Self.watchChoice(manager, logger: logger, moved: moved)
+        OSThread.detach { [weak self] in
+            guard self != nil, let (watcher, reload) = Self.watchChoice(manager, logger: logger, moved: moved) else { return }
+            guard let service = self else { watcher.stop(); return }
+            service.settingsWatch.withLock { $0 = watcher }
+            reload()
+        }
     }
 
-    private static func watchChoice(_ manager: StorageManager, logger: Logger,
-                                    moved: @escaping @Sendable (Workspace) throws -> Void) -> FileWatcher? {
+    /// The watcher of the settings file and what it runs on a change (nil when it cannot watch).
+    private static func watchChoice(_ manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void)
+        -> (FileWatcher, @Sendable () -> Void)? {
         let file = manager.settingsFile
         let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
         let reload: @Sendable () -> Void = {
@@ -42,8 +52,9 @@ final class StorageService: Sendable {
         }
         do {
             try manager.prepareConfigDirectory()
-            return try FileWatcher(root: manager.configDirectory, ignore: { $0 != name },
-                                   onChanges: { _ in reload() }, onOverflow: reload)
+            let watcher = try FileWatcher(root: manager.configDirectory, ignore: { $0 != name },
+                                          onChanges: { _ in reload() }, onOverflow: reload)
+            return (watcher, reload)
         } catch {
             logger.warning("storage: a choice made by another process will not be followed: \(error)")
             return nil
