@@ -10,6 +10,7 @@ subscriptions follow the storage (issue 16)".
 """
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -18,7 +19,7 @@ pytest.importorskip("mcp")
 
 from mcp_helpers import file_uri, place, raw  # noqa: E402,F401  (fixtures)
 from mcp_modern import SUB, rawm  # noqa: E402,F401  (fixture)
-from storage_helpers import Roots, choose, start  # noqa: E402
+from storage_helpers import Roots, choose, start, wait_until  # noqa: E402
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*as of 2026-07-28")   # resources/subscribe: a 2025 feature
 
@@ -182,3 +183,32 @@ def test_after_migrate_tool_calls_stay_in_the_same_session_in_the_new_root(spawn
     journal = (roots.cloud / ".workspace" / "sessions" / sid).rglob("*")
     text = "".join(p.read_text(errors="replace") for p in journal if p.is_file())
     assert "append_file" in text, f"session {sid} in the cloud root has no journal of the call after the move"
+
+
+def _journal_records(session_dir) -> list[dict]:
+    """The records of a session's journal (each line: a checksum, a space, the JSON record)."""
+    lines = (session_dir / "journal.jsonl").read_text().splitlines()
+    return [json.loads(line.split(" ", 1)[1]) for line in lines if line.strip()]
+
+
+def test_a_storage_switch_keeps_the_consent_rule_and_ends_the_session_left_behind(spawn, rawm, place):
+    """The session opened in the new root takes the old one's approval policy (a switch must never
+    drop a consent rule), and the process's own session in the root it left is ended as at exit."""
+    roots = _roots(place)
+    app = start(spawn, roots)
+    _seed(roots)
+    r = rawm(extra=("--cloud-root", str(roots.cloud), "--approval-policy", "destructive"))
+    assert r.tool("read_file", {"path": REL})["structuredContent"]["data"] == "plan in local\n"
+    left = [d for d in (roots.local / ".workspace" / "sessions").iterdir() if d.is_dir()]
+    assert len(left) == 1, left
+
+    choose(app, "cloud")
+    wait_until(lambda: r.tool("read_file", {"path": REL})["structuredContent"]["data"] == "plan in cloud\n",
+               MOVE_TIMEOUT, "the MCP process to follow the choice")
+    refused = r.tool("delete_file", {"path": REL})
+    assert refused["isError"] and refused["structuredContent"]["code"] == "ApprovalRequired", refused
+    assert (roots.cloud / REL).exists(), "a destructive call ran without consent after the switch"
+
+    # The session left behind journaled a read: it is completed, not left running.
+    states = [x["to"] for x in _journal_records(left[0]) if x.get("t") == "state"]
+    assert states[-1] == "completed", states

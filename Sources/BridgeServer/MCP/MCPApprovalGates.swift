@@ -12,8 +12,7 @@ extension MCPApprovals {
     /// `ApprovalRequired` error result (one that did not).
     static func gateModern(_ p: CallMCPTool.Params, _ tool: Tool, _ call: Call, _ envelope: MCPEnvelope) throws -> Gate {
         let services = call.services
-        guard let session = services.mcpSession.get() else { throw RPCError.serverNotInitialized }
-        let (store, _) = try services.stores()
+        let (session, store) = try services.mcpSession.current()
         // A retry answering the device step's question (`MCPDevice`) is a first call here.
         if (p.requestState != nil || p.inputResponses != nil) && !MCPDevice.isConfirmation(p, call) {
             return try retry(p, tool, call, store, session: session)
@@ -91,8 +90,7 @@ extension MCPApprovals {
     /// the call is cancelled); no answer, or a client that cannot be asked, is `ApprovalRequired`.
     static func gate2025(_ p: CallMCPTool.Params, _ tool: Tool, _ call: Call) throws -> Gate {
         let services = call.services
-        guard let session = services.mcpSession.get() else { throw RPCError.serverNotInitialized }
-        let (store, _) = try services.stores()
+        let (session, store) = try services.mcpSession.current()
         let (toolCallId, consent) = try check(p, tool, store, session: session, call)
         switch consent {
         case .run: return .run(toolCallId: toolCallId)

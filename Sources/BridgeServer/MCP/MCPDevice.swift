@@ -37,8 +37,7 @@ enum MCPDevice {
                      modern: MCPEnvelope?) throws -> MCPApprovals.Gate {
         guard tool.heavy || tool.requiresNetwork else { return .run(toolCallId: proposed) }
         let services = call.services
-        guard let session = services.mcpSession.get() else { throw RPCError.serverNotInitialized }
-        let (store, _) = try services.stores()
+        let (session, store) = try services.mcpSession.current()
         let digest = try MCPRequestState.digest(p.arguments)
         let confirmation = modern == nil ? nil : try answer(p, call, session: session, digest: digest)
         let open = try store.openDeferral(id: session, name: tool.name, preferring: confirmation?.toolCallId ?? proposed) {

@@ -64,17 +64,19 @@ enum MCPMethods {
         if let id = services.mcpSession.get() { return (ws.rootPath, id) }
         let (store, _) = try services.agents.stores(for: ws)
         let session: Session
+        let policy: ApprovalPolicy
         if let id = services.configuration.mcpSession {
             session = try store.get(id: id)
+            policy = session.approvalPolicy
         } else {
             // `MCPSessionEnd.recordsAtOpen` counts what this journals: keep the two in step.
             session = try store.create(title: "MCP: \(clientName)", agentType: "mcp")
             _ = try store.transition(id: session.id, to: .running)
-            if let policy = try services.configuration.mcpApprovalPolicy.map({ try MCPApprovals.policy(named: $0) }), policy != .none {
-                _ = try store.setApprovalPolicy(id: session.id, policy)
-            }
+            policy = try services.configuration.mcpApprovalPolicy.map { try MCPApprovals.policy(named: $0) } ?? .none
+            if policy != .none { _ = try store.setApprovalPolicy(id: session.id, policy) }
         }
-        services.mcpSession.set(session.id, clientName: clientName)
+        services.mcpSession.set(session.id, clientName: clientName, store: store, owned: services.configuration.mcpSession == nil,
+                                policy: policy)
         return (ws.rootPath, session.id)
     }
 

@@ -1,4 +1,5 @@
 import AgentSessions
+import Logging
 
 /// The end of the session an MCP connection journaled its tool calls into, when the process
 /// exits cleanly (docs/decisions.md, "Tasks, traces and MCP sessions at exit").
@@ -15,26 +16,28 @@ enum MCPSessionEnd {
     static let recordsAtOpen = 2
 
     static func end(_ services: Services) {
-        guard services.configuration.mcpSession == nil, let id = services.mcpSession.get(),
-              let (store, _) = try? services.stores()
-        else { return }
-        let logger = services.logger
+        guard services.configuration.mcpSession == nil, let (id, store) = try? services.mcpSession.current() else { return }
+        end(store, id: id, logger: services.logger)
+    }
+
+    /// Ends session `id` of `store` by the rules above (the caller knows this process created it).
+    static func end(_ store: SessionStore, id: String, logger: Logger) {
         do {
             defer { store.release(id: id) }
             if try store.deleteUnchanged(id: id, records: recordsAtOpen) {
-                logger.debug("mcp: session \(id) deleted at exit: nothing was journaled in it")
+                logger.debug("mcp: session \(id) deleted at its end: nothing was journaled in it")
                 return
             }
             let session = try store.get(id: id)
             guard session.pendingToolCalls.isEmpty else {
-                logger.notice("mcp: session \(id) left \(session.state.rawValue) at exit: \(session.pendingToolCalls.count) tool call(s) unfinished")
+                logger.notice("mcp: session \(id) left \(session.state.rawValue) at its end: \(session.pendingToolCalls.count) tool call(s) unfinished")
                 return
             }
             guard session.state == .running || session.state == .backgrounded else { return }
             _ = try store.transition(id: id, to: .completed)
-            logger.debug("mcp: session \(id) completed at exit")
+            logger.debug("mcp: session \(id) completed at its end")
         } catch {
-            logger.warning("mcp: session \(id) could not be ended at exit: \(error)")
+            logger.warning("mcp: session \(id) could not be ended: \(error)")
         }
     }
 }

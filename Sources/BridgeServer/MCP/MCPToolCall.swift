@@ -68,8 +68,7 @@ enum CallMCPTool: MethodDeclaration {
         let name = p.name
         let tool = try tool(name)
         let services = call.services
-        guard let sessionID = services.mcpSession.get() else { throw RPCError.serverNotInitialized }
-        let (store, _) = try services.stores()
+        let (sessionID, store) = try services.mcpSession.current()
         let arguments = p.arguments
         let run = { try ToolTable.call(name, arguments: arguments, services: services, request: call.request, scope: services.mcpRoots) }
         if tool.readOnly {
