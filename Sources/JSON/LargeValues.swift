@@ -44,6 +44,11 @@ enum LargeValues {
     /// What every placeholder starts with: random per process.
     static let marker = "\u{1}wb\(String(UInt64.random(in: .min ... .max), radix: 36))-"
 
+    /// jansson's text of a placeholder is `placeholderHead` (a quote, the escaped marker), the
+    /// number, then `placeholderTail` (the escaped `\u{1}`, a quote): dumped once per process.
+    static let placeholderHead = Array(JSONCodec.encode(.string(marker), splicing: false).dropLast())
+    static let placeholderTail = Array(JSONCodec.encode(.string("\u{1}"), splicing: false).dropFirst())
+
     /// The string that stands for the `i`th large value of a dump.
     static func placeholder(_ i: Int) -> String { "\(marker)\(i)\u{1}" }
 
@@ -60,9 +65,7 @@ enum LargeValues {
     static func splice(_ values: [JSON], uses: [Int], into dumped: [UInt8]) -> [UInt8] {
         let plans = values.map(Parts.init)
         let capacity = dumped.count + zip(plans, uses).reduce(0) { $0 + $1.0.bound * $1.1 }
-        // jansson's text of a placeholder: the escaped marker, the number, the escaped \u{1}, a quote.
-        let head = Array(JSONCodec.encode(.string(marker), splicing: false).dropLast())
-        let tail = Array(JSONCodec.encode(.string("\u{1}"), splicing: false).dropFirst())
+        let head = placeholderHead, tail = placeholderTail
         var written = [Range<Int>?](repeating: nil, count: values.count)
         return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
             let out = buf.baseAddress!

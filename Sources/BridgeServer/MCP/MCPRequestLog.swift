@@ -4,9 +4,9 @@ import Logging
 
 /// The 2026-07-28 era's logging, per request (logging.mdx; `logging/setLevel` is gone): one
 /// `debug` line per modern request naming the method, the tool and the outcome (like every line
-/// logged while serving the request, it carries the request's trace context: `MCPTraceContext`). The same line goes to the client as `notifications/message`,
-/// before the response, only when that request's `_meta` asked for `debug`; a request that did
-/// not ask gets no log message at all.
+/// logged while serving the request, it carries the request's trace context: `MCPTraceContext`).
+/// The same line goes to the client as `notifications/message`, before the response, only when
+/// that request's `_meta` asked for `debug`; a request that did not ask gets no log message at all.
 enum MCPRequestLog {
     static func record(_ call: Call, _ envelope: MCPEnvelope, method: String, outcome: @autoclosure () -> String) {
         // Nothing to build when neither stderr nor the client wants the line (the common case).
