@@ -61,8 +61,7 @@ extension Connection {
         if pending.count < left {
             lines += "workspace-bridge:   \(left - pending.count) cancelled request(s) still stuck in their handler\n"
         }
-        var bytes = Array(lines.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        _ = FileIO.writeAll(2, Array(lines.utf8))
     }
 
     static func nanos(_ d: Duration) -> UInt64 {

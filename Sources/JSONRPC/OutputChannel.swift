@@ -244,8 +244,7 @@ public final class OutputChannel: Sendable {
     private func exitOnStall(after limit: UInt64, unwritten: Int) -> Never {
         let line = "workspace-bridge: the client has read none of its output for \(limit / 1_000_000) ms "
             + "(\(unwritten) bytes waiting): disconnecting (exit status 1)\n"
-        var bytes = Array(line.utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        _ = FileIO.writeAll(2, Array(line.utf8))
         _exit(1)
     }
 }

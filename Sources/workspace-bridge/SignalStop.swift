@@ -40,8 +40,7 @@ enum SignalStop {
     /// One line on stderr, written directly: the logger may forward to the client, whose output
     /// may be blocked, and this thread must stay free for the next signal.
     private static func say(_ line: String) {
-        var bytes = Array("workspace-bridge: \(line)\n".utf8)
-        _ = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress, $0.count) }
+        _ = FileIO.writeAll(2, Array("workspace-bridge: \(line)\n".utf8))
     }
 
     private static func seconds(_ d: Duration) -> String {
