@@ -16,7 +16,7 @@ enum MCPSessionEnd {
     static let recordsAtOpen = 2
 
     static func end(_ services: Services) {
-        guard services.configuration.mcpSession == nil, let (id, store) = try? services.mcpSession.current() else { return }
+        guard let (id, store) = services.mcpSession.ownedSession() else { return }
         end(store, id: id, logger: services.logger)
     }
 

@@ -45,6 +45,12 @@ final class MCPSessionRef: FollowsWorkspace {
         return pair
     }
 
+    /// The session and its store when this process created the session (not one attached with
+    /// `--session`): the one to end at a clean exit.
+    func ownedSession() -> (id: String, store: SessionStore)? {
+        state.withLock { s in s.owned ? s.id.flatMap { id in s.store.map { (id, $0) } } : nil }
+    }
+
     /// Records the session opened (`owned`: created by this process) in `store`, with `policy`.
     func set(_ id: String, clientName: String, store: SessionStore, owned: Bool, policy: ApprovalPolicy) {
         state.withLock { $0 = State(id: id, clientName: clientName, store: store, owned: owned, policy: policy) }
