@@ -34,8 +34,7 @@ extension SessionMethods {
     /// Records a deferred call in the session's deferred calls (`session/listDeferred`), where it
     /// stays until the call is begun or finished.
     static func deferCall(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
-                          _ decision: WorkDecision) throws {
-        guard case .deferred(let reason, _, _) = decision else { return }
+                          reason: String) throws {
         _ = try store.deferToolCall(id: session, toolCallId: toolCallId, name: tool.name, arguments: arguments, reason: reason)
     }
 

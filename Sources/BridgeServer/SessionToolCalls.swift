@@ -59,8 +59,8 @@ extension SessionMethods {
         case .run: break
         }
         let device = deviceDecision(tool, userConfirmed: tc.userConfirmed, agents: call.services.agents)
-        if case .deferred = device.decision {
-            try deferCall(store, session: tc.session, toolCallId: tc.toolCallId, tool: tool, arguments: tc.arguments, device.decision)
+        if case .deferred(let reason, _, _) = device.decision {
+            try deferCall(store, session: tc.session, toolCallId: tc.toolCallId, tool: tool, arguments: tc.arguments, reason: reason)
             throw device.decision.error(queued: true)!
         }
         switch try store.beginToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name, arguments: tc.arguments) {

@@ -38,10 +38,17 @@ enum MCPDevice {
         guard tool.heavy || tool.requiresNetwork else { return .run(toolCallId: proposed) }
         let services = call.services
         let (session, store) = try services.mcpSession.current()
-        let digest = try MCPRequestState.digest(p.arguments)
+        // The arguments' digest only when something is matched or signed with it (most calls never).
+        var memo: String?
+        func digest() throws -> String {
+            if let memo { return memo }
+            let d = try MCPRequestState.digest(p.arguments)
+            memo = d
+            return d
+        }
         let confirmation = modern == nil ? nil : try answer(p, call, session: session, digest: digest)
         let open = try store.openDeferral(id: session, name: tool.name, preferring: confirmation?.toolCallId ?? proposed) {
-            (try? MCPRequestState.digest($0)) == digest
+            (try? MCPRequestState.digest($0)) == (try? digest())
         }
         let toolCallId = confirmation?.toolCallId ?? open?.toolCallId ?? proposed
         let check = SessionMethods.deviceDecision(tool, userConfirmed: false, agents: services.agents)
@@ -52,15 +59,14 @@ enum MCPDevice {
             return .answer(result.json)
         }
         guard case .deferred(let reason, let confirmable, _) = check.decision else { return .run(toolCallId: toolCallId) }
-        let ask = Question(tool: tool, arguments: p.arguments, session: session, toolCallId: toolCallId, reason: reason,
-                           check: check)
+        let ask = Question(tool: tool, session: session, toolCallId: toolCallId, reason: reason, check: check)
         if let confirmation, confirmation.reason == reason {
             if let done = try store.toolCallResult(id: session, toolCallId: toolCallId) { return .answer(done.result) }
             if confirmation.confirmed { return .run(toolCallId: toolCallId) }
         }
         if open?.toolCallId != toolCallId || open?.reason != reason {
             try SessionMethods.deferCall(store, session: session, toolCallId: toolCallId, tool: tool, arguments: p.arguments,
-                                         check.decision)
+                                         reason: reason)
         }
         if let confirmation, confirmation.reason == reason {
             return .answer(deferred(ask, confirmable: confirmable, why: "The user declined to run it anyway."))
@@ -70,7 +76,7 @@ enum MCPDevice {
             guard MCPApprovals.formElicitation(modern.capabilities) else {
                 return .answer(deferred(ask, confirmable: true, why: "This client declared no elicitation capability, so it cannot be asked here."))
             }
-            let state = MCPRequestState(method: CallMCPTool.method, tool: tool.name, argumentsDigest: digest, session: session,
+            let state = MCPRequestState(method: CallMCPTool.method, tool: tool.name, argumentsDigest: try digest(), session: session,
                                         approvalId: "", expiresAtMs: WallClock.nanos() / 1_000_000
                                             + services.configuration.mcpApprovalTimeout.milliseconds,
                                         reason: reason, toolCallId: toolCallId)
@@ -98,7 +104,6 @@ enum MCPDevice {
     /// One deferred call, as the question and the `Deferred` result name it.
     struct Question {
         var tool: Tool
-        var arguments: JSON
         var session: String
         var toolCallId: String
         var reason: String
@@ -109,7 +114,7 @@ enum MCPDevice {
     /// The answer a 2026-07-28 retry carries for a device confirmation (nil when it carries none:
     /// a first call, or the retry of an approval), verified like an approval's state.
     private static func answer(_ p: CallMCPTool.Params, _ call: Call, session: String,
-                               digest: String) throws -> (reason: String, toolCallId: String, confirmed: Bool)? {
+                               digest: () throws -> String) throws -> (reason: String, toolCallId: String, confirmed: Bool)? {
         guard let text = p.requestState, let response = p.inputResponses?[inputKey] else { return nil }
         let expected = "a requestState this server issued for this call, unexpired"
         let state: MCPRequestState
@@ -121,7 +126,7 @@ enum MCPDevice {
         guard let reason = state.reason, let toolCallId = state.toolCallId else { return nil }
         let mismatch: String? = state.method != CallMCPTool.method ? "a requestState for \(state.method)"
             : state.tool != p.name ? "a requestState for the tool \(state.tool)"
-            : state.argumentsDigest != digest ? "a requestState for other arguments"
+            : state.argumentsDigest != (try digest()) ? "a requestState for other arguments"
             : state.session != session ? "a requestState for another session" : nil
         if let mismatch { throw RPCError.invalidParams(field: "requestState", expected: expected, got: mismatch) }
         guard let confirmed = confirmed(response) else {
