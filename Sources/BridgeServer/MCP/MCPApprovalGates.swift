@@ -27,12 +27,9 @@ extension MCPApprovals {
                                         why: "this client declared no elicitation capability, so it cannot be asked here."))
             }
             let state = MCPRequestState(method: CallMCPTool.method, tool: p.name, argumentsDigest: try MCPRequestState.digest(p.arguments),
-                                        session: session, approvalId: approval.approvalId,
-                                        expiresAtMs: (WallClock.nanos() / 1_000_000) + services.configuration.mcpApprovalTimeout.milliseconds)
-            return .answer(["resultType": "input_required",
-                            "inputRequests": ["approve": ["method": "elicitation/create",
-                                                          "params": elicitation(approval, session: session, modern: true)]],
-                            "requestState": .string(try state.encoded(key: services.mcpApprovals.key))])
+                                        session: session, approvalId: approval.approvalId, expiresAtMs: MCPRequestState.expiry(services))
+            return .answer(try MCPRequestState.inputRequired("approve", params: elicitation(approval, session: session, modern: true),
+                                                             state: state, services))
         }
     }
 
@@ -43,22 +40,10 @@ extension MCPApprovals {
         guard let text = p.requestState else {
             throw RPCError.invalidParams(field: "requestState", expected: "the requestState of the input_required result answered", got: "nothing")
         }
-        let state: MCPRequestState
-        do {
-            state = try MCPRequestState.decode(text, key: call.services.mcpApprovals.key, nowMs: (WallClock.nanos() / 1_000_000))
-        } catch {
-            throw RPCError.invalidParams(field: "requestState", expected: "a requestState this server issued for this call, unexpired",
-                                         got: error.reason)
-        }
-        let mismatch: String? = state.method != CallMCPTool.method ? "a requestState for \(state.method)"
-            : state.tool != p.name ? "a requestState for the tool \(state.tool)"
-            : state.argumentsDigest != (try MCPRequestState.digest(p.arguments)) ? "a requestState for other arguments"
-            : state.session != session ? "a requestState for another session" : nil
-        if let mismatch {
-            throw RPCError.invalidParams(field: "requestState", expected: "a requestState this server issued for this call, unexpired", got: mismatch)
-        }
+        let state = try MCPRequestState.verified(text, tool: p.name, digest: { try MCPRequestState.digest(p.arguments) }, session: session,
+                                                 call.services)
         guard let approval = try store.approval(id: session, approvalId: state.approvalId) else {
-            throw RPCError.invalidParams(field: "requestState", expected: "a requestState this server issued for this call, unexpired",
+            throw RPCError.invalidParams(field: "requestState", expected: MCPRequestState.expectedOnRetry,
                                          got: "a requestState naming an approval the session does not have")
         }
         if let done = try store.toolCallResult(id: session, toolCallId: approval.toolCallId) { return .answer(done.result) }

@@ -77,12 +77,8 @@ enum MCPDevice {
                 return .answer(deferred(ask, confirmable: true, why: "This client declared no elicitation capability, so it cannot be asked here."))
             }
             let state = MCPRequestState(method: CallMCPTool.method, tool: tool.name, argumentsDigest: try digest(), session: session,
-                                        approvalId: "", expiresAtMs: WallClock.nanos() / 1_000_000
-                                            + services.configuration.mcpApprovalTimeout.milliseconds,
-                                        reason: reason, toolCallId: toolCallId)
-            return .answer(["resultType": "input_required",
-                            "inputRequests": ["confirm": ["method": "elicitation/create", "params": elicitation(ask, modern: true)]],
-                            "requestState": .string(try state.encoded(key: services.mcpApprovals.key))])
+                                        approvalId: "", expiresAtMs: MCPRequestState.expiry(services), reason: reason, toolCallId: toolCallId)
+            return .answer(try MCPRequestState.inputRequired(inputKey, params: elicitation(ask, modern: true), state: state, services))
         }
         guard services.mcpApprovals.clientElicits2025 else {
             return .answer(deferred(ask, confirmable: true, why: "This client declared no elicitation capability, so it cannot be asked here."))
@@ -116,19 +112,8 @@ enum MCPDevice {
     private static func answer(_ p: CallMCPTool.Params, _ call: Call, session: String,
                                digest: () throws -> String) throws -> (reason: String, toolCallId: String, confirmed: Bool)? {
         guard let text = p.requestState, let response = p.inputResponses?[inputKey] else { return nil }
-        let expected = "a requestState this server issued for this call, unexpired"
-        let state: MCPRequestState
-        do {
-            state = try MCPRequestState.decode(text, key: call.services.mcpApprovals.key, nowMs: WallClock.nanos() / 1_000_000)
-        } catch {
-            throw RPCError.invalidParams(field: "requestState", expected: expected, got: error.reason)
-        }
+        let state = try MCPRequestState.verified(text, tool: p.name, digest: digest, session: session, call.services)
         guard let reason = state.reason, let toolCallId = state.toolCallId else { return nil }
-        let mismatch: String? = state.method != CallMCPTool.method ? "a requestState for \(state.method)"
-            : state.tool != p.name ? "a requestState for the tool \(state.tool)"
-            : state.argumentsDigest != (try digest()) ? "a requestState for other arguments"
-            : state.session != session ? "a requestState for another session" : nil
-        if let mismatch { throw RPCError.invalidParams(field: "requestState", expected: expected, got: mismatch) }
         guard let confirmed = confirmed(response) else {
             throw RPCError.invalidParams(field: "inputResponses.confirm", expected: "an elicitation result {action: accept|decline|cancel, content?}",
                                          got: response.typeName)
