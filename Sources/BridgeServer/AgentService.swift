@@ -18,9 +18,10 @@ final class AgentService: Sendable {
     private struct Open { var root: String; var sessions: SessionStore; var queue: OfflineQueue }
     private let open = Mutex<Open?>(nil)
     private let opening = OpeningLock()
-    private let conditions = Mutex(DeviceConditions(network: .wifi))
-    /// Whether this process's host reported conditions (then they, not the shared ones, apply).
-    private let reportedHere = Atomic<Bool>(false)
+    /// What this process's host reported (then it, not the shared conditions, applies); nil before.
+    private let reported = Mutex<DeviceConditions?>(nil)
+    /// The conditions assumed when no host reported any.
+    private static let assumed = DeviceConditions(network: .wifi)
     private let configDirectory: String
     private let logger: Logger
     private let notify: @Sendable (String, JSON) -> Void
@@ -77,19 +78,18 @@ final class AgentService: Sendable {
     /// what the host of another running server process of the same config folder reported
     /// (`SharedConditions`: how an MCP process learns them), else the assumed ones.
     var currentConditions: DeviceConditions {
-        if reportedHere.load(ordering: .acquiring) { return conditions.withLock { $0 } }
-        return SharedConditions.read(configDirectory: configDirectory) ?? conditions.withLock { $0 }
+        if let here = reported.withLock({ $0 }) { return here }
+        return SharedConditions.read(configDirectory: configDirectory) ?? Self.assumed
     }
 
     /// Records new conditions, and shares them with the other server processes of this config
     /// folder; when the network comes back, due queue items are announced.
     func setConditions(_ c: DeviceConditions, queue: OfflineQueue?) -> Policy {
-        let shared = reportedHere.load(ordering: .acquiring) ? nil : SharedConditions.read(configDirectory: configDirectory)
-        let before = conditions.withLock { s -> DeviceConditions in
+        let earlier = reported.withLock { s -> DeviceConditions? in
             defer { s = c }
-            return shared ?? s
+            return s
         }
-        reportedHere.store(true, ordering: .releasing)
+        let before = earlier ?? SharedConditions.read(configDirectory: configDirectory) ?? Self.assumed
         do throws(SharedConditionsError) { try SharedConditions.write(c, configDirectory: configDirectory) } catch {
             logger.warning("device conditions: not shared with other server processes: \(error.reason)")
         }

@@ -37,7 +37,9 @@ final class MCPSessionRef: FollowsWorkspace {
     func get() -> String? { state.withLock { $0.id } }
 
     /// The session and the store it lives in, read together: a storage switch replaces both at
-    /// once, so a call racing the switch journals wholly in the old root or wholly in the new one.
+    /// once, so no step of a call racing the switch pairs a session id with the other root's store
+    /// (each step reads the pair anew: the consent step may still record in the root left while
+    /// the call itself journals in the new one).
     func current() throws -> (id: String, store: SessionStore) {
         guard let pair = state.withLock({ s in s.id.flatMap { id in s.store.map { (id, $0) } } }) else {
             throw RPCError.serverNotInitialized
