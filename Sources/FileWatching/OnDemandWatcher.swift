@@ -93,17 +93,7 @@ public final class OnDemandWatcher<Key: Hashable & Sendable, Subscriber: Sendabl
                 }
                 throw error
             }
-            let kept = state.withLock { s -> Bool in
-                guard !s.subscribers.isEmpty else {
-                    if s.live == token { s.live = nil }
-                    return false
-                }
-                s.watcher = watcher
-                s.live = token
-                s.root = root
-                return true
-            }
-            if !kept { discarded = watcher }
+            if !install(watcher, token: token, root: root) { discarded = watcher }
         }
     }
 
@@ -145,18 +135,24 @@ public final class OnDemandWatcher<Key: Hashable & Sendable, Subscriber: Sendabl
                 }
                 throw RetargetFailure(error: error, dropped: dropped)
             }
-            let kept = state.withLock { s -> Bool in
-                guard !s.subscribers.isEmpty else {
-                    if s.live == moving.token { s.live = nil }
-                    return false
-                }
-                s.watcher = watcher
-                s.live = moving.token
-                s.root = root
-                return true
-            }
+            let kept = install(watcher, token: moving.token, root: root)
             if !kept { discarded.append(watcher) }
             return kept
+        }
+    }
+
+    /// Keeps a watcher just started with `token` as the running one, unless every subscriber
+    /// left meanwhile (then it is not kept: the caller stops it outside the locks). `starting` held.
+    private func install(_ watcher: FileWatcher, token: UInt64, root: String) -> Bool {
+        state.withLock { s -> Bool in
+            guard !s.subscribers.isEmpty else {
+                if s.live == token { s.live = nil }
+                return false
+            }
+            s.watcher = watcher
+            s.live = token
+            s.root = root
+            return true
         }
     }
 
