@@ -100,7 +100,7 @@ final class ResourceSubscriptions: FollowsWorkspace {
         let moved: Bool
         do {
             moved = try watch.retarget(root: workspace.rootPath) { path, s in
-                Subscribed(uri: (try? MCPResources.uri(workspace, path)) ?? s.uri, asked: s.asked, connection: s.connection)
+                Subscribed(uri: MCPWorkspaceMove.restate(path, s.uri, in: workspace), asked: s.asked, connection: s.connection)
             }
         } catch {
             throw error.error

@@ -71,9 +71,9 @@ enum ListenSubscriptions: MCPRequestDeclaration {
         })
         // Watching before the acknowledgement, streaming only after it: once the client has the
         // acknowledgement, every change after it is delivered, and nothing comes before it.
-        let listener = MCPListener(id: id, uris: uris, listChanged: p.listChanged, response: response)
+        let listener = MCPListener(id: id, listChanged: p.listChanged, response: response)
         do {
-            try listeners.add(listener, root: ws.rootPath, connection: ctx.serving)
+            try listeners.add(listener, uris: uris, root: ws.rootPath, connection: ctx.serving)
         } catch {
             listeners.remove(id)
             response.fail(services.mapError(error))
@@ -86,18 +86,17 @@ enum ListenSubscriptions: MCPRequestDeclaration {
     }
 }
 
-/// One open `subscriptions/listen`: what it asked for, the response that ends it, and whether
-/// its acknowledgement has been sent (nothing is streamed before).
+/// One open `subscriptions/listen`: whether it asked for list changes, the response that ends it,
+/// and whether its acknowledgement has been sent (nothing is streamed before); the URIs of its
+/// resources are kept with it in `MCPListeners` (restated when the workspace moves).
 final class MCPListener: Sendable {
     let id: RequestID
-    let uris: [WorkspacePath: String]
     let listChanged: Bool
     let response: DeferredResponse
     let acknowledged = Atomic<Bool>(false)
 
-    init(id: RequestID, uris: [WorkspacePath: String], listChanged: Bool, response: DeferredResponse) {
+    init(id: RequestID, listChanged: Bool, response: DeferredResponse) {
         self.id = id
-        self.uris = uris
         self.listChanged = listChanged
         self.response = response
     }
@@ -119,8 +118,9 @@ final class MCPListeners: FollowsWorkspace {
             }
         })
 
-    func add(_ listener: MCPListener, root: String, connection: Connection) throws {
-        try watch.add(listener.id, Open(listener: listener, connection: connection, uris: listener.uris), root: root)
+    /// Opens `listener`, its resources named by `uris` (workspace path → URI in `root`).
+    func add(_ listener: MCPListener, uris: [WorkspacePath: String], root: String, connection: Connection) throws {
+        try watch.add(listener.id, Open(listener: listener, connection: connection, uris: uris), root: root)
         // Cancelled between its acknowledgement and now: its hook found nothing to remove.
         if !listener.response.isOpen { remove(listener.id) }
     }
@@ -170,7 +170,12 @@ final class MCPListeners: FollowsWorkspace {
 enum MCPWorkspaceMove {
     static func restate(_ uris: [WorkspacePath: String], in workspace: Workspace) -> [WorkspacePath: String] {
         var out: [WorkspacePath: String] = [:]
-        for (path, uri) in uris { out[path] = (try? MCPResources.uri(workspace, path)) ?? uri }
+        for (path, uri) in uris { out[path] = restate(path, uri, in: workspace) }
         return out
+    }
+
+    /// The URI of `path` in `workspace`; `old` when it cannot be named there.
+    static func restate(_ path: WorkspacePath, _ old: String, in workspace: Workspace) -> String {
+        (try? MCPResources.uri(workspace, path)) ?? old
     }
 }
