@@ -30,12 +30,19 @@ struct MachineSettings: Equatable {
         return configDirectory + "/storage-" + String(repeating: "0", count: 16 - hex.count) + hex + ".json"
     }
 
+    /// The persisted settings; the defaults when none were saved yet.
     static func load(configDirectory: String, localRoot: String) throws(WorkspaceError) -> MachineSettings {
+        try loadIfPresent(configDirectory: configDirectory, localRoot: localRoot)
+            ?? MachineSettings(file: file(configDirectory: configDirectory, localRoot: localRoot))
+    }
+
+    /// The persisted settings; nil when none were saved yet (no file).
+    static func loadIfPresent(configDirectory: String, localRoot: String) throws(WorkspaceError) -> MachineSettings? {
         let path = file(configDirectory: configDirectory, localRoot: localRoot)
         var s = MachineSettings(file: path)
         let fd = Sys.openRegularHost(path, flags: O_RDONLY)
         if fd < 0 {
-            if errno == ENOENT { return s }
+            if errno == ENOENT { return nil }
             throw WorkspaceError(.ioError, "cannot read the storage settings \(path): errno \(errno)", path: path)
         }
         defer { close(fd) }

@@ -139,9 +139,8 @@ public final class StorageManager: Sendable {
     /// another process runs stays its own. A file that is missing or cannot be read changes nothing.
     public func reloadChoice() -> Bool {
         writing.withLock { _ in
-            let file = settingsFile
-            guard access(file, F_OK) == 0,
-                  let loaded = try? MachineSettings.load(configDirectory: configDirectory, localRoot: localRoot) else { return false }
+            guard let loaded = (try? MachineSettings.loadIfPresent(configDirectory: configDirectory, localRoot: localRoot)) ?? nil
+            else { return false }
             return state.withLock { s in
                 let moved = s.settings.location != loaded.location
                 s.settings.location = loaded.location
