@@ -26,8 +26,8 @@ import PackageDescription
 ///       → SystemSupport, CWorkspaceShims
 ///     JSON              jansson values and text
 ///       → CJansson
-///     SystemSupport     the low-level helpers, once: threads, clocks, stat times, timestamps, read/write loops
-///       → (only the C library, Dispatch and Synchronization)
+///     SystemSupport     the low-level helpers, once: threads, clocks, stat times, timestamps, read/write loops, SHA-256
+///       → CWorkspaceShims (and the C library, Dispatch and Synchronization)
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library
 ///
@@ -58,7 +58,7 @@ let package = Package(
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
         ),
         .target(name: "CWorkspaceShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "SystemSupport", swiftSettings: strict),
+        .target(name: "SystemSupport", dependencies: ["CWorkspaceShims"], swiftSettings: strict),
         .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
         .target(
             name: "FileWatching",

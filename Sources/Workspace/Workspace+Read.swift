@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 extension Workspace {
     /// A byte range of a file and the file's status at the time of the read.
@@ -71,7 +72,7 @@ extension Workspace {
     /// The SHA-256 of everything in the open file `fd`, read from its start (its offset is left
     /// where it was).
     static func sha256(of fd: Int32, path: WorkspacePath, isCancelled: () -> Bool = { false }) throws(WorkspaceError) -> String {
-        var hasher = try SHA256()
+        var hasher = try SHA256.started()
         var buf = [UInt8](repeating: 0, count: 1 << 20)
         var offset: Int64 = 0
         while true {

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 import CWorkspaceShims
 
 extension Workspace {
@@ -39,7 +40,7 @@ extension Workspace {
         var placed = false
         defer { if !placed { unlinkat(staging.raw, tmp, 0) } }
 
-        var hasher = try SHA256()
+        var hasher = try SHA256.started()
         var total: Int64 = 0
         let chunk = Int(min(Int64(1 << 20), max(Int64(4096), sourceSize + 1)))
         var buf = [UInt8](repeating: 0, count: chunk)

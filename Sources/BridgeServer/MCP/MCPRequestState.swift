@@ -1,8 +1,8 @@
-import CWorkspaceShims
 import JSON
 import JSONRPC
+import SystemSupport
 
-/// HMAC-SHA256 (RFC 2104) over the system's SHA-256 (`wb_sha256_*`, libcrypto or CommonCrypto).
+/// HMAC-SHA256 (RFC 2104) over the system's SHA-256 (SystemSupport's `SHA256`).
 enum HMACSHA256 {
     private static let block = 64
 
@@ -10,12 +10,12 @@ enum HMACSHA256 {
     static func tag(key: [UInt8], message: [UInt8]) -> [UInt8]? {
         var k = key
         if k.count > block {
-            guard let digest = sha256([k]) else { return nil }
+            guard let digest = SHA256.digest([k]) else { return nil }
             k = digest
         }
         k += [UInt8](repeating: 0, count: block - k.count)
-        guard let inner = sha256([k.map { $0 ^ 0x36 }, message]) else { return nil }
-        return sha256([k.map { $0 ^ 0x5c }, inner])
+        guard let inner = SHA256.digest([k.map { $0 ^ 0x36 }, message]) else { return nil }
+        return SHA256.digest([k.map { $0 ^ 0x5c }, inner])
     }
 
     /// Compares two tags in time independent of where they differ.
@@ -24,17 +24,6 @@ enum HMACSHA256 {
         var diff: UInt8 = 0
         for i in a.indices { diff |= a[i] ^ b[i] }
         return diff == 0
-    }
-
-    /// SHA-256 of the concatenated `parts`; nil when no implementation can be loaded.
-    static func sha256(_ parts: [[UInt8]]) -> [UInt8]? {
-        guard let ctx = wb_sha256_new() else { return nil }
-        for part in parts {
-            part.withUnsafeBytes { raw in if let base = raw.baseAddress { wb_sha256_update(ctx, base, UInt(raw.count)) } }
-        }
-        var digest = [UInt8](repeating: 0, count: 32)
-        wb_sha256_final(ctx, &digest)
-        return digest
     }
 }
 
@@ -67,7 +56,7 @@ struct MCPRequestState: Equatable {
     func encoded(key: [UInt8]) throws -> String {
         let payload = JSONCodec.encode(Self.canonical(json))
         guard let tag = HMACSHA256.tag(key: key, message: payload) else {
-            throw RPCError.internalError("SHA-256 is unavailable: \(String(cString: wb_sha256_error()))")
+            throw RPCError.internalError("SHA-256 is unavailable: \(SHA256.unavailableReason)")
         }
         return Base64.encode(payload) + "." + Base64.encode(tag)
     }
@@ -113,10 +102,9 @@ struct MCPRequestState: Equatable {
 
     /// A digest of a tool call's arguments: SHA-256 of their canonical JSON, hex.
     static func digest(_ arguments: JSON) throws -> String {
-        guard let d = HMACSHA256.sha256([JSONCodec.encode(canonical(arguments))]) else {
-            throw RPCError.internalError("SHA-256 is unavailable: \(String(cString: wb_sha256_error()))")
+        guard let d = SHA256.digest([JSONCodec.encode(canonical(arguments))]) else {
+            throw RPCError.internalError("SHA-256 is unavailable: \(SHA256.unavailableReason)")
         }
-        let hex = Array("0123456789abcdef".utf8)
-        return String(decoding: d.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }, as: UTF8.self)
+        return SHA256.hex(d)
     }
 }
