@@ -20,14 +20,14 @@ extension Connection {
         public var description: String {
             let who = "\(method) (id \(id.map(String.init(describing:)) ?? "none"))"
             guard let s = runningSeconds else { return "\(who) waiting for an earlier request" }
-            return "\(who) running for \(Connection.oneDecimal(s)) s"
+            return "\(who) running for \(Decimal1.text(s)) s"
         }
     }
 
     /// For `shutdown`: waits until every request admitted before `context`'s is answered (or,
     /// for a notification, finished), at most `exitGrace`; returns the ones still pending.
     public func drain(before context: RequestContext) -> [Pending] {
-        let deadline = MonotonicClock.nanos() &+ Self.nanos(options.exitGrace)
+        let deadline = MonotonicClock.nanos() &+ options.exitGrace.clampedNanoseconds
         while true {
             let left = pending(before: context)
             if left.isEmpty || MonotonicClock.nanos() >= deadline { return left }
@@ -56,7 +56,7 @@ extension Connection {
         let left = state.withLock { s in s.jobs.count }
         let pending = pending(before: nil)
         var lines = "workspace-bridge: \(moment): \(left) request(s) still in flight after the "
-            + "\(Self.seconds(grace)) s grace" + (ending ? ", abandoned (exit status 1)" : "") + ":\n"
+            + "\(grace.secondsText) s grace" + (ending ? ", abandoned (exit status 1)" : "") + ":\n"
         for p in pending { lines += "workspace-bridge:   \(p)\n" }
         if pending.count < left {
             lines += "workspace-bridge:   \(left - pending.count) cancelled request(s) still stuck in their handler\n"
@@ -64,24 +64,9 @@ extension Connection {
         _ = FileIO.writeAll(2, Array(lines.utf8))
     }
 
-    static func nanos(_ d: Duration) -> UInt64 {
-        let (s, atto) = d.components
-        return UInt64(max(0, s)) * 1_000_000_000 + UInt64(max(0, atto) / 1_000_000_000)
-    }
-
-    static func seconds(_ d: Duration) -> String {
-        let n = nanos(d)
-        return n % 1_000_000_000 == 0 ? String(n / 1_000_000_000) : oneDecimal(Double(n) / 1e9)
-    }
-
-    /// `x` with one decimal ("12.3"), without Foundation.
-    static func oneDecimal(_ x: Double) -> String {
-        let tenths = Int((max(0, x) * 10).rounded())
-        return "\(tenths / 10).\(tenths % 10)"
-    }
 
     static func dispatchInterval(_ d: Duration) -> DispatchTimeInterval {
-        .nanoseconds(Int(clamping: nanos(d)))
+        .nanoseconds(Int(clamping: d.clampedNanoseconds))
     }
 
     /// A short account of an answer, for the log line of a result discarded after a cancel.

@@ -20,7 +20,7 @@ extension Connection {
         guard level != .off, conventions.traces else { return }
         let context = job.context
         let elapsed = job.startedAt == 0 ? 0 : MonotonicClock.nanos() &- job.startedAt
-        let ms = Self.oneDecimal(Double(elapsed) / 1e6)
+        let ms = Decimal1.text(Double(elapsed) / 1e6)
         let outcome: String
         if abandoned {
             outcome = "cancelled while running (-32800); its handler is abandoned"

@@ -209,8 +209,7 @@ public final class OutputChannel: Sendable {
     /// with no write under way it parks until the next write starts, so an idle server does not
     /// wake up for it.
     private static func startWatchdog(_ channel: OutputChannel, park: WatchdogPark, timeout: Duration) {
-        let (seconds, attoseconds) = timeout.components
-        let limit = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        let limit = timeout.clampedNanoseconds
         let tick = UInt32(min(max(limit / 4_000, 10_000), 1_000_000))  // microseconds
         enum Next { case watch, park, end }
         OSThread.detach { [weak channel] in

@@ -26,7 +26,7 @@ enum SignalStop {
             let name = SignalWaiter.name(of: number)
             if let inFlight = connection.endInput(reason: name) {
                 if inFlight > 0 {
-                    say("\(name): stopping: waiting at most \(seconds(grace)) s for \(inFlight) request(s) in flight (a second signal exits at once)")
+                    say("\(name): stopping: waiting at most \(grace.secondsText) s for \(inFlight) request(s) in flight (a second signal exits at once)")
                 }
                 return
             }
@@ -43,9 +43,4 @@ enum SignalStop {
         _ = FileIO.writeAll(2, Array("workspace-bridge: \(line)\n".utf8))
     }
 
-    private static func seconds(_ d: Duration) -> String {
-        let (s, atto) = d.components
-        let tenths = atto / 100_000_000_000_000_000
-        return tenths == 0 ? "\(s)" : "\(s).\(tenths)"
-    }
 }
