@@ -6,13 +6,15 @@
 //
 // `--app DIR` also serves the folder DIR, unchanged, at /app/ (a front end of your own that
 // includes <script src="/atome-filesystem.js"></script>).
-// `--port 0` picks a free port. The URL is printed on stdout as `Open http://127.0.0.1:N/`
-// once the server answered `initialize`. Arguments after `--` go to `workspace-bridge serve`
+// `--port 0` picks a free port. The URL is printed on stdout as
+// `Open http://127.0.0.1:N/?token=SECRET` once the server answered `initialize`: the secret is
+// new on every start and is what admits a browser (access.mjs); nothing is served without it. Arguments after `--` go to `workspace-bridge serve`
 // (e.g. `--local-root DIR --cloud-root DIR --config-dir DIR`). SIGINT/SIGTERM shut the server
 // down cleanly; if the server exits, the host exits with status 1.
 import { statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { AccessGate } from './access.mjs';
 import { Bridge, defaultBinary } from './bridge.mjs';
 import { makeHandler } from './routes.mjs';
 
@@ -20,8 +22,13 @@ export const defaultPort = 8377;
 
 /**
  * Starts the server child and the HTTP host; resolves once both are ready.
+ *
+ * `url` is the host's root (`http://127.0.0.1:N/`, for building addresses); `openUrl` (and
+ * `appUrl` with `--app`) are the addresses a person opens, with this run's secret; `cookie` is
+ * the `Cookie` header value a script sends instead (tests, `curl -b`).
  * @param {{port?: number, binary?: string, serverArgs?: string[], quiet?: boolean, appDir?: string|null}} options
- * @returns {Promise<{url: string, port: number, bridge: Bridge, initialize: object, close: () => Promise<void>, closing: boolean}>}
+ * @returns {Promise<{url: string, openUrl: string, appUrl: string|null, cookie: string, port: number, bridge: Bridge,
+ *   initialize: object, close: () => Promise<void>, closing: boolean}>}
  */
 export async function startHost({ port = defaultPort, binary = defaultBinary(), serverArgs = [], quiet = false, appDir = null } = {}) {
   if (appDir) {
@@ -37,9 +44,10 @@ export async function startHost({ port = defaultPort, binary = defaultBinary(), 
   });
   bridge.notify('initialized', {});
 
-  let hosts = new Set();
-  const handler = makeHandler({ bridge, hello: { initialize: init, binary }, allowedHosts: () => hosts, appDir });
-  const server = http.createServer(handler);
+  // The handler needs the port (allowed Host headers, the cookie's name): it is made once the
+  // socket listens, before the first request can be read.
+  let handler = null;
+  const server = http.createServer((req, res) => handler(req, res));
   try {
     await new Promise((resolve, reject) => {
       server.once('error', reject);
@@ -50,21 +58,26 @@ export async function startHost({ port = defaultPort, binary = defaultBinary(), 
     throw error;
   }
   const actualPort = server.address().port;
-  hosts = new Set([`127.0.0.1:${actualPort}`, `localhost:${actualPort}`]);
+  const gate = new AccessGate({ port: actualPort });
+  handler = makeHandler({
+    bridge, hello: { initialize: init, binary }, appDir, gate,
+    allowedHosts: new Set([`127.0.0.1:${actualPort}`, `localhost:${actualPort}`]),
+  });
 
   let closing = null;
   const close = () => {
     closing ??= (async () => {
-      handler.close();
+      handler?.close();
       server.closeAllConnections?.();
       await new Promise((resolve) => server.close(resolve));
       await bridge.close();
     })();
     return closing;
   };
+  const url = `http://127.0.0.1:${actualPort}/`;
   return {
-    url: `http://127.0.0.1:${actualPort}/`, port: actualPort, bridge, initialize: init, close,
-    appUrl: appDir ? `http://127.0.0.1:${actualPort}/app/` : null,
+    url, openUrl: gate.urlFor(url), cookie: gate.cookie, port: actualPort, bridge, initialize: init, close,
+    appUrl: appDir ? gate.urlFor(url, '/app/') : null,
     get closing() { return closing !== null; },
   };
 }
@@ -114,7 +127,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     const host = await startHost(parseHostArgs(process.argv.slice(2)));
     runUntilStopped(host);
     console.log(`WorkspaceBridge web: workspace ${host.initialize.capabilities.workspace.root}`);
-    console.log(`Open ${host.url}`);
+    console.log(`Open ${host.openUrl}`);
     if (host.appUrl) console.log(`Your front end: ${host.appUrl}`);
   } catch (error) {
     console.error(`web host: ${error.message}`);

@@ -11,10 +11,14 @@
 //                        `event: bridge-exit` when the server process ends
 //
 // Guarantees: requests whose Host header is not this loopback address are refused (403), so
-// a web page on another origin cannot reach the workspace through DNS rebinding; POSTs must be
-// `application/json` from this origin (no form posts from other sites); the lifecycle methods
-// and the host-only methods that take absolute host paths are not relayed. `/app/` serves only
-// regular files inside DIR (no `..`, no link leading out of it).
+// a web page on another origin cannot reach the workspace through DNS rebinding; every other
+// request needs this run's secret (access.mjs: the cookie, or `?token=` once, then a redirect),
+// else 401 and nothing else; POSTs must be `application/json` from this origin (no form posts
+// from other sites); the lifecycle methods and the host-only methods that take absolute host
+// paths are not relayed. Every response forbids framing (`frame-ancestors 'none'`,
+// `X-Frame-Options: DENY`), MIME sniffing, referrers and cross-origin embedding. `/app/` serves
+// only regular files inside DIR whose path has no dot-name (no `..`, no `.git/`, no `.env`, no
+// link leading out of DIR or to such a name).
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -62,9 +66,14 @@ const appTypes = {
   '.woff': 'font/woff', '.woff2': 'font/woff2', '.webmanifest': 'application/manifest+json',
 };
 
+/** True when `relative` (a path inside a folder) has a name starting with `.` (`.git`, `.env`, `..`). */
+const hasDotName = (relative) => relative.split(/[\\/]/).some((name) => name.startsWith('.'));
+
 /**
- * The file of `appDir` a `/app/…` URL path names, or null: decoded segments, no `.`/`..`, NUL
- * or backslash; a folder means its `index.html`; the real path must stay inside `appDir`.
+ * The file of `appDir` a `/app/…` URL path names, or null: decoded segments, none starting
+ * with `.` (dotfiles, dot-folders, `.` and `..`), no NUL or backslash; a folder means its
+ * `index.html`; the real path (links followed) must stay inside `appDir` and have no dot-name
+ * below it either.
  */
 export async function resolveAppFile(appDir, urlPath) {
   let segments;
@@ -73,7 +82,7 @@ export async function resolveAppFile(appDir, urlPath) {
   } catch {
     return null;
   }
-  if (segments.some((s) => s === '.' || s === '..' || s.includes('\0') || s.includes('\\') || s.includes('/'))) return null;
+  if (segments.some((s) => s.startsWith('.') || s.includes('\0') || s.includes('\\') || s.includes('/'))) return null;
   let file = path.join(appDir, ...segments.filter((s) => s !== ''));
   try {
     const root = await realpath(appDir);
@@ -82,7 +91,8 @@ export async function resolveAppFile(appDir, urlPath) {
       file = path.join(real, 'index.html');
       real = await realpath(file);
     }
-    if (real !== root && !real.startsWith(root + path.sep)) return null;
+    const inside = path.relative(root, real);
+    if (inside === '' || path.isAbsolute(inside) || hasDotName(inside)) return null;
     return (await stat(real)).isFile() ? real : null;
   } catch {
     return null;
@@ -96,14 +106,29 @@ export const refusedMethods = new Set([
 
 const maxBodyBytes = 64 * 1024 * 1024;
 
+/** Headers on every response: no framing by any page (clickjacking), no MIME sniffing, no
+ *  referrer, no embedding by another origin (`<script src>`, `<img>`), no caching. */
+const guardHeaders = {
+  'Content-Security-Policy': "frame-ancestors 'none'",
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+};
+
+/** The host's own responses also allow only its own scripts, styles and images. */
+const hostPolicy = "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
+
+/** `res.writeHead` with the guard headers; `headers` adds to them (a page's CSP replaces the
+ *  guard's, and keeps its `frame-ancestors 'none'`). */
+function writeHead(res, status, headers = {}) {
+  res.writeHead(status, { ...guardHeaders, ...headers });
+}
+
 function send(res, status, body, type = 'application/json; charset=utf-8') {
   const data = typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': type,
-    'Cache-Control': 'no-store',
-    'X-Content-Type-Options': 'nosniff',
-    'Content-Security-Policy': "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:",
-  });
+  writeHead(res, status, { 'Content-Type': type, 'Content-Security-Policy': hostPolicy });
   res.end(data);
 }
 
@@ -124,9 +149,10 @@ async function readJson(req) {
 
 /**
  * Makes the request handler.
- * @param {{bridge: import('./bridge.mjs').Bridge, hello: object, allowedHosts: () => Set<string>, appDir?: string|null}} ctx
+ * @param {{bridge: import('./bridge.mjs').Bridge, hello: object, allowedHosts: Set<string>,
+ *   gate: import('./access.mjs').AccessGate, appDir?: string|null}} ctx
  */
-export function makeHandler({ bridge, hello, allowedHosts, appDir = null }) {
+export function makeHandler({ bridge, hello, allowedHosts, gate, appDir = null }) {
   const atomeScript = atomeFileSystemScript();
   const streams = new Set();
   bridge.onMessage((message) => {
@@ -175,11 +201,7 @@ export function makeHandler({ bridge, hello, allowedHosts, appDir = null }) {
   }
 
   function events(req, res) {
-    res.writeHead(200, {
-      'Content-Type': 'text/event-stream; charset=utf-8',
-      'Cache-Control': 'no-store',
-      Connection: 'keep-alive',
-    });
+    writeHead(res, 200, { 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     res.write(': connected\n\n');
     if (bridge.exited) {
       res.end(`event: bridge-exit\ndata: ${JSON.stringify(bridge.exited)}\n\n`);
@@ -193,27 +215,36 @@ export function makeHandler({ bridge, hello, allowedHosts, appDir = null }) {
     send(res, 200, await readFile(path.join(publicDir, file)), type);
   }
 
-  /** A file of the user's own front end, byte for byte, without the host's CSP (it is their page). */
+  /** A file of the user's own front end, byte for byte, without the host's script and style
+   *  rules (it is their page, inline scripts and all); only the guard headers (no framing). */
   async function serveApp(res, pathname) {
     const file = appDir ? await resolveAppFile(appDir, pathname) : null;
     if (!file) return send(res, 404, { error: appDir ? 'not found' : 'no --app folder is served' });
-    res.writeHead(200, {
-      'Content-Type': appTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream',
-      'Cache-Control': 'no-store',
-      'X-Content-Type-Options': 'nosniff',
-    });
+    writeHead(res, 200, { 'Content-Type': appTypes[path.extname(file).toLowerCase()] ?? 'application/octet-stream' });
     res.end(await readFile(file));
+  }
+
+  /** The secret was missing or wrong: nothing but how to get in. */
+  function refuse(res) {
+    send(res, 401, 'WorkspaceBridge web: open the address the host printed when it started (it carries this run\'s secret, ?token=…).\n',
+      'text/plain; charset=utf-8');
   }
 
   const handler = async (req, res) => {
     try {
       const url = new URL(req.url, 'http://host.invalid');
-      if (!allowedHosts().has(req.headers.host ?? '')) return send(res, 403, { error: 'unexpected Host header' });
+      if (!allowedHosts.has(req.headers.host ?? '')) return send(res, 403, { error: 'unexpected Host header' });
+      const admitted = gate.admit(req, url);
+      if (admitted.redirect) {
+        writeHead(res, 303, { Location: admitted.redirect, 'Set-Cookie': admitted.setCookie });
+        return res.end();
+      }
+      if (!admitted.pass) return refuse(res);
       if (req.method === 'GET') {
         if (staticFiles[url.pathname]) return await serveStatic(res, staticFiles[url.pathname]);
         if (url.pathname === '/atome-filesystem.js') return send(res, 200, atomeScript, contentTypes['.js']);
         if (url.pathname === '/app') {
-          res.writeHead(301, { Location: '/app/' });
+          writeHead(res, 301, { Location: '/app/' });
           return res.end();
         }
         if (url.pathname.startsWith('/app/')) return await serveApp(res, url.pathname);
@@ -223,7 +254,7 @@ export function makeHandler({ bridge, hello, allowedHosts, appDir = null }) {
       }
       if (req.method === 'POST') {
         const origin = req.headers.origin;
-        if (origin && !allowedHosts().has(origin.replace(/^http:\/\//, ''))) return send(res, 403, { error: 'cross-origin request' });
+        if (origin && !allowedHosts.has(origin.replace(/^http:\/\//, ''))) return send(res, 403, { error: 'cross-origin request' });
         if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, { error: 'expected application/json' });
         if (url.pathname === '/rpc') return await rpc(req, res);
         if (url.pathname === '/cancel') return await cancel(req, res);

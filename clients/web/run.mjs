@@ -54,7 +54,7 @@ try {
   console.log(`WorkspaceBridge web on the ${options.template === 'atome' ? 'Atome' : 'agent'} demo workspace ${options.dir}`);
   console.log(`  (the ${other === 'atome' ? 'Atome' : 'agent'} demo: make run TEMPLATE=${other}, or node clients/web/run.mjs --template ${other})`);
   if (host.appUrl) console.log(`Your front end: ${host.appUrl}`);
-  console.log(`Open ${host.url}   (Ctrl-C stops)`);
+  console.log(`Open ${host.openUrl}   (Ctrl-C stops; the address carries this run's secret: keep it to yourself)`);
 } catch (error) {
   console.error(`web: ${error.message}`);
   process.exit(1);

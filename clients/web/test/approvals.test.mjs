@@ -45,7 +45,7 @@ describe('the session view answers approvals', () => {
     await rpc('session/fork', { id: sid, atMessageId: 'u1', title: 'Tidy (branch)' });
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(host.url);
+    await page.goto(host.openUrl);
     await page.waitFor(`document.body.dataset.ready === 'true'`);
     await page.click('.nav-item[data-view="sessions"]');
     await page.waitFor(`!document.getElementById('view-sessions').hidden`);

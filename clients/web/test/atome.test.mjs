@@ -26,10 +26,10 @@ let tmp, roots, appDir, host, browser, page;
 const pattern = (n) => Buffer.from(Array.from({ length: n }, (_, i) => (i * 31 + 7) % 256));
 const pagePattern = (n) => `new Uint8Array(${n}).map((_, i) => (i * 31 + 7) % 256)`;
 
-/** GET with the raw path (fetch would normalise `..` away). */
+/** GET with the raw path (fetch would normalise `..` away) and the run's secret. */
 function rawGet(pathname) {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: host.port, path: pathname }, (res) => {
+    http.get({ host: '127.0.0.1', port: host.port, path: pathname, headers: { Cookie: host.cookie } }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -82,11 +82,11 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
-  it('serves the --app folder at /app/ byte for byte, without the host\'s CSP, and nothing outside it', async () => {
+  it('serves the --app folder at /app/ byte for byte, without the host\'s script rules, and nothing outside it', async () => {
     const index = await rawGet('/app/');
     assert.equal(index.status, 200);
     assert.equal(index.headers['content-type'], 'text/html; charset=utf-8');
-    assert.equal(index.headers['content-security-policy'], undefined);
+    assert.equal(index.headers['content-security-policy'], "frame-ancestors 'none'"); // inline scripts are the page's business; framing is not
     assert.deepEqual(index.body, readFileSync(path.join(appDir, 'index.html')));
     assert.deepEqual((await rawGet('/app/index.html')).body, index.body);
     assert.equal((await rawGet('/app')).status, 301);
@@ -110,7 +110,8 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
   });
 
   it('lays out the Atome template, and the page (unchanged) shows it through the bridge', async () => {
-    await page.goto(`${host.url}app/`);
+    await page.goto(host.appUrl); // the address the host prints: the secret becomes the page's cookie
+    assert.equal(await page.eval('location.href'), `${host.url}app/`);
     await page.waitFor(`document.getElementById('storage').textContent.startsWith('Storage: local')`);
     assert.equal(await page.text('#storage'), 'Storage: local, iCloud available, not set up yet');
     const { result } = await viaCallback('listFiles', `''`);
@@ -265,7 +266,7 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
         .then((r) => r.json()).then((b) => [method, b.error?.data?.code])))`);
     for (const [method, code] of refused) assert.equal(code, 'MethodNotFound', method);
     const other = await fetch(new URL('/rpc', host.url), {
-      method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'http://evil.example' },
+      method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'http://evil.example', Cookie: host.cookie },
       body: JSON.stringify({ id: 1, method: 'listFiles', params: {} }),
     });
     assert.equal(other.status, 403);

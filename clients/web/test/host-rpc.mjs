@@ -1,10 +1,11 @@
 // Shared by the web front end's browser tests: calls through the host process and view switching.
 
-/** Calls `method` through the host's `/rpc` endpoint (what the page itself uses) and returns its
- *  result; an error answer throws, with the server's `error.data` as `data`. */
+/** Calls `method` through the host's `/rpc` endpoint (what the page itself uses, with the
+ *  run's secret as the page's cookie) and returns its result; an error answer throws, with the
+ *  server's `error.data` as `data`. */
 export async function hostRpc(host, method, params = {}) {
   const res = await fetch(new URL('/rpc', host.url), {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: host.cookie },
     body: JSON.stringify({ id: `test-${Math.random()}`, method, params }),
   });
   const body = await res.json();

@@ -12,16 +12,22 @@ import { parseHostArgs, startHost } from '../host.mjs';
 
 let tmp, host;
 
+/** POST with the run's secret (the page's cookie); `access.test.mjs` checks what happens without. */
 function post(pathname, body, headers = {}) {
   return fetch(new URL(pathname, host.url), {
-    method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body),
+    method: 'POST', headers: { 'Content-Type': 'application/json', Cookie: host.cookie, ...headers }, body: JSON.stringify(body),
   });
+}
+
+/** GET with the run's secret. */
+function get(pathname, options = {}) {
+  return fetch(new URL(pathname, host.url), { ...options, headers: { Cookie: host.cookie } });
 }
 
 /** GET with a raw Host header (fetch does not allow setting it). */
 function getWithHost(hostHeader) {
   return new Promise((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port: host.port, path: '/', headers: { Host: hostHeader } }, (res) => {
+    http.get({ host: '127.0.0.1', port: host.port, path: '/', headers: { Host: hostHeader, Cookie: host.cookie } }, (res) => {
       res.resume();
       resolve(res.statusCode);
     }).on('error', reject);
@@ -41,7 +47,7 @@ describe('the web host', () => {
 
   it('listens on 127.0.0.1 only and serves the page', async () => {
     assert.match(host.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const res = await fetch(host.url);
+    const res = await get('/');
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<script type="module" src="\/app.js">/);
   });
@@ -56,9 +62,9 @@ describe('the web host', () => {
   it('refuses other Host headers, other origins and non-JSON posts', async () => {
     assert.equal(await getWithHost('attacker.example:80'), 403);
     assert.equal((await post('/rpc', { id: 1, method: 'ping' }, { Origin: 'http://attacker.example' })).status, 403);
-    const form = await fetch(new URL('/rpc', host.url), { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{"id":1,"method":"ping"}' });
+    const form = await fetch(new URL('/rpc', host.url), { method: 'POST', headers: { 'Content-Type': 'text/plain', Cookie: host.cookie }, body: '{"id":1,"method":"ping"}' });
     assert.equal(form.status, 415);
-    assert.equal((await fetch(new URL('/..%2fhost.mjs', host.url))).status, 404);
+    assert.equal((await get('/..%2fhost.mjs')).status, 404);
   });
 
   it('does not relay lifecycle, host-path or debug methods', async () => {
@@ -71,7 +77,7 @@ describe('the web host', () => {
 
   it('streams server notifications as Server-Sent Events', async () => {
     const controller = new AbortController();
-    const res = await fetch(new URL('/events', host.url), { signal: controller.signal });
+    const res = await get('/events', { signal: controller.signal });
     assert.match(res.headers.get('content-type'), /^text\/event-stream/);
     const reader = res.body.getReader();
     writeFileSync(path.join(tmp, 'outside.txt'), 'x');
@@ -84,8 +90,8 @@ describe('the web host', () => {
   });
 
   it('serves no /app/ without --app, includes the seeds\' bridge in its page, and reads --app', async () => {
-    assert.equal((await fetch(new URL('/app/', host.url))).status, 404);
-    assert.match(await (await fetch(host.url)).text(), /<script src="\/atome-filesystem.js"><\/script>/);
+    assert.equal((await get('/app/')).status, 404);
+    assert.match(await (await get('/')).text(), /<script src="\/atome-filesystem.js"><\/script>/);
     assert.equal(parseHostArgs(['--app', 'front', '--', '--template', 'atome']).appDir, path.resolve('front'));
     assert.deepEqual(parseHostArgs(['--app', 'front', '--', '--template', 'atome']).serverArgs, ['--template', 'atome']);
     assert.throws(() => parseHostArgs(['--app']), /--app needs a folder/);

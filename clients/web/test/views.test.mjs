@@ -48,7 +48,7 @@ describe('the device, offline queue and synced settings views', () => {
     await rpc('chooseStorage', { location: 'local' });
     browser = await launchBrowser();
     page = browser.page;
-    await page.goto(host.url);
+    await page.goto(host.openUrl);
     await page.waitFor(`document.body.dataset.ready === 'true'`);
   });
 

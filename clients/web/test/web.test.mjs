@@ -54,7 +54,7 @@ describe('the web front end on a workspace with a Syncthing cloud folder', () =>
 
   it('hides the cloud choice on first run when no cloud folder is configured', async () => {
     host = await startHost({ port: 0, serverArgs: hostArgs(false), quiet: true });
-    await page.goto(host.url);
+    await page.goto(host.openUrl);
     await page.waitFor(`document.getElementById('first-run').open`);
     assert.equal(await page.eval(`document.getElementById('choice-cloud').hidden`), true);
     assert.equal(await page.eval(`document.getElementById('choice-local').hidden`), false);
@@ -64,7 +64,7 @@ describe('the web front end on a workspace with a Syncthing cloud folder', () =>
 
   it('offers cloud, this computer and decide later on first run when the cloud folder is there', async () => {
     host = await startHost({ port: 0, serverArgs: hostArgs(true), quiet: true });
-    await page.goto(host.url);
+    await page.goto(host.openUrl);
     await page.waitFor(`document.getElementById('first-run').open && !document.getElementById('choice-cloud').hidden`);
     assert.match(await page.text('#choice-cloud-text'), /Syncthing/);
     assert.match(await page.text('#choice-cloud-text'), new RegExp(roots.cloud));
@@ -238,7 +238,7 @@ describe('the web front end on a workspace with a Syncthing cloud folder', () =>
     await page.click('#choice-later');
     await page.waitFor(`document.getElementById('storage-choice').textContent.startsWith('No choice made yet')`);
     assert.equal((await rpc('getStorageInfo')).needsChoice, true);
-    await page.goto(host.url);
+    await page.goto(host.openUrl);
     await page.waitFor(`document.getElementById('first-run').open`);
     await screenshot('choice-reset');
   });
@@ -250,7 +250,7 @@ describe('the web front end on a workspace with a Syncthing cloud folder', () =>
     writeFileSync(path.join(fresh.cloud, '.stfolder'), '');
     writeFileSync(path.join(fresh.local, 'plan.md'), 'the plan\n');
     host = await startHost({ port: 0, quiet: true, serverArgs: ['--local-root', fresh.local, '--cloud-root', fresh.cloud, '--config-dir', fresh.config, '--log-level', 'warning'] });
-    await page.goto(host.url);
+    await page.goto(host.openUrl);
     await page.click('#choice-cloud');
     await page.waitFor(`document.getElementById('modal').open`);
     assert.match(await page.text('#modal h2'), /Bring your files to the cloud\?/);
