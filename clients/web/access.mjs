@@ -2,7 +2,7 @@
 //
 // The host makes a fresh secret (32 random bytes) each time it starts and prints it in the URL
 // it shows (`http://127.0.0.1:N/?token=…`). The first visit with that URL trades the secret for
-// a cookie (HttpOnly, SameSite=Strict, Path=/) and is redirected to the same address without
+// a cookie (HttpOnly, SameSite=Strict, Path=/) and is sent on to the same address without
 // it, so the secret leaves the address bar and history. Every other request must carry the
 // cookie; nothing is served without it. Other local accounts (and pages on other sites) can
 // reach 127.0.0.1 but cannot read this user's terminal or browser profile, so they cannot
@@ -23,7 +23,7 @@ export function sameSecret(candidate, secret) {
  * The per-run secret and what it admits.
  *
  * Guarantees: `admit` passes a request only when it carries the secret, as the cookie or (for a
- * GET, which is then redirected with the cookie set) as `?token=`; a wrong or missing secret is
+ * GET, which then sets the cookie and moves on to the address without it) as `?token=`; a wrong or missing secret is
  * refused. The cookie's name carries the port, because browsers share 127.0.0.1's cookies
  * between ports: two hosts on one machine do not overwrite each other's cookie.
  */

@@ -12,7 +12,7 @@
 //
 // Guarantees: requests whose Host header is not this loopback address are refused (403), so
 // a web page on another origin cannot reach the workspace through DNS rebinding; every other
-// request needs this run's secret (access.mjs: the cookie, or `?token=` once, then a redirect),
+// request needs this run's secret (access.mjs: the cookie, or `?token=` once, then a refresh),
 // else 401 and nothing else; POSTs must be `application/json` from this origin (no form posts
 // from other sites); the lifecycle methods and the host-only methods that take absolute host
 // paths are not relayed. Every response forbids framing (`frame-ancestors 'none'`,
@@ -120,6 +120,9 @@ const guardHeaders = {
 /** The host's own responses also allow only its own scripts, styles and images. */
 const hostPolicy = "default-src 'self'; style-src 'self'; script-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
 
+const htmlEntities = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text) => text.replace(/[&<>"']/g, (c) => htmlEntities[c]);
+
 /** `res.writeHead` with the guard headers; `headers` adds to them (a page's CSP replaces the
  *  guard's, and keeps its `frame-ancestors 'none'`). */
 function writeHead(res, status, headers = {}) {
@@ -224,6 +227,20 @@ export function makeHandler({ bridge, hello, allowedHosts, gate, appDir = null }
     res.end(await readFile(file));
   }
 
+  /**
+   * The secret was in the address: set the cookie and go on to the same address without it.
+   * A page that refreshes at once (the browser replaces its history entry), not a 303: a
+   * SameSite=Strict cookie is not sent along a redirect chain that a link on another site
+   * started, so a 303 would land a user who clicked the printed address in a chat on the 401.
+   * The refresh is the page's own, same-origin navigation, which carries the cookie.
+   */
+  function enter(res, { redirect, setCookie }) {
+    const target = escapeHtml(redirect);
+    writeHead(res, 200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': hostPolicy, 'Set-Cookie': setCookie });
+    res.end(`<!doctype html><meta charset="utf-8"><meta http-equiv="refresh" content="0; url=${target}">`
+      + `<title>WorkspaceBridge</title><p><a href="${target}">Continue to WorkspaceBridge</a></p>\n`);
+  }
+
   /** The secret was missing or wrong: nothing but how to get in. */
   function refuse(res) {
     send(res, 401, 'WorkspaceBridge web: open the address the host printed when it started (it carries this run\'s secret, ?token=…).\n',
@@ -235,10 +252,7 @@ export function makeHandler({ bridge, hello, allowedHosts, gate, appDir = null }
       const url = new URL(req.url, 'http://host.invalid');
       if (!allowedHosts.has(req.headers.host ?? '')) return send(res, 403, { error: 'unexpected Host header' });
       const admitted = gate.admit(req, url);
-      if (admitted.redirect) {
-        writeHead(res, 303, { Location: admitted.redirect, 'Set-Cookie': admitted.setCookie });
-        return res.end();
-      }
+      if (admitted.redirect) return enter(res, admitted);
       if (!admitted.pass) return refuse(res);
       if (req.method === 'GET') {
         if (staticFiles[url.pathname]) return await serveStatic(res, staticFiles[url.pathname]);

@@ -130,15 +130,17 @@ describe('the web host is its user\'s alone (run.mjs, as `make run` starts it)',
     assert.ok(!namesUnder(tmp).some((name) => name.endsWith('planted.md')), 'nothing was written');
   });
 
-  it('trades the printed secret for an HttpOnly, SameSite=Strict cookie and a redirect without it; the cookie opens everything', async () => {
+  it('trades the printed secret for an HttpOnly, SameSite=Strict cookie and a refresh to the address without it; the cookie opens everything', async () => {
     const secret = new URL(printed.open).searchParams.get('token');
+    const refreshTo = (res) => /<meta http-equiv="refresh" content="0; url=([^"]*)">/.exec(res.body.toString())?.[1];
     const opened = await curl('', { url: printed.open });
-    assert.equal(opened.status, 303);
-    assert.equal(opened.headers.location, '/');
+    assert.equal(opened.status, 200);
+    assert.equal(refreshTo(opened), '/');
+    assert.ok(!opened.body.toString().includes(secret), 'the page does not repeat the secret');
     assert.equal(opened.headers['set-cookie'], `workspace-bridge-${new URL(base).port}=${secret}; HttpOnly; SameSite=Strict; Path=/`);
-    assertGuarded(opened, 'the redirect');
-    assert.equal((await curl('', { url: printed.app })).headers.location, '/app/');
-    assert.equal((await curl(`/app/sub/page.html?token=${secret}&v=2`)).headers.location, '/app/sub/page.html?v=2');
+    assertGuarded(opened, 'the refresh');
+    assert.equal(refreshTo(await curl('', { url: printed.app })), '/app/');
+    assert.equal(refreshTo(await curl(`/app/sub/page.html?token=${secret}&v=2&q=%22%3E`)), '/app/sub/page.html?v=2&amp;q=%22%3E');
 
     cookie = opened.headers['set-cookie'].split(';')[0];
     const pageRes = await curl('/', { cookie });
@@ -209,6 +211,22 @@ describe('the web host is its user\'s alone (run.mjs, as `make run` starts it)',
     assert.equal(await page.eval('location.href'), `${base}app/`);
     assert.equal(await page.text('p'), 'my page');
     assert.deepEqual(page.errors, []);
+  });
+
+  it('opens the UI from a link to the printed address on another site (the cookie is sent on from there)', async () => {
+    const linking = http.createServer((req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+      res.end(`<a id="printed" href="${printed.open}">the address from my notes</a>`);
+    });
+    await new Promise((resolve) => linking.listen(0, '127.0.0.1', resolve));
+    try {
+      await page.send('Network.clearBrowserCookies');
+      await page.goto(`http://localhost:${linking.address().port}/`); // localhost is another site than 127.0.0.1
+      await page.click('#printed');
+      await page.waitFor(`location.href === ${JSON.stringify(base)} && document.body?.dataset.ready === 'true'`, { what: 'the UI, at the address without the secret' });
+    } finally {
+      linking.close();
+    }
   });
 
   it('cannot be framed by a page on another origin, though that page is on the same machine and the cookie goes along', async () => {

@@ -87,11 +87,14 @@ export class Page {
     return this.cdp.send(method, params, this.sessionId);
   }
 
-  /** Navigates and waits for the load event. */
+  /** Navigates and waits for the load event, following a page that refreshes to another
+   *  address at once (the host's printed address sets its cookie that way) to its load. */
   async goto(url) {
     const loaded = new Promise((resolve) => this.cdp.on('Page.loadEventFired', (_, m) => m.sessionId === this.sessionId && resolve()));
     await this.send('Page.navigate', { url });
     await loaded;
+    await this.waitFor(`document.readyState === 'complete' && !document.querySelector('meta[http-equiv="refresh"]')`,
+      { what: `${url} loaded, past any refresh` });
   }
 
   /** Evaluates `expression` in the page (promises awaited); returns its JSON value. */
@@ -101,11 +104,15 @@ export class Page {
     return result.value;
   }
 
-  /** Polls `expression` until it is truthy; returns its value. */
+  /** Polls `expression` until it is truthy; returns its value. An evaluation that a navigation
+   *  cut short (the document it ran in went away) counts as not yet. */
   async waitFor(expression, { timeout = 10000, what = expression } = {}) {
     const deadline = Date.now() + timeout;
     for (;;) {
-      const value = await this.eval(expression);
+      const value = await this.eval(expression).catch((error) => {
+        if (/context was destroyed|Cannot find context|navigated or closed/i.test(error.message)) return null;
+        throw error;
+      });
       if (value) return value;
       if (Date.now() > deadline) throw new Error(`timed out after ${timeout} ms waiting for: ${what}`);
       await sleep(40);
