@@ -92,18 +92,14 @@ extension SessionMethods {
         case answered(JSON)
     }
 
-    /// What the approval rules know of `tool`.
-    static func facts(_ tool: Tool) -> ToolFacts {
-        ToolFacts(name: tool.name, readOnly: tool.readOnly, destructive: tool.destructive, openWorld: tool.requiresNetwork)
-    }
-
     /// The approval step every tool call passes, `session/callTool` and MCP's `tools/call` alike:
-    /// asks the session's policy (`SessionStore.checkApproval`, which records a pending approval
-    /// durably); a refused call is journaled as begun and closed with an `ApprovalDenied` error
+    /// asks the session's policy about what this call does (`Tool.facts`: the effect its
+    /// arguments ask for, whichever tool) through `SessionStore.checkApproval`, which records a
+    /// pending approval durably and refuses an id already asked for another tool or arguments; a refused call is journaled as begun and closed with an `ApprovalDenied` error
     /// result (nothing runs), so asking again answers the same.
     static func consent(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
                         origin: String? = nil) throws -> Consent {
-        switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: facts(tool), arguments: arguments, origin: origin) {
+        switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: tool.facts(arguments), arguments: arguments, origin: origin) {
         case .pending(let approval):
             return .pending(approval)
         case .denied:
