@@ -4,8 +4,9 @@ import JSONRPC
 import Workspace
 
 /// `session/callTool`: journals the intent, runs the tool once, journals the result. A
-/// `toolCallId` seen before returns its recorded result without running the tool again. The
-/// approval policy and the device policy are asked first (`SessionMethods.runGated`).
+/// `toolCallId` seen before returns its recorded result without running the tool again (the same
+/// id for another tool is `InvalidArgument`). The approval policy and the device policy are asked
+/// first (`SessionMethods.runGated`).
 enum CallTool: MethodDeclaration {
     static let method = "session/callTool"
     static let result = ResultShape.object(["content", "structuredContent", "isError", "pendingApproval"])
@@ -52,7 +53,14 @@ extension SessionMethods {
         guard let tool = ToolTable.byName[tc.name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(tc.name)\"")
         }
-        if let done = try store.toolCallResult(id: tc.session, toolCallId: tc.toolCallId) { return done.result }
+        if let done = try store.toolCallResult(id: tc.session, toolCallId: tc.toolCallId) {
+            // A replay answers the call that ran under this id, never another tool's.
+            guard done.name == tc.name else {
+                throw SessionError(.invalidArgument, "tool call \(tc.toolCallId) was a call of \(done.name); give this call a toolCallId of its own",
+                                   data: ["toolCallId": .string(tc.toolCallId), "name": .string(done.name)])
+            }
+            return done.result
+        }
         switch try consent(store, session: tc.session, toolCallId: tc.toolCallId, tool: tool, arguments: tc.arguments) {
         case .pending(let approval): return ["pendingApproval": approval.json]
         case .answered(let result): return result
