@@ -79,11 +79,15 @@ struct Tool: Sendable {
         ToolFacts(name: name, effect: effects.effect(of: arguments), openWorld: requiresNetwork)
     }
 
+    /// MCP's tool annotations, the same in `agent/listTools` and `tools/list`.
+    var annotations: JSON {
+        ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
+         "idempotentHint": .bool(idempotent), "openWorldHint": false]
+    }
+
     var json: JSON {
         ["name": .string(name), "title": .string(title), "description": .string(description),
-         "inputSchema": inputSchema, "outputSchema": outputSchema,
-         "annotations": ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
-                         "idempotentHint": .bool(idempotent), "openWorldHint": false],
+         "inputSchema": inputSchema, "outputSchema": outputSchema, "annotations": annotations,
          "requiresNetwork": .bool(requiresNetwork), "heavy": .bool(heavy)]
     }
 
