@@ -93,9 +93,9 @@ extension SessionStore {
     }
 
     /// Answers a pending approval, durably. `remember` applies the decision to later calls of the
-    /// same tool with the same effect in this session. Returns the approval (name and arguments, for the caller to run
-    /// an allowed call or record a refused one). Answering again with the same decision changes
-    /// nothing; with the other one it is `InvalidArgument`.
+    /// same tool with the same effect in this session. Returns the approval (name and arguments,
+    /// for the caller to run an allowed call or record a refused one). Answering again with the
+    /// same decision changes nothing; with the other one it is `InvalidArgument`.
     public func approve(id: String, toolCallId: String, decision: Approval.Decision,
                         remember: Bool = false) throws(SessionError) -> Approval {
         let h = try locked(id, forWriting: true)
