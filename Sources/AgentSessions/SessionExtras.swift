@@ -135,11 +135,12 @@ public struct Approval: Sendable, Equatable {
     /// (so answering it records the decision and runs nothing).
     public var origin: String?
 
-    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?, origin?}`.
+    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?, effect?, origin?}`.
     public var json: JSON {
         var o: JSONObject = ["approvalId": .string(approvalId), "toolCallId": .string(toolCallId), "name": .string(name),
                              "arguments": arguments, "requestedAt": .string(Timestamp.iso8601(nanos: requestedAtNanos))]
         if let decision { o["decision"] = .string(decision.rawValue) }
+        if let effect { o["effect"] = .string(effect.rawValue) }
         if let origin { o["origin"] = .string(origin) }
         return .object(o)
     }

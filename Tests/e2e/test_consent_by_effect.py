@@ -71,6 +71,7 @@ def test_overwrites_and_replaces_ask_under_destructive_and_a_refusal_keeps_the_f
     for tcid, params in [("c1", OVERWRITE_COPY), ("m1", OVERWRITE_MOVE), ("u1", REPLACE_CONTEXT)]:
         pending = _call(b, sid, tcid, params)["pendingApproval"]
         assert pending["name"] == params["name"] and pending["arguments"] == params["arguments"], pending
+        assert pending["effect"] == "replaces", pending
         _intact(place)
         refused = b.result("session/approve", {"id": sid, "toolCallId": tcid, "decision": "deny"})["result"]
         assert refused["isError"] is True and refused["structuredContent"]["code"] == "ApprovalDenied"
@@ -104,7 +105,7 @@ def test_under_write_every_change_asks_and_a_decision_remembered_for_plain_copie
     _seed(place)
     b = _host(spawn, place)
     sid = _session(b, {"annotations": ["write"]})
-    assert "pendingApproval" in _call(b, sid, "p1", PLAIN_COPY)
+    assert _call(b, sid, "p1", PLAIN_COPY)["pendingApproval"]["effect"] == "adds"
     b.result("session/approve", {"id": sid, "toolCallId": "p1", "decision": "allow", "remember": True})
     assert (place.root / "copy.md").read_text() == "years of notes"
     # Remembered: another plain copy runs unasked.
@@ -173,7 +174,8 @@ def test_modern_overwrites_and_replaces_ask_under_destructive(rawm, place):
     for params in (OVERWRITE_COPY, OVERWRITE_MOVE, REPLACE_CONTEXT):
         asked = r.mresult("tools/call", params, caps=ELICIT)
         assert asked["resultType"] == "input_required", (params, asked)
-        assert params["name"] in asked["inputRequests"]["approve"]["params"]["message"]
+        message = asked["inputRequests"]["approve"]["params"]["message"]
+        assert params["name"] in message and "replace existing content" in message, message
         # A client that cannot be asked: ApprovalRequired, nothing run.
         res = r.mresult("tools/call", params, caps={})
         assert res["isError"] is True and res["structuredContent"]["code"] == "ApprovalRequired", res

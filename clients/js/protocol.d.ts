@@ -793,6 +793,8 @@ export interface Approval {
   arguments: unknown;
   requestedAt: Timestamp;
   decision?: "allow" | "deny";
+  /** What the call does, which is what the policy asked about (docs/protocol.md, "What each tool call does"): adds creates or appends only; replaces overwrites, deletes, moves or replaces existing content; reads changes nothing. Absent for an approval recorded before effects were. */
+  effect?: "reads" | "adds" | "replaces";
   /** Who asked, when not session/callTool: mcp for an MCP client's tools/call (MCP has no tool call ids). session/approve then only records the decision; the MCP client's identical call (same tool, same arguments) runs or is refused by it. */
   origin?: "mcp";
 }

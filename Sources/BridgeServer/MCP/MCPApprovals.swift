@@ -95,7 +95,8 @@ final class MCPApprovals: Sendable {
     static func elicitation(_ approval: Approval, session: String, modern: Bool) -> JSON {
         var args = JSONCodec.encodeString(approval.arguments)
         if args.utf8.count > 1000 { args = String(args.prefix(1000)) + "… (\(args.utf8.count) bytes in all)" }
-        let message = "Allow the tool \(approval.name) to run with arguments \(args)? (session \(session), approval \(approval.approvalId))"
+        let warning = approval.effect == .replaces ? " It may overwrite, delete, move or replace existing content." : ""
+        let message = "Allow the tool \(approval.name) to run with arguments \(args)?\(warning) (session \(session), approval \(approval.approvalId))"
         let schema: JSON = [
             "type": "object",
             "properties": [

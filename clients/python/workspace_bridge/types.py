@@ -773,6 +773,10 @@ class _ApprovalRequired(TypedDict):
 class Approval(_ApprovalRequired, total=False):
     """A tool call waiting for the user's consent (no decision yet: nothing has run), or decided."""
     decision: Literal['allow', 'deny']
+    #: What the call does, which is what the policy asked about (docs/protocol.md, "What each tool
+    #: call does"): adds creates or appends only; replaces overwrites, deletes, moves or replaces
+    #: existing content; reads changes nothing. Absent for an approval recorded before effects were.
+    effect: Literal['reads', 'adds', 'replaces']
     #: Who asked, when not session/callTool: mcp for an MCP client's tools/call (MCP has no tool
     #: call ids). session/approve then only records the decision; the MCP client's identical call
     #: (same tool, same arguments) runs or is refused by it.
