@@ -3,12 +3,16 @@ import JSON
 /// Which tool calls of a session need the user's consent before they run.
 ///
 /// - `none`: nothing does (the default: existing clients see no consent step).
-/// - `destructive`: every tool annotated destructive (`destructiveHint`).
-/// - `rules`: the tools named in `tools`, and every tool carrying one of `annotations`
-///   (`destructive`, `openWorld`, `write` for any tool that is not read-only).
+/// - `destructive`: every call whose effect replaces or removes existing content
+///   (`ToolEffect.replaces`), whichever tool makes it.
+/// - `rules`: the tools named in `tools`, and every call matching one of `annotations`
+///   (`destructive`: effect `replaces`; `write`: any effect but `reads`; `openWorld`: a tool that
+///   needs the network).
 ///
-/// A decision the user asked to remember (`approve(…, remember: true)`) applies to later calls
-/// of the same tool in the same session.
+/// The policy weighs a call's effect (`ToolFacts.effect`, what this call with these arguments
+/// does), never a tool's name, except for the names a `rules` policy lists itself. A decision the
+/// user asked to remember (`approve(…, remember: true)`) applies to later calls of the same tool
+/// with the same effect in the same session.
 public enum ApprovalPolicy: Sendable, Equatable {
     case none
     case destructive
@@ -56,29 +60,42 @@ public enum ApprovalPolicy: Sendable, Equatable {
         }
     }
 
-    /// Whether a call of `tool` needs consent under this policy.
-    public func requiresConsent(_ tool: ToolFacts) -> Bool {
+    /// Whether `call` needs consent under this policy.
+    public func requiresConsent(_ call: ToolFacts) -> Bool {
         switch self {
         case .none: return false
-        case .destructive: return tool.destructive
+        case .destructive: return call.effect == .replaces
         case .rules(let tools, let annotations):
-            return tools.contains(tool.name) || (annotations.contains("destructive") && tool.destructive)
-                || (annotations.contains("openWorld") && tool.openWorld) || (annotations.contains("write") && !tool.readOnly)
+            return tools.contains(call.name) || (annotations.contains("destructive") && call.effect == .replaces)
+                || (annotations.contains("openWorld") && call.openWorld) || (annotations.contains("write") && call.effect != .reads)
         }
     }
 }
 
-/// What the approval rules need to know of a tool (its name and annotations).
+/// What one tool call does to the workspace: the input the approval policy weighs. Ordered from
+/// harmless to destructive.
+public enum ToolEffect: String, Sendable, Comparable, CaseIterable {
+    /// Changes nothing.
+    case reads
+    /// Adds only: creates a file or folder, or appends; nothing existing is replaced or removed.
+    case adds
+    /// Replaces or removes existing content: overwrites, deletes, moves, replaces.
+    case replaces
+
+    private var rank: Int { Self.allCases.firstIndex(of: self) ?? 0 }
+    public static func < (a: ToolEffect, b: ToolEffect) -> Bool { a.rank < b.rank }
+}
+
+/// What the approval rules need to know of one tool call: the tool's name, the call's effect
+/// (derived from the tool and these arguments), and whether the tool needs the network.
 public struct ToolFacts: Sendable, Equatable {
     public var name: String
-    public var readOnly: Bool
-    public var destructive: Bool
+    public var effect: ToolEffect
     public var openWorld: Bool
 
-    public init(name: String, readOnly: Bool = false, destructive: Bool = false, openWorld: Bool = false) {
+    public init(name: String, effect: ToolEffect, openWorld: Bool = false) {
         self.name = name
-        self.readOnly = readOnly
-        self.destructive = destructive
+        self.effect = effect
         self.openWorld = openWorld
     }
 }

@@ -63,7 +63,8 @@ extension SessionData {
             else { throw ReplayFault("a decision for an unknown approval") }
             extras.approvals[k].decision = d
             extras.approvals[k].remember = r["remember"]?.boolValue ?? false
-            if extras.approvals[k].remember { extras.remembered[extras.approvals[k].name] = d }
+            let a = extras.approvals[k]
+            if a.remember { extras.remembered[Approval.rememberKey(a.name, a.effect)] = d }
         case "defer":
             guard let call = DeferredCall(stored: r) else { throw ReplayFault("a deferred call without its call") }
             extras.deferred.removeAll { $0.toolCallId == call.toolCallId }

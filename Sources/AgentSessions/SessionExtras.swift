@@ -127,16 +127,20 @@ public struct Approval: Sendable, Equatable {
     public var requestedAtNanos: Int64
     public var decision: Decision?
     public var remember: Bool
+    /// What the call does (`ToolFacts.effect` when it was asked for); nil in journals written
+    /// before effects were recorded.
+    public var effect: ToolEffect?
     /// Who asked, when it is not `session/callTool`: `"mcp"` for MCP's `tools/call`, whose
     /// client has no tool call ids and retries the call itself once the approval is decided
     /// (so answering it records the decision and runs nothing).
     public var origin: String?
 
-    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?, origin?}`.
+    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?, effect?, origin?}`.
     public var json: JSON {
         var o: JSONObject = ["approvalId": .string(approvalId), "toolCallId": .string(toolCallId), "name": .string(name),
                              "arguments": arguments, "requestedAt": .string(Timestamp.iso8601(nanos: requestedAtNanos))]
         if let decision { o["decision"] = .string(decision.rawValue) }
+        if let effect { o["effect"] = .string(effect.rawValue) }
         if let origin { o["origin"] = .string(origin) }
         return .object(o)
     }
@@ -146,6 +150,7 @@ public struct Approval: Sendable, Equatable {
                              "args": arguments, "at": .int(requestedAtNanos), "remember": .bool(remember)]
         if let decision { o["decision"] = .string(decision.rawValue) }
         if let origin { o["by"] = .string(origin) }
+        if let effect { o["fx"] = .string(effect.rawValue) }
         return .object(o)
     }
 
@@ -165,6 +170,15 @@ public struct Approval: Sendable, Equatable {
         decision = j["decision"]?.stringValue.flatMap(Decision.init(rawValue:))
         remember = j["remember"]?.boolValue ?? false
         origin = j["by"]?.stringValue
+        effect = j["fx"]?.stringValue.flatMap(ToolEffect.init(rawValue:))
+    }
+
+    /// The key of a remembered decision: the tool and the effect of the call it was given for
+    /// (a decision remembered for a plain copy does not answer an overwriting one). A decision
+    /// remembered before effects were recorded is keyed by the tool name alone, which no call
+    /// looks up any more: the user is asked again.
+    static func rememberKey(_ name: String, _ effect: ToolEffect?) -> String {
+        effect.map { "\(name) \($0.rawValue)" } ?? name
     }
 }
 
@@ -209,7 +223,7 @@ struct SessionExtras: Sendable, Equatable {
     var compactions: [Compaction] = []
     var approvalPolicy = ApprovalPolicy.none
     var approvals: [Approval] = []
-    /// Tool names whose decision the user asked to remember.
+    /// Decisions the user asked to remember, by tool name and effect (`Approval.rememberKey`).
     var remembered: [String: Approval.Decision] = [:]
     var deferred: [DeferredCall] = []
 

@@ -26,21 +26,27 @@ extension SessionStore {
     /// Decides whether tool call `toolCallId` may run under the session's approval policy. A call
     /// that needs consent and has no decision is recorded as pending (durably, with an approval
     /// id: it survives a crash and shows in `Session.pendingApprovals`) and nothing runs. Asking
-    /// again for the same `toolCallId` returns the same pending approval, or its decision.
-    /// `origin` is recorded with a new approval (`Approval.origin`).
+    /// again for the same `toolCallId` returns the same pending approval, or its decision — only
+    /// for the same tool with the same arguments (`ArgumentsDigest`): an approval covers exactly
+    /// the call it was asked for, so another tool or other arguments under that id are refused
+    /// (`InvalidArgument`, nothing recorded). `tool.effect` decides whether the policy asks, and a
+    /// remembered decision answers only calls of the same tool with the same effect. `origin` is
+    /// recorded with a new approval (`Approval.origin`).
     public func checkApproval(id: String, toolCallId: String, tool: ToolFacts, arguments: JSON = .object([:]),
                               origin: String? = nil) throws(SessionError) -> ApprovalCheck {
         guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        if let known = decided(h.data!, toolCallId) { return known }
+        if let known = try decided(h.data!, toolCallId, tool, arguments) { return known }
         guard h.data!.extras.approvalPolicy.requiresConsent(tool) else { return .notNeeded }
-        if let remembered = h.data!.extras.remembered[tool.name] { return remembered == .allow ? .allowed : .denied }
+        if let remembered = h.data!.extras.remembered[Approval.rememberKey(tool.name, tool.effect)] {
+            return remembered == .allow ? .allowed : .denied
+        }
         try prepareWrite(h)
-        if let known = decided(h.data!, toolCallId) { return known }
+        if let known = try decided(h.data!, toolCallId, tool, arguments) { return known }
         let aid = SessionNames.randomId("apr_")
         var ask: JSONObject = ["t": "ask", "aid": .string(aid), "call": .string(toolCallId), "name": .string(tool.name),
-                               "args": arguments, "at": .int(now())]
+                               "args": arguments, "fx": .string(tool.effect.rawValue), "at": .int(now())]
         if let origin { ask["by"] = .string(origin) }
         try commit(h, [.object(ask)])
         return .pending(h.data!.extras.approvals.last!)
@@ -68,8 +74,17 @@ extension SessionStore {
         return h.data!.extras.approvals.last { $0.approvalId == approvalId }
     }
 
-    private func decided(_ d: SessionData, _ toolCallId: String) -> ApprovalCheck? {
+    /// The approval already asked for `toolCallId`, nil when none; one asked for another tool or
+    /// other arguments is `InvalidArgument`.
+    private func decided(_ d: SessionData, _ toolCallId: String, _ tool: ToolFacts,
+                         _ arguments: JSON) throws(SessionError) -> ApprovalCheck? {
         guard let a = d.extras.approvals.last(where: { $0.toolCallId == toolCallId }) else { return nil }
+        guard a.name == tool.name, try ArgumentsDigest.of(a.arguments) == ArgumentsDigest.of(arguments) else {
+            throw SessionError(.invalidArgument,
+                               "tool call \(toolCallId) was asked for as \(a.name) with other arguments; an approval covers only "
+                                   + "the tool and arguments it was asked for: give this call a toolCallId of its own",
+                               data: ["toolCallId": .string(toolCallId), "approvalId": .string(a.approvalId), "name": .string(a.name)])
+        }
         switch a.decision {
         case .allow?: return .allowed
         case .deny?: return .denied
@@ -78,9 +93,9 @@ extension SessionStore {
     }
 
     /// Answers a pending approval, durably. `remember` applies the decision to later calls of the
-    /// same tool in this session. Returns the approval (name and arguments, for the caller to run
-    /// an allowed call or record a refused one). Answering again with the same decision changes
-    /// nothing; with the other one it is `InvalidArgument`.
+    /// same tool with the same effect in this session. Returns the approval (name and arguments,
+    /// for the caller to run an allowed call or record a refused one). Answering again with the
+    /// same decision changes nothing; with the other one it is `InvalidArgument`.
     public func approve(id: String, toolCallId: String, decision: Approval.Decision,
                         remember: Bool = false) throws(SessionError) -> Approval {
         let h = try locked(id, forWriting: true)

@@ -82,11 +82,12 @@ extension SessionStore {
         return lease.expiresAt - now() >= leaseTerm / 2
     }
 
-    /// The recorded result of a finished tool call, or `nil` if it has none yet.
-    public func toolCallResult(id: String, toolCallId: String) throws(SessionError) -> (result: JSON, isError: Bool)? {
+    /// The recorded result of a finished tool call and its tool's name, or `nil` if it has none yet.
+    public func toolCallResult(id: String, toolCallId: String) throws(SessionError) -> (result: JSON, isError: Bool, name: String)? {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        guard case .recorded(let result, let isError)? = try recorded(h, toolCallId) else { return nil }
-        return (result, isError)
+        guard case .recorded(let result, let isError)? = try recorded(h, toolCallId), let name = h.data!.toolCalls[toolCallId]?.name
+        else { return nil }
+        return (result, isError, name)
     }
 }

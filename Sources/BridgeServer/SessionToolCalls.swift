@@ -4,8 +4,9 @@ import JSONRPC
 import Workspace
 
 /// `session/callTool`: journals the intent, runs the tool once, journals the result. A
-/// `toolCallId` seen before returns its recorded result without running the tool again. The
-/// approval policy and the device policy are asked first (`SessionMethods.runGated`).
+/// `toolCallId` seen before returns its recorded result without running the tool again (the same
+/// id for another tool is `InvalidArgument`). The approval policy and the device policy are asked
+/// first (`SessionMethods.runGated`).
 enum CallTool: MethodDeclaration {
     static let method = "session/callTool"
     static let result = ResultShape.object(["content", "structuredContent", "isError", "pendingApproval"])
@@ -52,7 +53,14 @@ extension SessionMethods {
         guard let tool = ToolTable.byName[tc.name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(tc.name)\"")
         }
-        if let done = try store.toolCallResult(id: tc.session, toolCallId: tc.toolCallId) { return done.result }
+        if let done = try store.toolCallResult(id: tc.session, toolCallId: tc.toolCallId) {
+            // A replay answers the call that ran under this id, never another tool's.
+            guard done.name == tc.name else {
+                throw SessionError(.invalidArgument, "tool call \(tc.toolCallId) was a call of \(done.name); give this call a toolCallId of its own",
+                                   data: ["toolCallId": .string(tc.toolCallId), "name": .string(done.name)])
+            }
+            return done.result
+        }
         switch try consent(store, session: tc.session, toolCallId: tc.toolCallId, tool: tool, arguments: tc.arguments) {
         case .pending(let approval): return ["pendingApproval": approval.json]
         case .answered(let result): return result
@@ -92,18 +100,14 @@ extension SessionMethods {
         case answered(JSON)
     }
 
-    /// What the approval rules know of `tool`.
-    static func facts(_ tool: Tool) -> ToolFacts {
-        ToolFacts(name: tool.name, readOnly: tool.readOnly, destructive: tool.destructive, openWorld: tool.requiresNetwork)
-    }
-
     /// The approval step every tool call passes, `session/callTool` and MCP's `tools/call` alike:
-    /// asks the session's policy (`SessionStore.checkApproval`, which records a pending approval
-    /// durably); a refused call is journaled as begun and closed with an `ApprovalDenied` error
+    /// asks the session's policy about what this call does (`Tool.facts`: the effect its
+    /// arguments ask for, whichever tool) through `SessionStore.checkApproval`, which records a
+    /// pending approval durably and refuses an id already asked for another tool or arguments; a refused call is journaled as begun and closed with an `ApprovalDenied` error
     /// result (nothing runs), so asking again answers the same.
     static func consent(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
                         origin: String? = nil) throws -> Consent {
-        switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: facts(tool), arguments: arguments, origin: origin) {
+        switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: tool.facts(arguments), arguments: arguments, origin: origin) {
         case .pending(let approval):
             return .pending(approval)
         case .denied:

@@ -23,7 +23,7 @@ struct MCP: ParsableCommand {
     @Option(name: .customLong("root"), help: "Narrow tools and resources to this folder of the workspace (absolute, or relative to the workspace root; repeatable). The MCP 2026-07-28 era sends no roots/list: this is how its clients narrow; a 2025 client's roots can only narrow further.")
     var roots: [String] = []
 
-    @Option(help: "The approval policy of the session this process creates: none, destructive (tools annotated destructive ask the user first) or write (every tool that changes files asks). A --session keeps its own policy (session/setApprovalPolicy).")
+    @Option(help: "The approval policy of the session this process creates: none, destructive (every call that overwrites, deletes, moves or replaces existing content asks the user first, whichever tool makes it) or write (every call that changes files asks). A --session keeps its own policy (session/setApprovalPolicy).")
     var approvalPolicy: String?
 
     @Option(help: "Seconds an MCP client has to answer an approval request (elicitation) before the call answers ApprovalRequired.")

@@ -5,7 +5,7 @@ import Testing
 /// Approvals asked for by callers without tool call ids of their own (MCP's `tools/call`).
 @Suite("Approvals by origin")
 struct ApprovalOriginTests {
-    let write = ToolFacts(name: "write_file", destructive: true)
+    let write = ToolFacts(name: "write_file", effect: .replaces)
 
     @Test("an approval keeps its origin across a restart, and openApproval finds it until its call begins")
     func openUntilBegun() throws {
@@ -22,7 +22,7 @@ struct ApprovalOriginTests {
         let open = try store.openApproval(id: s.id, tool: write) { $0 == args }
         #expect(open.open?.approvalId == a.approvalId && open.policyAsks)
         #expect(try store.openApproval(id: s.id, tool: write) { $0 == ["path": "b"] }.open == nil)
-        let read = try store.openApproval(id: s.id, tool: ToolFacts(name: "read_file", readOnly: true)) { _ in true }
+        let read = try store.openApproval(id: s.id, tool: ToolFacts(name: "read_file", effect: .reads)) { _ in true }
         #expect(read.open == nil && !read.policyAsks)
         store.close()
 

@@ -4,10 +4,10 @@ import Testing
 
 @Suite("Approvals")
 struct ApprovalTests {
-    let delete = ToolFacts(name: "delete_file", destructive: true)
-    let read = ToolFacts(name: "read_file", readOnly: true)
-    let write = ToolFacts(name: "write_file", destructive: true)
-    let append = ToolFacts(name: "append_file")
+    let delete = ToolFacts(name: "delete_file", effect: .replaces)
+    let read = ToolFacts(name: "read_file", effect: .reads)
+    let write = ToolFacts(name: "write_file", effect: .replaces)
+    let append = ToolFacts(name: "append_file", effect: .adds)
 
     @Test("without a policy nothing asks for consent")
     func noPolicy() throws {
@@ -19,13 +19,13 @@ struct ApprovalTests {
         #expect(try store.get(id: s.id).pendingApprovals.isEmpty)
     }
 
-    @Test("the policies: destructive asks for destructive tools; rules by name and by annotation")
+    @Test("the policies: destructive asks for calls that replace; rules by name and by effect")
     func policies() throws {
         #expect(ApprovalPolicy.destructive.requiresConsent(delete))
         #expect(!ApprovalPolicy.destructive.requiresConsent(append))
         let rules = try ApprovalPolicy(json: ["tools": ["append_file"], "annotations": ["openWorld"]])
         #expect(rules.requiresConsent(append) && !rules.requiresConsent(delete))
-        #expect(rules.requiresConsent(ToolFacts(name: "fetch", readOnly: true, openWorld: true)))
+        #expect(rules.requiresConsent(ToolFacts(name: "fetch", effect: .reads, openWorld: true)))
         let writes = try ApprovalPolicy(json: ["annotations": ["write"]])
         #expect(writes.requiresConsent(append) && !writes.requiresConsent(read))
         #expect(try ApprovalPolicy(json: "none") == .none)
@@ -46,7 +46,7 @@ struct ApprovalTests {
             return
         }
         #expect(a.approvalId.hasPrefix("apr_") && a.name == "delete_file" && a.arguments == ["path": "x"])
-        #expect(try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete) == .pending(a))  // asked again: the same
+        #expect(try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete, arguments: ["path": "x"]) == .pending(a))  // asked again: the same
         #expect(try store.get(id: s.id).pendingToolCalls.isEmpty)  // nothing began
         store.close()
 
@@ -70,7 +70,7 @@ struct ApprovalTests {
 
         #expect(allowed.decision == .allow && allowed.arguments == ["path": "x"])
         #expect(denied.decision == .deny)
-        #expect(try f.store().checkApproval(id: s.id, toolCallId: "c1", tool: delete) == .allowed)
+        #expect(try f.store().checkApproval(id: s.id, toolCallId: "c1", tool: delete, arguments: ["path": "x"]) == .allowed)
         #expect(try f.store().checkApproval(id: s.id, toolCallId: "c2", tool: write) == .denied)
         #expect(try store.approve(id: s.id, toolCallId: "c1", decision: .allow) == allowed)
         #expect(throws: SessionError.self) { try store.approve(id: s.id, toolCallId: "c1", decision: .deny) }
@@ -107,5 +107,60 @@ struct ApprovalTests {
         _ = try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete)
         try store.finishToolCall(id: s.id, toolCallId: "c1", result: "the user walked away", isError: true)
         #expect(try f.store().get(id: s.id).pendingApprovals.isEmpty)
+    }
+
+    @Test("the policy weighs the call's effect, whichever tool makes it")
+    func byEffect() throws {
+        let plainCopy = ToolFacts(name: "copy_file", effect: .adds)
+        let overwritingCopy = ToolFacts(name: "copy_file", effect: .replaces)
+        #expect(!ApprovalPolicy.destructive.requiresConsent(plainCopy))
+        #expect(ApprovalPolicy.destructive.requiresConsent(overwritingCopy))
+        let writes = try ApprovalPolicy(json: ["annotations": ["write"]])
+        #expect(writes.requiresConsent(plainCopy) && writes.requiresConsent(overwritingCopy))
+        let destructiveRule = try ApprovalPolicy(json: ["annotations": ["destructive"]])
+        #expect(destructiveRule.requiresConsent(overwritingCopy) && !destructiveRule.requiresConsent(plainCopy))
+        #expect(ToolEffect.reads < .adds && ToolEffect.adds < .replaces)
+    }
+
+    @Test("an approval covers only the tool and arguments it was asked for; the digest ignores key order")
+    func boundToToolAndArguments() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create(approvalPolicy: .rules(tools: ["search_files"], annotations: []))
+        let search = ToolFacts(name: "search_files", effect: .reads)
+        _ = try store.checkApproval(id: s.id, toolCallId: "t1", tool: search, arguments: ["query": "x", "path": "a"])
+        _ = try store.approve(id: s.id, toolCallId: "t1", decision: .allow)
+        // The same call, its arguments in another order: the decision stands.
+        #expect(try store.checkApproval(id: s.id, toolCallId: "t1", tool: search, arguments: ["path": "a", "query": "x"]) == .allowed)
+        // Another tool, or other arguments, under the approved id: refused, and nothing recorded.
+        do {
+            _ = try store.checkApproval(id: s.id, toolCallId: "t1", tool: write, arguments: ["path": "precious.md", "content": ""])
+            Issue.record("another tool ran under t1's approval")
+        } catch {
+            #expect(error.kind == .invalidArgument && error.data["name"] == "search_files")
+        }
+        #expect(throws: SessionError.self) {
+            try store.checkApproval(id: s.id, toolCallId: "t1", tool: search, arguments: ["query": "y", "path": "a"])
+        }
+        #expect(try f.store().get(id: s.id).pendingApprovals.isEmpty)
+        #expect(ArgumentsDigest.canonical(["b": 1, "a": ["d": 2, "c": 3]]) == ["a": ["c": 3, "d": 2], "b": 1])
+    }
+
+    @Test("a remembered decision answers later calls of the same tool with the same effect only")
+    func rememberedPerEffect() throws {
+        let f = Fixture()
+        let store = f.store()
+        let s = try store.create(approvalPolicy: .rules(tools: [], annotations: ["write"]))
+        let plainCopy = ToolFacts(name: "copy_file", effect: .adds)
+        _ = try store.checkApproval(id: s.id, toolCallId: "c1", tool: plainCopy, arguments: ["from": "a", "to": "b"])
+        #expect(try store.get(id: s.id).pendingApprovals.first?.json["effect"] == "adds")
+        _ = try store.approve(id: s.id, toolCallId: "c1", decision: .allow, remember: true)
+        #expect(try f.store().checkApproval(id: s.id, toolCallId: "c2", tool: plainCopy, arguments: ["from": "a", "to": "c"]) == .allowed)
+        let overwrite = ToolFacts(name: "copy_file", effect: .replaces)
+        guard case .pending = try f.store().checkApproval(id: s.id, toolCallId: "c3", tool: overwrite,
+                                                          arguments: ["from": "a", "to": "b", "overwrite": true]) else {
+            Issue.record("an overwriting copy ran under a decision remembered for plain copies")
+            return
+        }
     }
 }

@@ -18,7 +18,7 @@ struct PortableTests {
         let undone = try store.compact(id: s.id, throughMessageId: "m2", summary: "three", by: "user")
         _ = try store.uncompact(id: s.id, compactionId: undone.id)
         _ = try store.compact(id: s.id, throughMessageId: "m7", fromMessageId: "m3", summary: ["type": "text", "text": "five"], by: "agent")
-        _ = try store.checkApproval(id: s.id, toolCallId: "t3", tool: ToolFacts(name: "delete_file", destructive: true),
+        _ = try store.checkApproval(id: s.id, toolCallId: "t3", tool: ToolFacts(name: "delete_file", effect: .replaces),
                                     arguments: ["path": "c.md"])
         return s.id
     }

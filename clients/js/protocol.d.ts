@@ -778,7 +778,7 @@ export interface Compaction {
   originalsKept: boolean;
 }
 
-/** Which tool calls need the user's consent: none (the default: no consent step), destructive (every tool annotated destructiveHint), or {tools, annotations}: the tools named, and every tool carrying one of the annotations (destructive, openWorld, write = any tool that is not read-only). */
+/** Which tool calls need the user's consent: none (the default: no consent step), destructive (every call that replaces or removes existing content, whichever tool makes it: copy_file or move_file with overwrite, update_context with mode replace, write_file, delete_file; docs/protocol.md "What each tool call does"), or {tools, annotations}: the tools named, and every call matching one of the annotations (destructive = replaces, write = any change, openWorld = a tool needing the network). The effect is derived from the tool and the call's arguments alone. */
 export type ApprovalPolicy = ("none" | "destructive") | {
   tools?: string[];
   annotations?: ("destructive" | "openWorld" | "write")[];
@@ -793,6 +793,8 @@ export interface Approval {
   arguments: unknown;
   requestedAt: Timestamp;
   decision?: "allow" | "deny";
+  /** What the call does, which is what the policy asked about (docs/protocol.md, "What each tool call does"): adds creates or appends only; replaces overwrites, deletes, moves or replaces existing content; reads changes nothing. Absent for an approval recorded before effects were. */
+  effect?: "reads" | "adds" | "replaces";
   /** Who asked, when not session/callTool: mcp for an MCP client's tools/call (MCP has no tool call ids). session/approve then only records the decision; the MCP client's identical call (same tool, same arguments) runs or is refused by it. */
   origin?: "mcp";
 }
@@ -1304,7 +1306,7 @@ export interface SessionResumeParams {
 /**
  * Runs one tool of agent/listTools for a session: intent journaled before, result after; the same toolCallId again returns the recorded result without running it.
  *
- * An unknown tool name → -32602 (data.field name). Bad arguments (against the tool's inputSchema) and domain failures are results with isError true and a message the model can act on. A call cut off by a crash shows in session/get pendingToolCalls with status interrupted. Before running: under the session's approval policy a call that needs consent answers {pendingApproval} and runs nothing (answer with session/approve; the same call again answers the same until then, and the decision after); a refused call answers an error result (code ApprovalDenied). Then the device policy: a heavy tool (ToolDefinition.heavy) on a low battery (< 20%, not charging) or a serious/critical thermal state, or a heavy network tool on an expensive or Low Data network → Deferred (data.reason, queued true, confirmable true), recorded in session/get deferredToolCalls; send the same call again (with userConfirmed true, or once the conditions allow) to run it.
+ * An unknown tool name → -32602 (data.field name). Bad arguments (against the tool's inputSchema) and domain failures are results with isError true and a message the model can act on. A call cut off by a crash shows in session/get pendingToolCalls with status interrupted. Before running: under the session's approval policy (which weighs what this call does: its effect, from the tool and its arguments) a call that needs consent answers {pendingApproval} and runs nothing (answer with session/approve; the same call again answers the same until then, and the decision after; the same toolCallId for another tool or other arguments → InvalidArgument, data {toolCallId, approvalId?, name}, nothing run); a refused call answers an error result (code ApprovalDenied). Then the device policy: a heavy tool (ToolDefinition.heavy) on a low battery (< 20%, not charging) or a serious/critical thermal state, or a heavy network tool on an expensive or Low Data network → Deferred (data.reason, queued true, confirmable true), recorded in session/get deferredToolCalls; send the same call again (with userConfirmed true, or once the conditions allow) to run it.
  */
 export interface SessionCallToolParams {
   id: SessionId;
@@ -1409,7 +1411,7 @@ export interface SessionSetApprovalPolicyParams {
 }
 
 /**
- * Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session. An approval an MCP client asked for (origin mcp) is only decided: that client's identical call then runs or is refused.
+ * Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool with the same effect in the session. An approval an MCP client asked for (origin mcp) is only decided: that client's identical call then runs or is refused.
  *
  * No approval for toolCallId → NotFound; answering again the other way → InvalidArgument. An allowed call the device policy defers → Deferred (queued): send the same session/callTool again later.
  */
@@ -1809,7 +1811,7 @@ export interface WorkspaceBridgeMethods {
     import(params: SessionImportParams, options?: RequestOptions): Promise<SessionImportResult>;
     /** Changes the session's approval policy, durably; calls already pending stay pending. */
     setApprovalPolicy(params: SessionSetApprovalPolicyParams, options?: RequestOptions): Promise<Session>;
-    /** Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool in the session. An approval an MCP client asked for (origin mcp) is only decided: that client's identical call then runs or is refused. */
+    /** Answers a pending approval: allow runs the call (through the device policy) and answers its result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the decision to later calls of the same tool with the same effect in the session. An approval an MCP client asked for (origin mcp) is only decided: that client's identical call then runs or is refused. */
     approve(params: SessionApproveParams, options?: RequestOptions): Promise<ApproveResult>;
     /** Every tool call the device policy deferred, across the workspace's sessions, oldest first, with whether it would run now. */
     listDeferred(params?: SessionListDeferredParams, options?: RequestOptions): Promise<DeferredList>;

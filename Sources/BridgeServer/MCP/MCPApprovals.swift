@@ -35,8 +35,8 @@ final class MCPApprovals: Sendable {
         return e.isEmpty || e["form"] != nil
     }
 
-    /// The policy `mcp --approval-policy` names: `none`, `destructive` (tools annotated
-    /// destructive), `write` (every tool that is not read-only).
+    /// The policy `mcp --approval-policy` names: `none`, `destructive` (every call that replaces
+    /// or removes existing content), `write` (every call that changes anything).
     static func policy(named name: String) throws -> ApprovalPolicy {
         switch name {
         case "write": return .rules(tools: [], annotations: ["write"])
@@ -57,7 +57,7 @@ final class MCPApprovals: Sendable {
                       _ call: Call) throws -> (toolCallId: String, consent: SessionMethods.Consent) {
         // The digest only when an approval of this tool is open (most calls never need one).
         var digest: String?
-        let facts = SessionMethods.facts(tool)
+        let facts = tool.facts(p.arguments)
         let (open, policyAsks) = try store.openApproval(id: session, tool: facts) { arguments in
             if digest == nil { digest = try? MCPRequestState.digest(p.arguments) }
             return digest != nil && (try? MCPRequestState.digest(arguments)) == digest
@@ -95,7 +95,8 @@ final class MCPApprovals: Sendable {
     static func elicitation(_ approval: Approval, session: String, modern: Bool) -> JSON {
         var args = JSONCodec.encodeString(approval.arguments)
         if args.utf8.count > 1000 { args = String(args.prefix(1000)) + "… (\(args.utf8.count) bytes in all)" }
-        let message = "Allow the tool \(approval.name) to run with arguments \(args)? (session \(session), approval \(approval.approvalId))"
+        let warning = approval.effect == .replaces ? " It may overwrite, delete, move or replace existing content." : ""
+        let message = "Allow the tool \(approval.name) to run with arguments \(args)?\(warning) (session \(session), approval \(approval.approvalId))"
         let schema: JSON = [
             "type": "object",
             "properties": [

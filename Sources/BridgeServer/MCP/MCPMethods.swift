@@ -194,8 +194,6 @@ extension Tool {
     /// The tool as MCP's `tools/list` describes it.
     var mcpJSON: JSON {
         ["name": .string(name), "title": .string(title), "description": .string(description), "inputSchema": inputSchema,
-         "outputSchema": outputSchema,
-         "annotations": ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
-                         "idempotentHint": .bool(idempotent), "openWorldHint": false]]
+         "outputSchema": outputSchema, "annotations": annotations]
     }
 }

@@ -1,3 +1,4 @@
+import AgentSessions
 import JSON
 import JSONRPC
 import SystemSupport
@@ -54,7 +55,7 @@ struct MCPRequestState: Equatable {
 
     /// `base64(payload) "." base64(tag)`, the payload the canonical JSON of the fields.
     func encoded(key: [UInt8]) throws -> String {
-        let payload = JSONCodec.encode(Self.canonical(json))
+        let payload = JSONCodec.encode(ArgumentsDigest.canonical(json))
         guard let tag = HMACSHA256.tag(key: key, message: payload) else {
             throw RPCError.internalError("SHA-256 is unavailable: \(SHA256.unavailableReason)")
         }
@@ -88,23 +89,6 @@ struct MCPRequestState: Equatable {
         return .object(o)
     }
 
-    /// `value` with every object's keys sorted, so equal arguments encode to equal bytes.
-    static func canonical(_ value: JSON) -> JSON {
-        switch value {
-        case .object(let o):
-            return .object(JSONObject(o.members.sorted { $0.key < $1.key }.map { ($0.key, canonical($0.value)) }))
-        case .array(let a):
-            return .array(a.map(canonical))
-        default:
-            return value
-        }
-    }
-
-    /// A digest of a tool call's arguments: SHA-256 of their canonical JSON, hex.
-    static func digest(_ arguments: JSON) throws -> String {
-        guard let d = SHA256.digest([JSONCodec.encode(canonical(arguments))]) else {
-            throw RPCError.internalError("SHA-256 is unavailable: \(SHA256.unavailableReason)")
-        }
-        return SHA256.hex(d)
-    }
+    /// A digest of a tool call's arguments (`ArgumentsDigest`: the one approvals are bound to).
+    static func digest(_ arguments: JSON) throws -> String { try ArgumentsDigest.of(arguments) }
 }

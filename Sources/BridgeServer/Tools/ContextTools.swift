@@ -14,13 +14,13 @@ enum ContextTools {
     static let all: [Tool] = [
         .declared(ReadContext.self, title: "Read the accumulated context",
                   description: "Reads context.md: what the agent has learned about this workspace and its user.",
-                  readOnly: true, destructive: false, idempotent: true),
+                  effects: .reads, idempotent: true),
         .declared(UpdateContext.self, title: "Update the accumulated context",
                   description: "Appends to context.md (mode append, the default) or replaces it (mode replace; pass ifMatch from read_context to avoid losing a concurrent edit).",
-                  readOnly: false, destructive: false, idempotent: false),
+                  effects: .when("mode", is: "replace", then: .replaces, otherwise: .adds), idempotent: false),
         .declared(AppendJournal.self, title: "Write in the agent's journal",
                   description: "Appends an observation to today's agent journal, Journal/agent/<YYYY-MM-DD>.md (or the given date's).",
-                  readOnly: false, destructive: false, idempotent: false),
+                  effects: .adds, idempotent: false),
     ]
 
     static func today() -> String {

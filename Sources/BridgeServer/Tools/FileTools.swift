@@ -15,18 +15,18 @@ enum FileTools {
     static let all: [Tool] = [
         .mirroring(LoadFile.self, as: "read_file", title: "Read a file",
                    description: "Reads a text file of the workspace (or a byte range of it: offset, length). Binary files need encoding \"base64\".",
-                   readOnly: true, destructive: false, idempotent: true) { r in string(r, "data") },
+                   effects: .reads, idempotent: true) { r in string(r, "data") },
         .mirroring(SaveFile.self, as: "write_file", title: "Write a file",
                    description: "Creates or replaces a file with the given content, crash-safely. Pass ifMatch (an etag from read_file) to refuse overwriting a change made meanwhile, or exclusive to refuse replacing an existing file.",
-                   readOnly: false, destructive: true, idempotent: true) { r in "Wrote \(int(r, "size")) bytes to \(string(r, "path"))." },
+                   effects: .when("exclusive", is: true, then: .adds, otherwise: .replaces), idempotent: true) { r in "Wrote \(int(r, "size")) bytes to \(string(r, "path"))." },
         .mirroring(AppendFile.self, as: "append_file", title: "Append to a file",
                    description: "Appends content to a file (created if missing, with its folders unless createParents is false), atomically.",
-                   readOnly: false, destructive: false, idempotent: false) { r in
+                   effects: .adds, idempotent: false) { r in
             "Appended; \(string(r, "path")) now has \(int(r, "size")) bytes."
         },
         .mirroring(ListFiles.self, as: "list_files", title: "List files",
                    description: "Lists a folder (recursive optional, down to maxDepth; glob filter; dot entries with includeHidden; paginated with cursor).",
-                   readOnly: true, destructive: false, idempotent: true) { r in
+                   effects: .reads, idempotent: true) { r in
             let lines = (r["entries"]?.arrayValue ?? []).map { e in
                 let type = string(e, "type")
                 let note = type == "file" ? " (\(int(e, "size")) bytes)" : type == "directory" ? "" : " (\(type), not readable)"
@@ -36,27 +36,28 @@ enum FileTools {
         },
         .mirroring(DeleteFile.self, as: "delete_file", title: "Delete a file or folder",
                    description: "Deletes a file, or a folder (recursive needed when it is not empty).",
-                   readOnly: false, destructive: true, idempotent: true) { r in "Deleted \(string(r, "path"))." },
+                   effects: .replaces, idempotent: true) { r in "Deleted \(string(r, "path"))." },
         // A repeat finds `from` gone (NotFound) and changes nothing more: idempotent in MCP's sense.
+        // Every move replaces: `from` no longer holds what it held (and `to` is replaced with overwrite).
         .mirroring(MoveFile.self, as: "move_file", title: "Move or rename",
                    description: "Moves or renames a file or folder; refuses to replace an existing target unless overwrite.",
-                   readOnly: false, destructive: true, idempotent: true) { r in "Moved \(string(r, "from")) to \(string(r, "to"))." },
+                   effects: .replaces, idempotent: true) { r in "Moved \(string(r, "from")) to \(string(r, "to"))." },
         .mirroring(CopyFile.self, as: "copy_file", title: "Copy",
                    description: "Copies a file or folder; refuses to replace an existing target unless overwrite. FIFOs, sockets, devices and links inside a folder are not copied and are listed in skipped.",
-                   readOnly: false, destructive: false, idempotent: true) { r in
+                   effects: .when("overwrite", is: true, then: .replaces, otherwise: .adds), idempotent: true) { r in
             let skipped = (r["skippedEntries"]?.arrayValue ?? []).map { "\(string($0, "path")) (\(string($0, "type")))" }
             let left = skipped.isEmpty ? "" : " Skipped (not copied): " + skipped.joined(separator: ", ") + "."
             return "Copied \(string(r, "from")) to \(string(r, "to")).\(left)"
         },
         .mirroring(CreateFolder.self, as: "create_folder", title: "Create a folder",
                    description: "Creates a folder and any missing parents.",
-                   readOnly: false, destructive: false, idempotent: true) { r in "Created \(string(r, "path"))/." },
+                   effects: .adds, idempotent: true) { r in "Created \(string(r, "path"))/." },
         .mirroring(GetFileInfo.self, as: "get_file_info", title: "File information",
                    description: "Size, times, etag, permission bits, state (current, notDownloaded, conflicted) and, with hash \"sha256\", the SHA-256 of a file's content.",
-                   readOnly: true, destructive: false, idempotent: true) { r in encoded(r) },
+                   effects: .reads, idempotent: true) { r in encoded(r) },
         .mirroring(SearchFiles.self, as: "search_files", title: "Search file contents",
                    description: "Finds lines containing a text (or a regular expression) in the workspace's files.",
-                   readOnly: true, destructive: false, idempotent: true) { r in
+                   effects: .reads, idempotent: true) { r in
             let lines = (r["matches"]?.arrayValue ?? []).map { m in
                 "\(string(m, "path")):\(int(m, "line")): \(string(m, "text"))"
             }
@@ -64,6 +65,6 @@ enum FileTools {
         },
         .mirroring(GetStorageInfo.self, as: "get_storage_info", title: "Storage information",
                    description: "Where the workspace lives (local or cloud), whether the cloud is available, usage and free space.",
-                   readOnly: true, destructive: false, idempotent: true) { r in encoded(r) },
+                   effects: .reads, idempotent: true) { r in encoded(r) },
     ]
 }

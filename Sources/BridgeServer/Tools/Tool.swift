@@ -1,3 +1,4 @@
+import AgentSessions
 import JSON
 import JSONRPC
 import Workspace
@@ -20,8 +21,8 @@ struct Tool: Sendable {
     var outputSchema: JSON
     /// The arguments that are workspace paths (an absent one means the workspace root).
     var pathArguments: [String]
-    var readOnly: Bool
-    var destructive: Bool
+    /// What its calls do (`ToolEffectRule`): the approval policy's input, and its annotations.
+    var effects: ToolEffectRule
     var idempotent: Bool
     var requiresNetwork = false
     /// Heavy work in the device policy's sense (much data, battery or heat): declared in the
@@ -31,7 +32,7 @@ struct Tool: Sendable {
 
     /// A tool whose schemas are the generated ones for `name`; a name the schema does not list is
     /// a programming error (stops at startup, where every test sees it).
-    private init(name: String, title: String, description: String, readOnly: Bool, destructive: Bool, idempotent: Bool,
+    private init(name: String, title: String, description: String, effects: ToolEffectRule, idempotent: Bool,
                  run: @escaping Run) {
         guard let input = ToolSchemas.input[name], let output = ToolSchemas.output[name] else {
             fatalError("tool \(name) is not in x-tool-table of schema/openrpc.json (run scripts/gen_tool_schemas.py)")
@@ -42,8 +43,7 @@ struct Tool: Sendable {
         self.inputSchema = input
         self.outputSchema = output
         self.pathArguments = ToolSchemas.pathArguments[name] ?? []
-        self.readOnly = readOnly
-        self.destructive = destructive
+        self.effects = effects
         self.idempotent = idempotent
         self.heavy = ToolSchemas.heavy.contains(name)
         self.run = run
@@ -53,7 +53,7 @@ struct Tool: Sendable {
     /// tool's arguments), decoded by `D`'s decoder, run by `D`'s handler; its structured content is
     /// `D`'s result and `text` says it for the model. The schema must declare this mirror.
     static func mirroring<D: MethodDeclaration>(_ d: D.Type, as name: String, title: String, description: String,
-                                                readOnly: Bool, destructive: Bool, idempotent: Bool,
+                                                effects: ToolEffectRule, idempotent: Bool,
                                                 text: @escaping @Sendable (JSON) -> String) -> Tool {
         guard let mirror = ToolSchemas.mirrors[name], mirror.method == D.method else {
             fatalError("tool \(name) does not mirror \(D.method) in schema/openrpc.json's x-agent-tool")
@@ -61,8 +61,7 @@ struct Tool: Sendable {
         guard mirror.extra.isEmpty else { fatalError("tool \(name): extra arguments \(mirror.extra) have no reader") }
         let toParam = mirror.rename
         let toArgument = Dictionary(uniqueKeysWithValues: toParam.map { ($0.value, $0.key) })
-        return Tool(name: name, title: title, description: description, readOnly: readOnly, destructive: destructive,
-                    idempotent: idempotent) { arguments, call in
+        return Tool(name: name, title: title, description: description, effects: effects, idempotent: idempotent) { arguments, call in
             var params = JSONObject()
             if case .object(let o) = arguments { for (k, v) in o.members { params[toParam[k] ?? k] = v } }
             let result = try D.handle(try D.Params(try ParamReader(.object(params), aliases: toArgument)), call)
@@ -70,20 +69,33 @@ struct Tool: Sendable {
         }
     }
 
+    /// No call of it changes anything (MCP's `readOnlyHint`).
+    var readOnly: Bool { effects.most == .reads }
+    /// Some call of it replaces or removes existing content (MCP's `destructiveHint`).
+    var destructive: Bool { effects.most == .replaces }
+
+    /// What the approval policy weighs for a call of this tool with `arguments`.
+    func facts(_ arguments: JSON) -> ToolFacts {
+        ToolFacts(name: name, effect: effects.effect(of: arguments), openWorld: requiresNetwork)
+    }
+
+    /// MCP's tool annotations, the same in `agent/listTools` and `tools/list`.
+    var annotations: JSON {
+        ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
+         "idempotentHint": .bool(idempotent), "openWorldHint": false]
+    }
+
     var json: JSON {
         ["name": .string(name), "title": .string(title), "description": .string(description),
-         "inputSchema": inputSchema, "outputSchema": outputSchema,
-         "annotations": ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
-                         "idempotentHint": .bool(idempotent), "openWorldHint": false],
+         "inputSchema": inputSchema, "outputSchema": outputSchema, "annotations": annotations,
          "requiresNetwork": .bool(requiresNetwork), "heavy": .bool(heavy)]
     }
 
     /// A tool of its own.
-    static func declared<D: ToolDeclaration>(_ d: D.Type, title: String, description: String, readOnly: Bool,
-                                             destructive: Bool, idempotent: Bool) -> Tool {
+    static func declared<D: ToolDeclaration>(_ d: D.Type, title: String, description: String, effects: ToolEffectRule,
+                                             idempotent: Bool) -> Tool {
         guard ToolSchemas.mirrors[D.name] == nil else { fatalError("tool \(D.name) mirrors a method: declare it with mirroring") }
-        return Tool(name: D.name, title: title, description: description, readOnly: readOnly, destructive: destructive,
-                    idempotent: idempotent) { arguments, call in
+        return Tool(name: D.name, title: title, description: description, effects: effects, idempotent: idempotent) { arguments, call in
             try D.handle(try D.Params(try ParamReader(arguments)), call)
         }
     }

@@ -777,14 +777,16 @@ class Methods(Connection):
         An unknown tool name → -32602 (data.field name). Bad arguments (against the tool's
         inputSchema) and domain failures are results with isError true and a message the model can
         act on. A call cut off by a crash shows in session/get pendingToolCalls with status
-        interrupted. Before running: under the session's approval policy a call that needs consent
-        answers {pendingApproval} and runs nothing (answer with session/approve; the same call again
-        answers the same until then, and the decision after); a refused call answers an error result
-        (code ApprovalDenied). Then the device policy: a heavy tool (ToolDefinition.heavy) on a low
-        battery (< 20%, not charging) or a serious/critical thermal state, or a heavy network tool
-        on an expensive or Low Data network → Deferred (data.reason, queued true, confirmable true),
-        recorded in session/get deferredToolCalls; send the same call again (with userConfirmed
-        true, or once the conditions allow) to run it.
+        interrupted. Before running: under the session's approval policy (which weighs what this
+        call does: its effect, from the tool and its arguments) a call that needs consent answers
+        {pendingApproval} and runs nothing (answer with session/approve; the same call again answers
+        the same until then, and the decision after; the same toolCallId for another tool or other
+        arguments → InvalidArgument, data {toolCallId, approvalId?, name}, nothing run); a refused
+        call answers an error result (code ApprovalDenied). Then the device policy: a heavy tool
+        (ToolDefinition.heavy) on a low battery (< 20%, not charging) or a serious/critical thermal
+        state, or a heavy network tool on an expensive or Low Data network → Deferred (data.reason,
+        queued true, confirmable true), recorded in session/get deferredToolCalls; send the same
+        call again (with userConfirmed true, or once the conditions allow) to run it.
 
         Sends ``session/callTool``.
         """
@@ -978,8 +980,9 @@ class Methods(Connection):
         """
         Answers a pending approval: allow runs the call (through the device policy) and answers its
         result; deny records an error result (ApprovalDenied) and runs nothing. remember applies the
-        decision to later calls of the same tool in the session. An approval an MCP client asked for
-        (origin mcp) is only decided: that client's identical call then runs or is refused.
+        decision to later calls of the same tool with the same effect in the session. An approval an
+        MCP client asked for (origin mcp) is only decided: that client's identical call then runs or
+        is refused.
 
         No approval for toolCallId → NotFound; answering again the other way → InvalidArgument. An
         allowed call the device policy defers → Deferred (queued): send the same session/callTool

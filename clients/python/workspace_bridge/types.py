@@ -753,8 +753,11 @@ class ApprovalPolicy1(TypedDict, total=False):
 
 
 #: Which tool calls need the user's consent: none (the default: no consent step), destructive (every
-#: tool annotated destructiveHint), or {tools, annotations}: the tools named, and every tool
-#: carrying one of the annotations (destructive, openWorld, write = any tool that is not read-only).
+#: call that replaces or removes existing content, whichever tool makes it: copy_file or move_file
+#: with overwrite, update_context with mode replace, write_file, delete_file; docs/protocol.md "What
+#: each tool call does"), or {tools, annotations}: the tools named, and every call matching one of
+#: the annotations (destructive = replaces, write = any change, openWorld = a tool needing the
+#: network). The effect is derived from the tool and the call's arguments alone.
 ApprovalPolicy = Union[Literal['none', 'destructive'], ApprovalPolicy1]
 
 
@@ -770,6 +773,10 @@ class _ApprovalRequired(TypedDict):
 class Approval(_ApprovalRequired, total=False):
     """A tool call waiting for the user's consent (no decision yet: nothing has run), or decided."""
     decision: Literal['allow', 'deny']
+    #: What the call does, which is what the policy asked about (docs/protocol.md, "What each tool
+    #: call does"): adds creates or appends only; replaces overwrites, deletes, moves or replaces
+    #: existing content; reads changes nothing. Absent for an approval recorded before effects were.
+    effect: Literal['reads', 'adds', 'replaces']
     #: Who asked, when not session/callTool: mcp for an MCP client's tools/call (MCP has no tool
     #: call ids). session/approve then only records the decision; the MCP client's identical call
     #: (same tool, same arguments) runs or is refused by it.
