@@ -1148,6 +1148,15 @@ class SessionExportResult(TypedDict):
     id: SessionId
 
 
+class SessionImportResultNotImported(TypedDict):
+    """
+    Present when the file carried consent, which an import never takes over: how many decided
+    approvals and which remembered decisions (tool names) were left out.
+    """
+    decidedApprovals: int
+    rememberedDecisions: List[str]
+
+
 class _SessionImportResultRequired(TypedDict):
     session: Session
 
@@ -1155,6 +1164,9 @@ class _SessionImportResultRequired(TypedDict):
 class SessionImportResult(_SessionImportResultRequired, total=False):
     #: The id the file carried, when it was taken in this workspace and the session got a new one.
     replacedId: str
+    #: Present when the file carried consent, which an import never takes over: how many decided
+    #: approvals and which remembered decisions (tool names) were left out.
+    notImported: SessionImportResultNotImported
 
 
 class PendingApproval(TypedDict):
