@@ -172,7 +172,7 @@ enum UsageCaps {
         guard case .object = usage else { throw ExportFormat.damaged("the session's usage is not an object") }
         func count(_ key: String, _ cap: Int64) throws(SessionError) -> Int {
             guard let v = usage[key], !v.isNull else { return 0 }
-            guard case .int(let i) = v, (0...cap).contains(i) else {
+            guard let i = v.intValue, (0...cap).contains(i) else {
                 throw ExportFormat.damaged("usage.\(key) \(JSONCodec.encodeString(v)) is not a whole number from 0 to \(cap)")
             }
             return Int(i)
