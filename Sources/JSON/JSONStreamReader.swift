@@ -5,7 +5,8 @@ import CJansson
 /// element.
 ///
 /// jansson parses every key and every value (with the same flags as `JSONCodec.decode`: UTF-8
-/// checked, duplicate keys inside a value refused, its depth cap); this reader only steps over
+/// checked, duplicate keys inside a value refused, its depth cap counted from the value, so the
+/// walked levels come on top of it); this reader only steps over
 /// the whitespace, `:` and `,` between them and the brackets of the object and array it walks.
 /// Duplicate keys of a walked object are the caller's to refuse (`nextKey` returns them all).
 /// A reader is a position in bytes it shares (no copy); `position` can be kept and a new reader
@@ -42,6 +43,8 @@ public struct JSONStreamReader: Sendable {
         first = false
         guard peek() == UInt8(ascii: "\"") else { throw fault("an object key", kind: "invalidSyntax") }
         guard case .string(let key) = try value() else { throw fault("an object key", kind: "invalidSyntax") }
+        // As jansson decides for the keys of the objects it reads.
+        guard !key.utf8.contains(0) else { throw fault("an object key without NUL", kind: "nullByteInKey") }
         try expect(":", "':'")
         return key
     }
