@@ -269,6 +269,14 @@ def test_importing_a_large_file_peaks_within_a_small_multiple_of_its_size(b, pla
     assert [m["id"] for m in last] == [f"m{n - 2}", f"m{n - 1}"]
 
 
+def test_a_file_over_the_import_cap_is_too_large_before_a_byte_is_read(b, place):
+    with open(place.root / "huge.json", "wb") as f:
+        f.truncate((256 << 20) + 1)  # sparse: costs no disk
+    err = domain_error(b, "session/import", {"path": "huge.json"}, "TooLarge")
+    assert err["data"]["limit"] == 256 << 20 and err["data"]["size"] == (256 << 20) + 1
+    assert b.result("session/list", {})["sessions"] == []
+
+
 # -- 11. export never replaces a file unasked -------------------------------------------------
 
 def test_export_refuses_an_existing_file_unless_overwrite(b, place):
