@@ -65,7 +65,7 @@ struct ExportFile {
         } catch {
             throw ExportFormat.damaged("not JSON (\(error))")
         }
-        if let twice { throw ExportFormat.damaged("member \(twice) occurs twice") }
+        if let twice { throw ExportFormat.damaged("member \(twice) occurs twice", field: twice) }
         guard members["format"]?.stringValue == ExportFormat.name else {
             throw ExportFormat.damaged("it is not a \(ExportFormat.name) file", reason: "foreign")
         }
@@ -121,7 +121,9 @@ struct ExportFile {
             guard let made = Compaction(stored: .object(o)), made.count >= 0 else {
                 throw ExportFormat.damaged("a compaction is incomplete")
             }
-            guard ids.insert(made.id).inserted else { throw ExportFormat.damaged("compaction id \(made.id) occurs twice") }
+            guard ids.insert(made.id).inserted else {
+                throw ExportFormat.damaged("compaction id \(made.id) occurs twice", field: "compactions.id", id: made.id)
+            }
             out.append(made)
         }
         return out
@@ -132,7 +134,7 @@ struct ExportFile {
         guard let raw = s["state"]?.stringValue, let state = SessionState(rawValue: raw) else {
             let shown = s["state"].map { JSONCodec.encodeString($0) } ?? "none"
             throw ExportFormat.damaged("the session's state \(shown) is not one of "
-                + SessionState.allCases.map(\.rawValue).joined(separator: ", "))
+                + SessionState.allCases.map(\.rawValue).joined(separator: ", "), field: "session.state")
         }
         var base: JSONObject = ["state": .string(state.rawValue)]
         for key in ["title", "agentType", "metadata", "createdAt", "updatedAt", "error", "declared"] {
@@ -140,7 +142,7 @@ struct ExportFile {
         }
         if let c = s["config"] {
             do { base["config"] = try SessionConfig(json: c).json } catch {
-                throw ExportFormat.damaged("the session's config is invalid: \(error.message)")
+                throw ExportFormat.damaged("the session's config is invalid: \(error.message)", field: "session.config")
             }
         }
         base["usage"] = try UsageCaps.checked(s["usage"]).json
@@ -169,11 +171,12 @@ enum UsageCaps {
     /// `usage` as a file states it (absent: zero), or `damaged` naming the member at fault.
     static func checked(_ usage: JSON?) throws(SessionError) -> Usage {
         guard let usage, !usage.isNull else { return Usage() }
-        guard case .object = usage else { throw ExportFormat.damaged("the session's usage is not an object") }
+        guard case .object = usage else { throw ExportFormat.damaged("the session's usage is not an object", field: "session.usage") }
         func count(_ key: String, _ cap: Int64) throws(SessionError) -> Int {
             guard let v = usage[key], !v.isNull else { return 0 }
             guard let i = v.intValue, (0...cap).contains(i) else {
-                throw ExportFormat.damaged("usage.\(key) \(JSONCodec.encodeString(v)) is not a whole number from 0 to \(cap)")
+                throw ExportFormat.damaged("usage.\(key) \(JSONCodec.encodeString(v)) is not a whole number from 0 to \(cap)",
+                                           field: "session.usage.\(key)")
             }
             return Int(i)
         }
@@ -181,7 +184,8 @@ enum UsageCaps {
                         turns: try count("turns", turns))
         if let v = usage["estimatedCostUSD"], !v.isNull {
             guard let d = v.doubleValue, d.isFinite, d >= 0, d <= costUSD else {
-                throw ExportFormat.damaged("usage.estimatedCostUSD \(JSONCodec.encodeString(v)) is not a number from 0 to \(costUSD)")
+                throw ExportFormat.damaged("usage.estimatedCostUSD \(JSONCodec.encodeString(v)) is not a number from 0 to \(costUSD)",
+                                           field: "session.usage.estimatedCostUSD")
             }
             out.estimatedCostUSD = d
         }

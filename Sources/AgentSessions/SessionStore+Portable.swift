@@ -49,9 +49,13 @@ enum ExportFormat {
         return nil
     }
 
-    static func damaged(_ why: String, reason: String = "damaged") -> SessionError {
-        SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)",
-                     data: ["reason": .string(reason)])
+    /// `InvalidArgument` with `data.reason`; `field` (dotted, e.g. `session.usage.turns`) names the
+    /// member at fault when one is, and `id` the id that occurs twice.
+    static func damaged(_ why: String, reason: String = "damaged", field: String? = nil, id: String? = nil) -> SessionError {
+        var data: JSONObject = ["reason": .string(reason)]
+        if let field { data["field"] = .string(field) }
+        if let id { data["id"] = .string(id) }
+        return SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)", data: data)
     }
 }
 
@@ -188,7 +192,9 @@ extension SessionStore {
                 return
             }
             guard case .object(var o) = m, let message = Message(stored: m) else { throw ExportFormat.damaged("a message is incomplete") }
-            guard seen.insert(message.id).inserted else { throw ExportFormat.damaged("message id \(message.id) occurs twice") }
+            guard seen.insert(message.id).inserted else {
+                throw ExportFormat.damaged("message id \(message.id) occurs twice", field: "messages.id", id: message.id)
+            }
             o["compactedBy"] = nil
             chunk.append(.object(o))
             if chunk.count == 256 { try flush(&b) }
@@ -209,7 +215,9 @@ extension SessionStore {
             guard let cid = c["id"]?.stringValue, let name = c["name"]?.stringValue, let started = c["startedAt"]?.intValue else {
                 throw ExportFormat.damaged("a tool call is incomplete")
             }
-            guard calls.insert(cid).inserted else { throw ExportFormat.damaged("tool call id \(cid) occurs twice") }
+            guard calls.insert(cid).inserted else {
+                throw ExportFormat.damaged("tool call id \(cid) occurs twice", field: "toolCalls.id", id: cid)
+            }
             if let result = c["result"] {
                 try b.add(["t": "begin", "call": .string(cid), "name": .string(name), "args": .object([:]), "at": .int(started)])
                 try b.add(["t": "end", "call": .string(cid), "name": .string(name), "result": result,

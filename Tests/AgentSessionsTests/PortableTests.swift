@@ -169,7 +169,7 @@ private func editSession(_ doc: inout JSONObject, _ edit: (inout JSONObject) -> 
 
 @Suite("Import of a hostile file (issue 22)")
 struct HostileImportTests {
-    private func refused(_ bytes: [UInt8], _ words: String...) {
+    private func refused(_ bytes: [UInt8], _ words: String..., field: String? = nil) {
         let f = Fixture()
         let store = f.store()
         do {
@@ -178,6 +178,7 @@ struct HostileImportTests {
         } catch {
             #expect(error.kind == .invalidArgument && error.data["reason"] == "damaged", "\(error)")
             for w in words { #expect(error.message.contains(w), "\(error.message) lacks \(w)") }
+            if let field { #expect(error.data["field"] == .string(field)) }
         }
         #expect((try? store.list().sessions.isEmpty) == true)
     }
@@ -207,7 +208,7 @@ struct HostileImportTests {
                 s["usage"] = .object(u)
             }
         }
-        refused(bytes, "usage.\(member)")
+        refused(bytes, "usage.\(member)", field: "session.usage.\(member)")
     }
 
     @Test("usage at the caps and a missing usage import; the caps leave room to add without overflow")
@@ -225,7 +226,7 @@ struct HostileImportTests {
         let f = Fixture()
         let (store, id) = try source(f)
         let bytes = try resigned(store.export(id: id)) { doc in editSession(&doc) { $0["state"] = value } }
-        refused(bytes, "state", "idle, running, waitingForUser, backgrounded, completed, failed")
+        refused(bytes, "state", "idle, running, waitingForUser, backgrounded, completed, failed", field: "session.state")
     }
 
     @Test("a message id, tool call id or compaction id twice is damaged, never silently dropped")
@@ -240,15 +241,15 @@ struct HostileImportTests {
             guard case .array(var m)? = doc["messages"] else { return }
             m.append(m[3])
             doc["messages"] = .array(m)
-        }, "message id m3 occurs twice")
+        }, "message id m3 occurs twice", field: "messages.id")
         refused(try resigned(e) { doc in
             guard case .array(let t)? = doc["toolCalls"] else { return }
             doc["toolCalls"] = .array(t + t)
-        }, "tool call id t1 occurs twice")
+        }, "tool call id t1 occurs twice", field: "toolCalls.id")
         refused(try resigned(e) { doc in
             guard case .array(let c)? = doc["compactions"] else { return }
             doc["compactions"] = .array(c + c)
-        }, "occurs twice")
+        }, "occurs twice", field: "compactions.id")
     }
 
     @Test("a compaction carrying journal references out of range is ignored, never trusted (no trap)")

@@ -54,10 +54,11 @@ def write(place, doc: dict, path: str = "hostile.json") -> str:
     return path
 
 
-def refused(b, path: str, *words: str) -> dict:
+def refused(b, path: str, *words: str, field: str | None = None) -> dict:
     before = b.result("session/list", {})["sessions"]
     err = domain_error(b, "session/import", {"path": path}, "InvalidArgument")
     assert err["data"]["reason"] == "damaged", err
+    assert err["data"].get("field") == field, err
     for w in words:
         assert w in err["message"], (w, err["message"])
     assert b.result("session/list", {})["sessions"] == before, "nothing was imported"
@@ -89,7 +90,7 @@ def test_usage_that_is_negative_fractional_or_absurd_is_refused(b, place, member
     sid = small_session(b)
     doc = exported(b, place, sid)
     doc["session"]["usage"][member] = value
-    refused(b, write(place, doc), "usage." + member)
+    refused(b, write(place, doc), "usage." + member, field="session.usage." + member)
 
 
 def test_a_cost_json_cannot_hold_as_a_number_is_refused(b, place):
@@ -165,7 +166,8 @@ def test_duplicate_message_ids_are_damaged_not_dropped(b, place):
     sid = small_session(b)
     doc = exported(b, place, sid)
     doc["messages"].append({**doc["messages"][0], "content": "a second m1"})
-    refused(b, write(place, doc), "message id m1 occurs twice")
+    err = refused(b, write(place, doc), "message id m1 occurs twice", field="messages.id")
+    assert err["data"]["id"] == "m1"
 
 
 def test_duplicate_tool_call_ids_are_damaged(b, place):
@@ -175,7 +177,8 @@ def test_duplicate_tool_call_ids_are_damaged(b, place):
                                   "arguments": {"path": "a.txt", "content": "a"}})
     doc = exported(b, place, sid)
     doc["toolCalls"] = [c for c in doc["toolCalls"] if c["id"] == "c2"] * 2
-    refused(b, write(place, doc), "tool call id c2 occurs twice")
+    err = refused(b, write(place, doc), "tool call id c2 occurs twice", field="toolCalls.id")
+    assert err["data"]["id"] == "c2"
 
 
 @pytest.mark.parametrize("state", ["sleeping", "", 7, None, "Running"])
@@ -183,7 +186,7 @@ def test_an_unknown_state_is_damaged_with_a_reason(b, place, state):
     sid = small_session(b)
     doc = exported(b, place, sid)
     doc["session"]["state"] = state
-    err = refused(b, write(place, doc), "state")
+    err = refused(b, write(place, doc), "state", field="session.state")
     assert "idle, running, waitingForUser, backgrounded, completed, failed" in err["message"]
 
 
@@ -191,7 +194,7 @@ def test_a_top_level_member_twice_is_damaged(b, place):
     sid = small_session(b)
     raw = signed(exported(b, place, sid))
     (place.root / "twice.json").write_bytes(raw.replace(b'"version":1,', b'"version":1,"version":1,', 1))
-    refused(b, "twice.json")
+    refused(b, "twice.json", "member version occurs twice", field="version")
 
 
 # -- 8. concurrent imports of one file ------------------------------------------------------

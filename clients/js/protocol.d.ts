@@ -132,7 +132,7 @@ export type ErrorData = {
   size?: number;
   /** MethodNotFound: the method asked for. */
   method?: string;
-  /** InvalidParams: dotted path of the offending field. */
+  /** InvalidParams: dotted path of the offending field. InvalidArgument (damaged) from session/import: the member of the file at fault, when one is (session.state, session.usage.turns, session.config, messages.id, toolCalls.id, compactions.id, a top-level member twice). */
   field?: string;
   /** InvalidParams: what was expected there. */
   expected?: string;
@@ -164,7 +164,7 @@ export type ErrorData = {
   owner?: string;
   /** SessionLocked: when that lease expires unless renewed. */
   expiresAt?: string;
-  /** Session and queue errors: the session or item concerned. */
+  /** Session and queue errors: the session or item concerned. InvalidArgument (damaged) from session/import: the message, tool call or compaction id that occurs twice. */
   id?: string;
   /** The tool call concerned. */
   toolCallId?: string;

@@ -229,7 +229,10 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'size': int,
     # MethodNotFound: the method asked for.
     'method': str,
-    # InvalidParams: dotted path of the offending field.
+    # InvalidParams: dotted path of the offending field. InvalidArgument (damaged) from
+    # session/import: the member of the file at fault, when one is (session.state,
+    # session.usage.turns, session.config, messages.id, toolCalls.id, compactions.id, a top-level
+    # member twice).
     'field': str,
     # InvalidParams: what was expected there.
     'expected': str,
@@ -262,7 +265,8 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'owner': str,
     # SessionLocked: when that lease expires unless renewed.
     'expiresAt': str,
-    # Session and queue errors: the session or item concerned.
+    # Session and queue errors: the session or item concerned. InvalidArgument (damaged) from
+    # session/import: the message, tool call or compaction id that occurs twice.
     'id': str,
     # The tool call concerned.
     'toolCallId': str,
