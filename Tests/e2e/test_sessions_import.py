@@ -19,19 +19,9 @@ import sys
 import pytest
 
 from bridge import dumps, ndjson_frame, request
-from sessions_helpers import Place, append, create, domain_error, get, transition, usage
+from sessions_helpers import append, b, create, domain_error, get, place, transition, usage  # noqa: F401 (fixtures)
 
 FORMAT = "workspace-bridge.session"
-
-
-@pytest.fixture
-def place(tmp_path) -> Place:
-    return Place(tmp_path)
-
-
-@pytest.fixture
-def b(spawn, place):
-    return place.start(spawn)
 
 
 def signed(doc: dict) -> bytes:
