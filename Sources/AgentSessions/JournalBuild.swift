@@ -7,13 +7,15 @@ struct JournalBuild {
     private(set) var bytes: [UInt8] = []
     private(set) var data: SessionData
 
-    /// Starts with the journal's first record (`create` or `base`).
-    init(first: JSON) throws(SessionError) {
+    /// Starts with the journal's first record (`create` or `base`), with room for `reserving`
+    /// bytes (a build whose size is known never copies its bytes while it grows).
+    init(first: JSON, reserving: Int = 0) throws(SessionError) {
         let (line, crc) = JournalLine.encodeWithChecksum(first)
         do { data = try SessionData(create: first, ref: RecordRef(offset: 0, length: Int32(line.count)), crc: crc) } catch {
             throw .invalid("internal: a first record that does not open a session: \(error.message)")
         }
-        bytes = line
+        bytes.reserveCapacity(max(reserving, line.count))
+        bytes += line
     }
 
     /// Adds a record built here (its JSON is applied as is).

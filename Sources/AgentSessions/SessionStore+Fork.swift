@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CWorkspaceShims
 import JSON
 
 extension SessionStore {
@@ -119,6 +120,15 @@ extension SessionStore {
     /// the archive, this store's lease), renames it into place and flushes the sessions folder.
     /// A crash leaves the session whole or absent (a hidden `.new-…` folder at most).
     func install(_ id: String, _ b: JournalBuild, archive: [JSON]) throws(SessionError) -> Session {
+        guard let s = try installIfFree(id, b, archive: archive) else {
+            throw .io("cannot create session \(id)", errno: EEXIST, path: directory + "/" + id)
+        }
+        return s
+    }
+
+    /// `install`, nil (and nothing left behind) when a folder named `id` appeared meanwhile (a
+    /// concurrent import of the same file, in this process or another): it is never replaced.
+    func installIfFree(_ id: String, _ b: JournalBuild, archive: [JSON]) throws(SessionError) -> Session? {
         try Disk.makeDirectories(directory)
         let hidden = directory + "/" + SessionNames.randomId(".new-")
         let folder = directory + "/" + id
@@ -135,7 +145,15 @@ extension SessionStore {
             Disk.closeDescriptor(fd)
             guard ok else { throw .io("cannot write the journal", errno: code, path: path) }
             Disk.syncDirectory(hidden)
-            guard rename(hidden, folder) == 0 else { throw .io("cannot create session \(id)", errno: errno, path: folder) }
+            if wb_renameat_noreplace(AT_FDCWD, hidden, AT_FDCWD, folder) != 0 {
+                // No atomic no-replace on this file system: a plain rename, which refuses a folder
+                // that holds anything (an installed session always holds its journal).
+                guard errno == ENOSYS || errno == EINVAL, rename(hidden, folder) == 0 else {
+                    guard errno == EEXIST || errno == ENOTEMPTY else { throw .io("cannot create session \(id)", errno: errno, path: folder) }
+                    _ = Disk.removeTree(hidden)
+                    return nil
+                }
+            }
         } catch {
             _ = Disk.removeTree(hidden)
             throw error

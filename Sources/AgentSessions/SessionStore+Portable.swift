@@ -16,6 +16,8 @@ public struct ImportedSession: Sendable, Equatable {
     public let session: Session
     /// The id the file carried when it was taken (or unusable) and the session got a new one.
     public let replacedId: String?
+    /// The consent the file carried and the import left out.
+    public let notImported: NotImported
 }
 
 /// The export file's format (`format`, `version` 1):
@@ -47,9 +49,13 @@ enum ExportFormat {
         return nil
     }
 
-    static func damaged(_ why: String, reason: String = "damaged") -> SessionError {
-        SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)",
-                     data: ["reason": .string(reason)])
+    /// `InvalidArgument` with `data.reason`; `field` (dotted, e.g. `session.usage.turns`) names the
+    /// member at fault when one is, and `id` the id that occurs twice.
+    static func damaged(_ why: String, reason: String = "damaged", field: String? = nil, id: String? = nil) -> SessionError {
+        var data: JSONObject = ["reason": .string(reason)]
+        if let field { data["field"] = .string(field) }
+        if let id { data["id"] = .string(id) }
+        return SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)", data: data)
     }
 }
 
@@ -128,74 +134,74 @@ extension SessionStore {
     }
 
     /// Creates a session from an export file's bytes: the same messages, tool results, usage,
-    /// lineage, compactions and approvals, under the file's id, or a new id when that one is
-    /// taken. A file that is not JSON, not an export, of an unknown version, fails its checksum
-    /// or does not replay is `InvalidArgument` (`data.reason`: `damaged`, `foreign`,
+    /// lineage, compactions and pending approvals, under the file's id, or a new id when that one
+    /// is taken (also by an import of the same file running at the same time, in this process or
+    /// another). The file is read as an attacker's (`ExportFile`): a file that is not JSON, not an
+    /// export, of an unknown version, fails its checksum, carries an unknown state, usage that is
+    /// negative, fractional, not finite or beyond `UsageCaps`, a message, compaction or tool call
+    /// id twice, or does not replay is `InvalidArgument` (`data.reason`: `damaged`, `foreign`,
     /// `unsupportedVersion`), and nothing is created: the whole session is built and checked in
-    /// memory first, then installed with one rename.
+    /// memory first (the file's long arrays read one element at a time), then installed with one
+    /// rename. Decided approvals and remembered decisions are not imported (`notImported`).
     public func importSession(_ bytes: [UInt8]) throws(SessionError) -> ImportedSession {
-        let parsed: JSON
-        do { parsed = try JSONCodec.decode(bytes) } catch { throw ExportFormat.damaged("not JSON (\(error))") }
-        guard case .object(var doc) = parsed, doc["format"]?.stringValue == ExportFormat.name else {
-            throw ExportFormat.damaged("it is not a \(ExportFormat.name) file", reason: "foreign")
-        }
-        guard doc["version"]?.intValue == ExportFormat.version else {
-            throw ExportFormat.damaged("version \(doc["version"].map { JSONCodec.encodeString($0) } ?? "none") is not 1",
-                                       reason: "unsupportedVersion")
-        }
-        guard doc["checksum"]?["algorithm"]?.stringValue == "sha256", let stated = doc["checksum"]?["value"]?.stringValue,
-              stated.utf8.count == 64, doc.keys.last == "checksum", let at = ExportFormat.lastRange(of: stated, in: bytes)
-        else { throw ExportFormat.damaged("it has no sha256 checksum as its last member") }
-        var zeroed = bytes
-        zeroed.replaceSubrange(at, with: Array(ExportFormat.zeros.utf8))
-        guard try Digest.sha256(zeroed) == stated else { throw ExportFormat.damaged("its checksum does not match its content") }
-        doc["checksum"] = nil
-        guard let s = doc["session"], let fileId = s["id"]?.stringValue, let messages = doc["messages"]?.arrayValue,
-              let compactionList = doc["compactions"]?.arrayValue, let calls = doc["toolCalls"]?.arrayValue
-        else { throw ExportFormat.damaged("session, messages, compactions or toolCalls is missing") }
-        var id = fileId
+        let file = try ExportFile(bytes)
+        var id = file.fileId
         var replaced: String?
-        if !SessionNames.isSafeName(id) || (try? handle(id)) != nil || Disk.identity(path: directory + "/" + id) != nil {
-            replaced = fileId
+        for _ in 0..<4 {
+            if !SessionNames.isSafeName(id) || (try? handle(id)) != nil || Disk.identity(path: directory + "/" + id) != nil {
+                replaced = file.fileId
+                id = SessionNames.randomId("sess_")
+            }
+            let b = try build(file, id: id)
+            if let session = try installIfFree(id, b, archive: []) {
+                return ImportedSession(session: session, replacedId: replaced, notImported: file.notImported)
+            }
+            // Taken between the check and the rename (a concurrent import of the same file): again under a new id.
+            replaced = file.fileId
             id = SessionNames.randomId("sess_")
         }
-        var compactions: [Compaction] = []
-        for c in compactionList {
-            guard let made = Compaction(stored: c) else { throw ExportFormat.damaged("a compaction is incomplete") }
-            compactions.append(made)
-        }
+        throw SessionError(.ioError, "no free session id was found for the import")
+    }
+
+    /// The journal of an imported session under `id`, replayed as it is built.
+    private func build(_ file: ExportFile, id: String) throws(SessionError) -> JournalBuild {
         // Compactions whose originals were dropped exist from the start (their place is a record);
         // the others are made (and undone) by their own records, in time order, after the messages.
-        var extras = SessionExtras(stored: s["extras"])
-        extras.compactions = compactions.filter { $0.originalsDroppedAtNanos != nil }
-        var base: JSONObject = ["t": "base", "id": .string(id)]
-        for key in ["title", "agentType", "config", "metadata", "createdAt", "updatedAt", "state", "error", "usage", "declared"] {
-            if let v = s[key] { base[key] = v }
-        }
+        var extras = file.extras
+        extras.compactions = file.compactions.filter { $0.originalsDroppedAtNanos != nil }
+        var base = file.base
+        base["t"] = "base"
+        base["id"] = .string(id)
         base["toolSequence"] = 0
-        if !extras.isEmpty { base["extras"] = extras.stored }
-        base["at"] = s["updatedAt"] ?? 0
-        var b = try JournalBuild(first: .object(base))
+        base["extras"] = extras.isEmpty ? nil : extras.stored
+        let updatedAt = file.session["updatedAt"] ?? 0
+        base["at"] = updatedAt
+        // The journal is about as long as the file: reserved once, never copied while it grows.
+        var b = try JournalBuild(first: .object(base), reserving: file.bytes.count + file.bytes.count / 8)
         var chunk: [JSON] = []
         func flush(_ b: inout JournalBuild) throws(SessionError) {
-            guard !chunk.isEmpty else { return }
-            try b.add(["t": "msg", "m": .array(chunk), "at": chunk.last!["at"] ?? 0])
+            guard let last = chunk.last else { return }
+            try b.add(["t": "msg", "m": .array(chunk), "at": last["at"] ?? 0])
             chunk = []
         }
-        for m in messages {
+        var seen = Set<String>()
+        try file.messages { m throws(SessionError) in
             if let cid = m["placeOf"]?.stringValue {
                 try flush(&b)
-                try b.add(["t": "place", "cid": .string(cid), "at": s["updatedAt"] ?? 0])
-                continue
+                try b.add(["t": "place", "cid": .string(cid), "at": updatedAt])
+                return
             }
-            guard case .object(var o) = m, Message(stored: m) != nil else { throw ExportFormat.damaged("a message is incomplete") }
+            guard case .object(var o) = m, let message = Message(stored: m) else { throw ExportFormat.damaged("a message is incomplete") }
+            guard seen.insert(message.id).inserted else {
+                throw ExportFormat.damaged("message id \(message.id) occurs twice", field: "messages.id", id: message.id)
+            }
             o["compactedBy"] = nil
             chunk.append(.object(o))
             if chunk.count == 256 { try flush(&b) }
         }
         try flush(&b)
         var events: [(at: Int64, record: JSON)] = []
-        for c in compactions where c.originalsDroppedAtNanos == nil {
+        for c in file.compactions where c.originalsDroppedAtNanos == nil {
             var r: JSONObject = ["t": "compact", "cid": .string(c.id), "first": .string(c.firstMessageId),
                                  "through": .string(c.throughMessageId), "summary": c.summary, "by": .string(c.by)]
             if c.summaryRole != .system { r["role"] = .string(c.summaryRole.rawValue) }
@@ -204,9 +210,13 @@ extension SessionStore {
             if let undone = c.undoneAtNanos { events.append((undone, ["t": "uncompact", "cid": .string(c.id), "at": .int(undone)])) }
         }
         for e in events.sorted(by: { $0.at < $1.at }) { try b.add(e.record) }
-        for c in calls {
+        var calls = Set<String>()
+        try file.toolCalls { c throws(SessionError) in
             guard let cid = c["id"]?.stringValue, let name = c["name"]?.stringValue, let started = c["startedAt"]?.intValue else {
                 throw ExportFormat.damaged("a tool call is incomplete")
+            }
+            guard calls.insert(cid).inserted else {
+                throw ExportFormat.damaged("tool call id \(cid) occurs twice", field: "toolCalls.id", id: cid)
             }
             if let result = c["result"] {
                 try b.add(["t": "begin", "call": .string(cid), "name": .string(name), "args": .object([:]), "at": .int(started)])
@@ -217,8 +227,7 @@ extension SessionStore {
                            "at": .int(started)])
             }
         }
-        guard b.data.extras.compactions.count == compactions.count else { throw ExportFormat.damaged("compactions do not fit") }
-        let session = try install(id, b, archive: [])
-        return ImportedSession(session: session, replacedId: replaced)
+        guard b.data.extras.compactions.count == file.compactions.count else { throw ExportFormat.damaged("compactions do not fit") }
+        return b
     }
 }

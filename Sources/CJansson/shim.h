@@ -11,5 +11,7 @@ static inline json_int_t wb_json_integer_value(const json_t *j) { return json_in
 /* Flag constants as plain ints (the macros import as Int32 but are clearer named here). */
 static inline size_t wb_json_dump_flags(void) { return JSON_COMPACT | JSON_ENCODE_ANY; }
 static inline size_t wb_json_load_flags(void) { return JSON_ALLOW_NUL | JSON_DECODE_ANY | JSON_REJECT_DUPLICATES; }
+/* Stops after one value and reports the bytes it read in json_error_t.position (JSONStreamReader). */
+static inline size_t wb_json_prefix_flag(void) { return JSON_DISABLE_EOF_CHECK; }
 
 #endif

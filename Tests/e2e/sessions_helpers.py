@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bridge import Bridge, dumps, ndjson_frame, request
 
 STATES = ["idle", "running", "waitingForUser", "backgrounded", "completed", "failed"]
@@ -71,6 +73,20 @@ class Place:
         """SIGKILL `b` (after the calls it acknowledged) and start a new server on the same folders."""
         b.kill()
         return self.start(spawn)
+
+
+# -- fixtures (a test module imports them by name) -------------------------------
+
+@pytest.fixture
+def place(tmp_path) -> Place:
+    """The test's folders."""
+    return Place(tmp_path)
+
+
+@pytest.fixture
+def b(spawn, place) -> Bridge:
+    """A server on `place`, initialized."""
+    return place.start(spawn)
 
 
 # -- calls ----------------------------------------------------------------------

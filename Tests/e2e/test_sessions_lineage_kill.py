@@ -138,7 +138,7 @@ def test_sigkills_during_compaction_prune_import_and_export_lose_nothing_acknowl
             ("msg", "session/appendMessages", {"id": w.sid, "messages": second}),
             ("prune", "session/prune", {}),
             ("import", "session/import", {"path": "Chats/src.json"}),
-            ("export", "session/export", {"id": w.sid, "path": "Chats/w.json"}),
+            ("export", "session/export", {"id": w.sid, "path": "Chats/w.json", "overwrite": True}),
         ]
         rng.shuffle(script[3:])  # the session's own order stays; prune, import and export move around
         data = bytearray()

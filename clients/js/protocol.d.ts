@@ -132,7 +132,7 @@ export type ErrorData = {
   size?: number;
   /** MethodNotFound: the method asked for. */
   method?: string;
-  /** InvalidParams: dotted path of the offending field. */
+  /** InvalidParams: dotted path of the offending field. InvalidArgument (damaged) from session/import: the member of the file at fault, when one is (session.state, session.usage.turns, session.config, messages.id, toolCalls.id, compactions.id, a top-level member twice). */
   field?: string;
   /** InvalidParams: what was expected there. */
   expected?: string;
@@ -164,7 +164,7 @@ export type ErrorData = {
   owner?: string;
   /** SessionLocked: when that lease expires unless renewed. */
   expiresAt?: string;
-  /** Session and queue errors: the session or item concerned. */
+  /** Session and queue errors: the session or item concerned. InvalidArgument (damaged) from session/import: the message, tool call or compaction id that occurs twice. */
   id?: string;
   /** The tool call concerned. */
   toolCallId?: string;
@@ -845,6 +845,11 @@ export interface SessionImportResult {
   session: Session;
   /** The id the file carried, when it was taken in this workspace and the session got a new one. */
   replacedId?: string;
+  /** Present when the file carried consent, which an import never takes over: how many decided approvals and which remembered decisions (tool names) were left out. */
+  notImported?: {
+    decidedApprovals: number;
+    rememberedDecisions: string[];
+  };
 }
 
 /** session/callTool's answer when the call needs the user's consent: nothing has run. Answer with session/approve (the approval is also in session/get and session/resume, pendingApprovals). */
@@ -1381,20 +1386,22 @@ export interface SessionSetRetentionParams {
 export type SessionPruneParams = Record<string, never>;
 
 /**
- * Writes the session as one self-describing JSON file in the workspace (default Chats/<id>.json), replaced crash-safely: messages (originals of compactions included), tool calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum.
+ * Writes the session as one self-describing JSON file in the workspace (default Chats/<id>.json), never over an existing file unless overwrite is true: messages (originals of compactions included), tool calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum.
  *
- * Path errors as for saveFile. The format: {format: "workspace-bridge.session", version: 1, session, messages, compactions, toolCalls, checksum: {algorithm: "sha256", value}}, times in nanoseconds; value is the SHA-256 of the file with its 64 digits zeroed.
+ * Path errors as for saveFile. An existing file at the path → AlreadyExists (decided atomically with the write; the file is unchanged); with overwrite: true it is replaced crash-safely. The format: {format: "workspace-bridge.session", version: 1, session, messages, compactions, toolCalls, checksum: {algorithm: "sha256", value}}, times in nanoseconds; value is the SHA-256 of the file with its 64 digits zeroed.
  */
 export interface SessionExportParams {
   id: SessionId;
   /** Default Chats/<id>.json. */
   path?: WorkspacePath;
+  /** Replace an existing file at the path (crash-safely). Without it an existing file is AlreadyExists. */
+  overwrite?: boolean;
 }
 
 /**
  * Creates a session from an export file in the workspace; it round-trips exactly (export → import → export gives the same document but for the id and checksum).
  *
- * The whole session is built and checked in memory before anything is written, then installed with one rename: never half-imported. A damaged file (not JSON, checksum mismatch, missing parts) → InvalidArgument with data.reason damaged; another format → foreign; another version → unsupportedVersion; path errors as for readFile. The file's id is kept when it is free in this workspace, else the session gets a new one (replacedId).
+ * The file is read as if an attacker wrote it. The whole session is built and checked in memory before anything is written (the file's messages and tool calls read one at a time, so memory stays within a small multiple of the file's size; files over 256 MiB → TooLarge as for readFile), then installed with one rename: never half-imported. A damaged file → InvalidArgument with data.reason damaged and a message naming the fault: not JSON, checksum mismatch, missing parts, a state that is not one of the six, usage that is negative, fractional, not finite or beyond the caps (tokens 10^15, turns 10^9, cost 10^11 USD), a message, compaction or tool call id that occurs twice, records that do not replay. Another format → foreign; another version → unsupportedVersion; path errors as for readFile. Consent is never imported: decided approvals (allowed or denied) and remembered decisions are dropped and counted in notImported; pending approvals stay pending (visible in the session's pendingApprovals, answered by this workspace's user). The file's id is kept when it is free in this workspace, else the session gets a new one (replacedId); imports of one file running at the same time (one connection or several processes) each get their own id.
  */
 export interface SessionImportParams {
   path: WorkspacePath;
@@ -1805,7 +1812,7 @@ export interface WorkspaceBridgeMethods {
     }>;
     /** Applies the retention policy to every session this device can change now (another owner's are left alone). */
     prune(params?: SessionPruneParams, options?: RequestOptions): Promise<PruneReport>;
-    /** Writes the session as one self-describing JSON file in the workspace (default Chats/<id>.json), replaced crash-safely: messages (originals of compactions included), tool calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum. */
+    /** Writes the session as one self-describing JSON file in the workspace (default Chats/<id>.json), never over an existing file unless overwrite is true: messages (originals of compactions included), tool calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum. */
     export(params: SessionExportParams, options?: RequestOptions): Promise<SessionExportResult>;
     /** Creates a session from an export file in the workspace; it round-trips exactly (export → import → export gives the same document but for the id and checksum). */
     import(params: SessionImportParams, options?: RequestOptions): Promise<SessionImportResult>;

@@ -27,7 +27,13 @@ public enum JSONTarget: FuzzTarget {
                 try require(!error.reason.isEmpty, "a decode error without a reason")
                 try require(error.position >= 0 && error.position <= text.count,
                             "error position \(error.position) outside an input of \(text.count) bytes")
+                if error.kind != "tooDeep", let walked = walk(text) {
+                    throw FuzzFailure("the stream reader accepted what the decoder refuses (\(error)): \(walked)")
+                }
                 return
+            }
+            if case .object = value {
+                try require(walk(text) == value, "the stream reader disagrees with the decoder")
             }
             try require(String(validating: text, as: UTF8.self) != nil, "invalid UTF-8 was accepted")
             try roundTrip(value, expected: value)
@@ -37,6 +43,30 @@ public enum JSONTarget: FuzzTarget {
             let value = generate(&reader, depth: 0, budget: &budget)
             try roundTrip(value, expected: finite(value))
         }
+    }
+
+    /// The object `text` holds, read with `JSONStreamReader` (arrays element by element, one
+    /// member twice refused as the decoder does), or nil when the reader refuses it.
+    static func walk(_ text: [UInt8]) -> JSON? {
+        var r = JSONStreamReader(text)
+        var o = JSONObject()
+        do throws(JSONDecodeError) {
+            try r.enterObject()
+            while let key = try r.nextKey() {
+                guard o[key] == nil else { return nil }
+                if r.enterArray() {
+                    var a: [JSON] = []
+                    while let e = try r.nextElement() { a.append(e) }
+                    o[key] = .array(a)
+                } else {
+                    o[key] = try r.value()
+                }
+            }
+            try r.finish()
+        } catch {
+            return nil
+        }
+        return .object(o)
     }
 
     static func roundTrip(_ value: JSON, expected: JSON) throws(FuzzFailure) {

@@ -924,30 +924,46 @@ class Methods(Connection):
         self, *,
         id: SessionId,
         path: Optional[WorkspacePath] = None,
+        overwrite: Optional[bool] = None,
     ) -> Call[SessionExportResult]:
         """
         Writes the session as one self-describing JSON file in the workspace (default
-        Chats/<id>.json), replaced crash-safely: messages (originals of compactions included), tool
-        calls and results, usage, lineage, compactions, approvals and a SHA-256 checksum.
+        Chats/<id>.json), never over an existing file unless overwrite is true: messages (originals
+        of compactions included), tool calls and results, usage, lineage, compactions, approvals and
+        a SHA-256 checksum.
 
-        Path errors as for saveFile. The format: {format: "workspace-bridge.session", version: 1,
-        session, messages, compactions, toolCalls, checksum: {algorithm: "sha256", value}}, times in
+        Path errors as for saveFile. An existing file at the path → AlreadyExists (decided
+        atomically with the write; the file is unchanged); with overwrite: true it is replaced
+        crash-safely. The format: {format: "workspace-bridge.session", version: 1, session,
+        messages, compactions, toolCalls, checksum: {algorithm: "sha256", value}}, times in
         nanoseconds; value is the SHA-256 of the file with its 64 digits zeroed.
 
         Sends ``session/export``.
         """
-        return self.request('session/export', build_params({'id': id}, {'path': path}))
+        return self.request(
+            'session/export',
+            build_params({'id': id}, {'path': path, 'overwrite': overwrite}),
+        )
 
     def session_import(self, *, path: WorkspacePath) -> Call[SessionImportResult]:
         """
         Creates a session from an export file in the workspace; it round-trips exactly (export →
         import → export gives the same document but for the id and checksum).
 
-        The whole session is built and checked in memory before anything is written, then installed
-        with one rename: never half-imported. A damaged file (not JSON, checksum mismatch, missing
-        parts) → InvalidArgument with data.reason damaged; another format → foreign; another version
-        → unsupportedVersion; path errors as for readFile. The file's id is kept when it is free in
-        this workspace, else the session gets a new one (replacedId).
+        The file is read as if an attacker wrote it. The whole session is built and checked in
+        memory before anything is written (the file's messages and tool calls read one at a time, so
+        memory stays within a small multiple of the file's size; files over 256 MiB → TooLarge as
+        for readFile), then installed with one rename: never half-imported. A damaged file →
+        InvalidArgument with data.reason damaged and a message naming the fault: not JSON, checksum
+        mismatch, missing parts, a state that is not one of the six, usage that is negative,
+        fractional, not finite or beyond the caps (tokens 10^15, turns 10^9, cost 10^11 USD), a
+        message, compaction or tool call id that occurs twice, records that do not replay. Another
+        format → foreign; another version → unsupportedVersion; path errors as for readFile. Consent
+        is never imported: decided approvals (allowed or denied) and remembered decisions are
+        dropped and counted in notImported; pending approvals stay pending (visible in the session's
+        pendingApprovals, answered by this workspace's user). The file's id is kept when it is free
+        in this workspace, else the session gets a new one (replacedId); imports of one file running
+        at the same time (one connection or several processes) each get their own id.
 
         Sends ``session/import``.
         """

@@ -229,7 +229,10 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'size': int,
     # MethodNotFound: the method asked for.
     'method': str,
-    # InvalidParams: dotted path of the offending field.
+    # InvalidParams: dotted path of the offending field. InvalidArgument (damaged) from
+    # session/import: the member of the file at fault, when one is (session.state,
+    # session.usage.turns, session.config, messages.id, toolCalls.id, compactions.id, a top-level
+    # member twice).
     'field': str,
     # InvalidParams: what was expected there.
     'expected': str,
@@ -262,7 +265,8 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'owner': str,
     # SessionLocked: when that lease expires unless renewed.
     'expiresAt': str,
-    # Session and queue errors: the session or item concerned.
+    # Session and queue errors: the session or item concerned. InvalidArgument (damaged) from
+    # session/import: the message, tool call or compaction id that occurs twice.
     'id': str,
     # The tool call concerned.
     'toolCallId': str,
@@ -1155,6 +1159,15 @@ class SessionExportResult(TypedDict):
     id: SessionId
 
 
+class SessionImportResultNotImported(TypedDict):
+    """
+    Present when the file carried consent, which an import never takes over: how many decided
+    approvals and which remembered decisions (tool names) were left out.
+    """
+    decidedApprovals: int
+    rememberedDecisions: List[str]
+
+
 class _SessionImportResultRequired(TypedDict):
     session: Session
 
@@ -1162,6 +1175,9 @@ class _SessionImportResultRequired(TypedDict):
 class SessionImportResult(_SessionImportResultRequired, total=False):
     #: The id the file carried, when it was taken in this workspace and the session got a new one.
     replacedId: str
+    #: Present when the file carried consent, which an import never takes over: how many decided
+    #: approvals and which remembered decisions (tool names) were left out.
+    notImported: SessionImportResultNotImported
 
 
 class PendingApproval(TypedDict):
