@@ -272,10 +272,10 @@ struct HostileImportTests {
     func consent() throws {
         let f = Fixture()
         let (store, id) = try source(f)
-        let del = ToolFacts(name: "delete_file", destructive: true)
+        let del = ToolFacts(name: "delete_file", effect: .replaces)
         _ = try store.checkApproval(id: id, toolCallId: "a1", tool: del, arguments: ["path": "x"])
         _ = try store.approve(id: id, toolCallId: "a1", decision: .allow, remember: true)
-        _ = try store.checkApproval(id: id, toolCallId: "a2", tool: ToolFacts(name: "write_file", destructive: true),
+        _ = try store.checkApproval(id: id, toolCallId: "a2", tool: ToolFacts(name: "write_file", effect: .replaces),
                                     arguments: ["path": "y"])
         let bytes = try resigned(store.export(id: id)) { doc in
             editSession(&doc) { s in
@@ -294,9 +294,10 @@ struct HostileImportTests {
         let s = imported.session
         #expect(s.approvalPolicy == .destructive)
         #expect(s.pendingApprovals.map(\.toolCallId) == ["a2"])
-        #expect(try target.checkApproval(id: s.id, toolCallId: "planted", tool: ToolFacts(name: "write_file", destructive: true)) != .allowed)
+        #expect(try target.checkApproval(id: s.id, toolCallId: "planted", tool: ToolFacts(name: "write_file", effect: .replaces)) != .allowed)
         if case .pending = try target.checkApproval(id: s.id, toolCallId: "a3", tool: del) {} else { Issue.record("a remembered allow was imported") }
-        if case .pending = try target.checkApproval(id: s.id, toolCallId: "a2", tool: ToolFacts(name: "write_file", destructive: true)) {} else {
+        if case .pending = try target.checkApproval(id: s.id, toolCallId: "a2", tool: ToolFacts(name: "write_file", effect: .replaces),
+                                                   arguments: ["path": "y"]) {} else {
             Issue.record("the pending approval was decided")
         }
         // Exporting the import carries no consent either.
