@@ -149,7 +149,7 @@ struct ExportFile {
         var extras = SessionExtras(stored: s["extras"])
         var dropped = NotImported()
         dropped.decidedApprovals = extras.approvals.filter { $0.decision != nil }.count
-        dropped.rememberedDecisions = extras.remembered.keys.sorted()
+        dropped.rememberedDecisions = Set(extras.remembered.keys.map(Approval.rememberedTool)).sorted()
         extras.approvals = extras.approvals.filter { $0.decision == nil }.map { a in
             var a = a
             a.remember = false

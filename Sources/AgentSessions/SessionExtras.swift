@@ -180,6 +180,11 @@ public struct Approval: Sendable, Equatable {
     static func rememberKey(_ name: String, _ effect: ToolEffect?) -> String {
         effect.map { "\(name) \($0.rawValue)" } ?? name
     }
+
+    /// The tool a remembered decision's key (`rememberKey`) was given for.
+    static func rememberedTool(_ key: String) -> String {
+        String(key.split(separator: " ", maxSplits: 1).first ?? Substring(key))
+    }
 }
 
 /// A tool call the device policy deferred: recorded so it is visible and can run later.
