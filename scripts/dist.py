@@ -3,6 +3,7 @@
 
   scripts/dist.py stage BINARY MANPAGE   lays out .build/dist/stage/<name>/ (an installation prefix)
   scripts/dist.py archive                the stage as dist/<name>.tar.gz, then dist/SHA256SUMS
+  scripts/dist.py sums                   dist/SHA256SUMS again (after the .vsix and .mcpb are written)
   scripts/dist.py install PREFIX         copies the stage into PREFIX, listing what it wrote
   scripts/dist.py uninstall PREFIX       removes exactly what install listed
 
@@ -206,6 +207,8 @@ def main(argv: list[str]) -> None:
             print(stage(Path(binary), Path(manpage)))
         case ["archive"]:
             print(archive())
+        case ["sums"]:
+            write_sums()
         case ["install", prefix]:
             install(Path(prefix).resolve())
         case ["uninstall", prefix]:
