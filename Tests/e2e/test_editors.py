@@ -42,13 +42,19 @@ def environment(tmp_path: Path) -> dict:
             "XDG_CACHE_HOME": str(home / ".cache"), "PATH": f"{server_binary().parent}:{os.environ['PATH']}"}
 
 
-def test_neovim_lists_the_workspace_and_reports_changes(tmp_path):
-    nvim = editor("nvim")
-    init = tmp_path / "init.lua"
-    init.write_text(block("lua"))
+def pasted(tmp_path: Path, lang: str, init_name: str) -> tuple[Path, Path]:
+    """The page's `lang` block as the init file `init_name`, and a workspace holding notes.txt."""
+    init = tmp_path / init_name
+    init.write_text(block(lang))
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "notes.txt").write_text("hello")
+    return init, ws
+
+
+def test_neovim_lists_the_workspace_and_reports_changes(tmp_path):
+    nvim = editor("nvim")
+    init, ws = pasted(tmp_path, "lua", "init.lua")
     out = tmp_path / "notified.txt"
     env = {**environment(tmp_path), "OUT": str(out)}
     p = subprocess.run([nvim, "--headless", "-u", str(init), "-c", f"luafile {HERE / 'editors' / 'driver.lua'}"],
@@ -62,12 +68,8 @@ def test_neovim_lists_the_workspace_and_reports_changes(tmp_path):
 
 def test_emacs_eglot_lists_the_workspace_and_reports_changes(tmp_path):
     emacs = editor("emacs")
-    init = tmp_path / "init.el"
-    init.write_text(block("elisp"))
-    ws = tmp_path / "ws"
-    ws.mkdir()
+    init, ws = pasted(tmp_path, "elisp", "init.el")
     subprocess.run(["git", "init", "-q", str(ws)], check=True)  # a project, as project.el sees one
-    (ws / "notes.txt").write_text("hello")
     env = {**environment(tmp_path), "WS": str(ws)}
     p = subprocess.run([emacs, "--batch", "-l", str(init), "-l", str(HERE / "editors" / "driver.el")],
                        env=env, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
