@@ -8,8 +8,12 @@ set -euo pipefail
 dir=${1:?usage: fresh-root.sh DIR}
 rm -rf "$dir"
 mkdir -p "$dir/.debs"
+if ! apt-cache show libjansson4 >/dev/null 2>&1; then  # a machine whose package lists were never fetched
+  sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+fi
 base=$(apt-cache depends libstdc++6 | grep -o 'gcc-[0-9]*-base' | head -1)
-(cd "$dir/.debs" && apt-get download -qq libc6 libgcc-s1 "$base" libstdc++6 libjansson4 2>/dev/null)
+(cd "$dir/.debs" && apt-get download -qq libc6 libgcc-s1 "$base" libstdc++6 libjansson4)
 for deb in "$dir"/.debs/*.deb; do dpkg -x "$deb" "$dir"; done
 rm -rf "$dir/.debs"
 mkdir -p "$dir/tmp" "$dir/usr/local"
