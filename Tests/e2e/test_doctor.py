@@ -155,12 +155,15 @@ def test_a_root_this_user_cannot_write_is_a_problem():
     as_user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if os.geteuid() == 0 else []
     with tempfile.TemporaryDirectory() as d:
         top = Path(d)
-        top.chmod(0o755)
         local = top / "local"
         local.mkdir(mode=0o555)
         cfg = top / "cfg"
-        p = subprocess.run([*as_user, str(server_binary()), "doctor", "--local-root", str(local), "--config-dir", str(cfg)],
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
+        top.chmod(0o555)  # searchable, not writable: cfg cannot be created there
+        try:
+            p = subprocess.run([*as_user, str(server_binary()), "doctor", "--local-root", str(local), "--config-dir", str(cfg)],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=20)
+        finally:
+            top.chmod(0o755)
         lines = p.stdout.splitlines()
         assert p.returncode == 1, p.stdout + p.stderr
         assert finding(lines, "local root") == ("PROBLEM", f"{local} is not writable by this user (mode 0555)",
