@@ -26,7 +26,7 @@ def server_version() -> str:
 def test_the_root_holds_no_swift_runtime_and_only_debian_libraries(fresh_root):
     libs = sorted(p.name for p in fresh_root.rglob("*.so*") if "libswift" in p.name or "Foundation" in p.name)
     assert libs == [], libs
-    assert (fresh_root / "usr/lib/x86_64-linux-gnu/libjansson.so.4").exists() or list(fresh_root.rglob("libjansson.so.4"))
+    assert list(fresh_root.rglob("libjansson.so.4")) and list(fresh_root.rglob("libc.so.6"))
     assert not (fresh_root / "bin" / "sh").exists(), "no shell: nothing but the libraries the binary needs"
 
 
