@@ -3,9 +3,14 @@ and `make install` / `make uninstall` (issue 26)."""
 from __future__ import annotations
 
 import hashlib
+import os
+import selectors
 import shutil
+import signal
 import subprocess
 import tarfile
+import time
+import urllib.request
 from pathlib import Path
 
 from bridge import Bridge
@@ -111,3 +116,33 @@ def test_make_install_and_uninstall_under_a_prefix(tmp_path):
                    capture_output=True)
     left = sorted(str(p.relative_to(prefix)) for p in prefix.rglob("*"))
     assert left == ["bin", "bin/other-tool"], left
+
+
+def test_the_web_launcher_serves_the_front_end_from_the_unpacked_archive(archive, tmp_path):
+    """bin/workspace-bridge-web runs the packaged web front end on the packaged binary (Node from this machine)."""
+    prefix = tmp_path / "prefix"
+    prefix.mkdir()
+    subprocess.run(["tar", "-C", str(prefix), "--strip-components=1", "-xzf", str(archive)], check=True)
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path / "data")}
+    env.pop("WB_BIN", None)
+    p = subprocess.Popen([str(prefix / "bin" / "workspace-bridge-web"), "--port", "0", "--dir", str(tmp_path / "demo")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
+    try:
+        url, seen = None, []
+        sel = selectors.DefaultSelector()
+        sel.register(p.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + 60
+        while url is None and time.monotonic() < deadline and sel.select(timeout=1) is not None:
+            line = p.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if line.startswith("Open http://"):
+                url = line.split()[1]
+        assert url, "".join(seen) + (p.stderr.read() if p.poll() is not None else "")
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert page.status == 200 and b"<html" in page.read().lower()
+        assert (tmp_path / "demo" / "local").is_dir(), "the demo workspace was laid out by the packaged server"
+    finally:
+        os.killpg(p.pid, signal.SIGTERM)
+        p.wait(timeout=20)
