@@ -3,6 +3,7 @@ and `make install` / `make uninstall` (issue 26)."""
 from __future__ import annotations
 
 import hashlib
+import http.cookiejar
 import os
 import selectors
 import shutil
@@ -145,8 +146,11 @@ def test_the_web_launcher_serves_the_front_end_from_the_unpacked_archive(archive
             if line.startswith("Open http://"):
                 url = line.split()[1]
         assert url, "".join(seen) + (p.stderr.read() if p.poll() is not None else "")
-        with urllib.request.urlopen(url, timeout=10) as page:
-            assert page.status == 200 and b"<html" in page.read().lower()
+        # As a browser: the printed address (it may carry a secret that sets a cookie), then the page.
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        browser.open(url, timeout=10).close()
+        with browser.open(url.split("?", 1)[0], timeout=10) as page:
+            assert page.status == 200 and b'<script type="module" src="/app.js">' in page.read()
         assert (tmp_path / "demo" / "local").is_dir(), "the demo workspace was laid out by the packaged server"
     finally:
         os.killpg(p.pid, signal.SIGTERM)
