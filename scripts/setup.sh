@@ -35,6 +35,13 @@ if [ "${1:-}" = "--test" ]; then
   # Two real Syncthing devices on loopback (Tests/e2e/two-syncthing.sh, test_*syncthing.py).
   command -v syncthing >/dev/null 2>&1 || extra+=(syncthing)
   command -v curl >/dev/null 2>&1 || extra+=(curl)
+  # The editor setups of docs/editors.md, run headless as pasted (Tests/e2e/test_editors.py):
+  # Neovim, and Emacs with Eglot (built in from Emacs 29; Debian's elpa-eglot before).
+  command -v nvim >/dev/null 2>&1 || extra+=(neovim)
+  command -v emacs >/dev/null 2>&1 || extra+=(emacs-nox)
+  emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || extra+=(elpa-eglot)
+  # The release archive's test root (Tests/dist): apt-get download + dpkg -x, unshare (util-linux).
+  command -v unshare >/dev/null 2>&1 || extra+=(util-linux)
   if ((${#extra[@]})) && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
     echo "setup: installing ${extra[*]}" >&2

@@ -66,13 +66,13 @@ extension ServerConfiguration {
 
     /// `$XDG_DATA_HOME/workspace-bridge/default` (`~/.local/share/…`), or on macOS
     /// `~/Library/Application Support/workspace-bridge/default`.
-    func defaultLocalRoot() throws -> String {
+    public func defaultLocalRoot() throws -> String {
         try userFolder(xdg: "XDG_DATA_HOME", underHome: ".local/share") + "/default"
     }
 
     /// `--config-dir`, else `$XDG_CONFIG_HOME/workspace-bridge` (`~/.config/…`), or on macOS
     /// `~/Library/Application Support/workspace-bridge` (per machine, never inside a synced root).
-    func resolvedConfigDirectory() throws -> String {
+    public func resolvedConfigDirectory() throws -> String {
         if let configDirectory { return configDirectory }
         return try userFolder(xdg: "XDG_CONFIG_HOME", underHome: ".config")
     }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import BridgeServer
 
-/// The command line: `serve` (the default) and `mcp`, parsed by swift-argument-parser alone.
+/// The command line: `serve` (the default), `mcp` and `doctor`, parsed by swift-argument-parser alone.
 @main
 struct WorkspaceBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +15,7 @@ struct WorkspaceBridgeCommand: ParsableCommand {
                 '{"jsonrpc":"2.0","id":2,"method":"ping"}' | workspace-bridge
             """,
         version: ServerInfo.version,
-        subcommands: [Serve.self, MCP.self],
+        subcommands: [Serve.self, MCP.self, Doctor.self],
         defaultSubcommand: Serve.self
     )
 }

@@ -4,9 +4,15 @@
  * Guarantees: at most one server runs per extension instance; it serves the first workspace
  * folder as --local-root, with the cloud root and configuration folder from the settings
  * (`workspaceBridge.cloudRoot`, `workspaceBridge.configDir`) and the binary from
- * `workspaceBridge.serverPath`, else $WB_BIN, else `workspace-bridge` on PATH.
+ * `workspaceBridge.serverPath`, else $WB_BIN, else the one the .vsix carries, else
+ * `workspace-bridge` on PATH.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { WorkspaceBridgeClient } from '../../js/index.js';
+
+/** The binary a platform .vsix carries (scripts/vsix.mjs puts it at extension/bin/); none in a clone. */
+export const bundledBinary = fileURLToPath(new URL('../../../bin/workspace-bridge', import.meta.url));
 
 export class ServerHandle {
   /** @param {any} vscode the VS Code API @param {{appendLine(s: string): void}} output */
@@ -32,7 +38,7 @@ export class ServerHandle {
     const config = this.vscode.workspace.getConfiguration('workspaceBridge');
     const setting = (key) => config.get(key, '') || undefined;
     const client = await WorkspaceBridgeClient.spawn({
-      bin: setting('serverPath') ?? process.env.WB_BIN ?? 'workspace-bridge',
+      bin: setting('serverPath') ?? process.env.WB_BIN ?? (existsSync(bundledBinary) ? bundledBinary : 'workspace-bridge'),
       localRoot: folder.uri.fsPath,
       cloudRoot: setting('cloudRoot'),
       configDir: setting('configDir'),

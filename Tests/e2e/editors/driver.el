@@ -1,0 +1,22 @@
+;; Drives the Eglot setup of docs/editors.md (loaded before this file) as a user would: opens a
+;; text file of the project $WS, M-x eglot, M-x workspace-bridge-list-files, then changes a file
+;; from outside Emacs and waits for the report. Every message also goes to stderr.
+(setq debug-on-error t)
+(defvar wb-seen nil)
+(advice-add 'message :after (lambda (fmt &rest args) (when fmt (push (apply #'format fmt args) wb-seen))))
+(defun wb-wait-for (regexp)
+  (let ((deadline (+ (float-time) 15)))
+    (while (and (not (seq-some (lambda (m) (string-match-p regexp m)) wb-seen)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (or (seq-some (lambda (m) (string-match-p regexp m)) wb-seen)
+        (error "Timed out waiting for %s" regexp))))
+(find-file (expand-file-name "notes.txt" (getenv "WS")))
+(call-interactively #'eglot)
+(wb-wait-for "^workspace-bridge: watching ")
+(workspace-bridge-list-files)
+(wb-wait-for "^notes\\.txt$")
+(with-temp-file (expand-file-name "made-outside.txt" (getenv "WS")) (insert "x"))
+(wb-wait-for "^workspace-bridge: created made-outside\\.txt$")
+(eglot-shutdown (eglot-current-server))
+(message "DONE")
+(kill-emacs 0)
