@@ -100,11 +100,11 @@ extension Connection {
                 loop.deferred = nil
                 // Only when nothing waits in the pool: run now, the handler would overtake
                 // requests that arrived before it (the pool starts work in submission order).
-                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && !pool.hasBacklog {
-                    let outcome = rescue.guarded({ execute(job) }, takeOver: { [self] in
-                        pool.submit(urgent: true) { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
-                    })
-                    if outcome == .handedOff { return .handedOff }
+                // And only when the pool has room: taking reading over needs a thread, and a
+                // handler that could not have had one must not get the reading thread's instead.
+                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && !pool.hasBacklog
+                    && pool.hasRoom && rescue.isAvailable(takeOver: { [self] in handOver(loop) }) {
+                    if rescue.guarded({ execute(job) }) == .handedOff { return .handedOff }
                 } else {
                     start(job)
                 }
@@ -112,6 +112,17 @@ extension Connection {
             output.waitWhileStalled()
         }
         return .ended
+    }
+
+    /// Runs for the rescuer once it has taken reading away from a thread stuck in a handler:
+    /// reading goes on on a pool thread, always found at once. When none can be started, the
+    /// rescuer's own thread reads on, and no handler runs on a reading thread any more.
+    private func handOver(_ loop: ReadLoop) {
+        let refused = pool.submit(urgent: true) { [self] in if readLoop(loop) == .ended { loopEnded.signal() } }
+        guard let refused else { return }
+        logger.warning("no thread to hand reading to (\(RPCError.busy(refused).message)): the rescuer reads on")
+        rescue.retire()
+        if readLoop(loop) == .ended { loopEnded.signal() }
     }
 
     /// Whether input can be read at once (or has ended).
