@@ -13,12 +13,13 @@ import Dispatch
 /// handler returns, reading is handed on to a pool thread; otherwise the reading thread reads
 /// on. Waking a thread is then off the request's path instead of on it, which on a machine
 /// whose idle CPUs take tens of microseconds to wake is most of a quick request's cost.
-/// Otherwise (more input already waiting, work queued in the pool, or a batch) the
+/// Otherwise (more input already waiting, work queued in the pool, no room in the pool, or a batch) the
 /// handler goes to the pool as before: pipelined requests keep one reader that never stops to
 /// run one of them, and no handler starts before one that arrived earlier and still waits.
 /// The thread that takes reading over is always found at once (`WorkerPool.submit(urgent:)`),
-/// even when every pool thread is busy in a stuck handler, so the handler the reading thread
-/// runs, however long it blocks, never holds reading up.
+/// even when every pool thread is busy in a stuck handler, or, when the system starts no thread,
+/// the rescuer's own thread reads on (`handOver`), so the handler the reading thread runs,
+/// however long it blocks, never holds reading up.
 final class ReadLoop: @unchecked Sendable {
     var decoder: FrameDecoder
     var framingKnown: Bool
@@ -102,8 +103,8 @@ extension Connection {
                 // requests that arrived before it (the pool starts work in submission order).
                 // And only when the pool has room: taking reading over needs a thread, and a
                 // handler that could not have had one must not get the reading thread's instead.
-                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && !pool.hasBacklog
-                    && pool.hasRoom && rescue.isAvailable(takeOver: { [self] in handOver(loop) }) {
+                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && pool.hasRoom
+                    && rescue.isAvailable(takeOver: { [self] in handOver(loop) }) {
                     if rescue.guarded({ execute(job) }) == .handedOff { return .handedOff }
                 } else {
                     start(job)

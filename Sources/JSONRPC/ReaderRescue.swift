@@ -43,7 +43,7 @@ final class ReaderRescue: Sendable {
     /// started now (`takeOver` is what it calls to hand reading on). False when its thread
     /// cannot be started: handlers then go to the pool, as they would without the rescuer.
     func isAvailable(takeOver: @escaping @Sendable () -> Void) -> Bool {
-        if !started.exchange(true, ordering: .relaxed) {
+        if !started.load(ordering: .relaxed), !started.exchange(true, ordering: .relaxed) {
             do {
                 try startRescuer(takeOver)
             } catch {

@@ -104,13 +104,13 @@ public final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Whether work submitted now would start at once or get a thread of its own (an idle
-    /// thread, or room for a new one): the reading thread runs a handler itself only then, as
-    /// taking reading over from it needs a thread.
+    /// Whether work submitted now would start at once: no submitted work waits for a thread
+    /// (work started now would overtake it), and a thread is idle or may be started. The
+    /// reading thread runs a handler itself only then: taking reading over from it needs a thread.
     public var hasRoom: Bool {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return idle > queue.count - head + urgent.count || threads < threadLimit
+        return queue.count == head && (idle > urgent.count || threads < threadLimit)
     }
 
     /// A running work item has been given up on (a cancelled handler stuck in a system call):
@@ -132,13 +132,6 @@ public final class WorkerPool: @unchecked Sendable {
         pthread_mutex_lock(mutex)
         abandoned -= 1
         pthread_mutex_unlock(mutex)
-    }
-
-    /// Whether submitted work is waiting for a thread (not merely running).
-    public var hasBacklog: Bool {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return queue.count > head
     }
 
     /// Threads now in the pool and handlers abandoned and not back (for tests and reports).

@@ -90,6 +90,25 @@ struct BoundsTests {
         #expect(h.finish(timeout: 5) == 0)
     }
 
+    @Test("a handler stuck on the reading thread with no thread to hand reading to: the rescuer reads on")
+    func rescuerReadsOn() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let h = PipeHarness([stuckReader(gate), ping, Method("echo") { _ in "ok" }], keepDescriptors: true,
+                            pool: (4, 4, noThreads))
+        defer { gate.signal() }
+        h.request(1, "block")  // a lone request: the reading thread runs it itself
+        usleep(50_000)
+        h.request(2, "ping")
+        #expect(try #require(h.next(timeout: 5))["id"] == 2)
+        // No handler runs on a reading thread any more, and the pool has no thread: busy, at once.
+        h.request(3, "echo")
+        let busy = try #require(h.next(timeout: 5))
+        #expect(busy["id"] == 3 && dataCode(busy) == "ServerBusy" && busy["error"]?["data"]?["reason"] == "threadLimit")
+        gate.signal()
+        let done = try #require(h.next(timeout: 5))
+        #expect(done["id"] == 1 && done["result"]?["done"] == true)
+    }
+
     @Test("cancelled stuck handlers beyond the cap: new work is answered ServerBusy stuckHandlers, ping still answered")
     func connectionAbandonedCap() throws {
         let gate = DispatchSemaphore(value: 0)
