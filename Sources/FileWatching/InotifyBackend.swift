@@ -81,7 +81,7 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
             try OSThread.detach { [self] in run() }
         } catch {
             closeDescriptors()
-            throw .cannotCreateWatcher(errno: error.errno)
+            throw .cannotStartThread(errno: error.errno)
         }
     }
 

@@ -139,6 +139,9 @@ def test_a_thread_limited_server_answers_server_busy_and_serves_on(binary, contr
             assert_busy(a, "threadLimit")
             assert a["error"]["data"]["errno"] == 11  # EAGAIN
         assert all(a["result"]["label"] == "" for a in answers if "result" in a)
+        # A watch needs a thread of its own, which the limit refuses: the same typed answer.
+        watch = b.call("watchFiles", {})
+        assert_busy(watch, "threadLimit")
         # Still serving: control messages, and work that gets one of the threads it has.
         assert b.result("ping") == {}
         assert b.result("debug/echo", {"value": "still here"})["value"] == "still here"
