@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -208,3 +209,29 @@ def test_a_batch_answer_stays_within_max_message_bytes_and_keeps_every_write(spa
         assert (ws_root / f"new-{i}.txt").read_text() == "w"
     # A dropped read, sent on its own, is answered in full.
     assert b.result("loadFile", {"path": "big.txt"})["data"] == "r" * 100_000
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not (shutil.which("setpriv") and shutil.which("prlimit")),
+                    reason="needs root to drop to an unprivileged user, setpriv and prlimit")
+@pytest.mark.parametrize("nproc", [1, 2, 3, 4, 6])
+def test_at_any_task_limit_the_server_answers_or_declines_to_start_never_dies_by_a_signal(binary, contract, nobody_home, nproc):
+    """From no thread at all upwards: too few to take signals is a clear refusal to start (status
+    1); otherwise `initialize` gets its answer or `ServerBusy`, and end of input ends with 0."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(nobody_home)}
+    init = dumps(request("initialize", {"processId": None, "capabilities": {}}, id=1)) + b"\n"
+    done = subprocess.run(["prlimit", f"--nproc={nproc}", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                           str(binary), "--framing", "ndjson", "--local-root", str(nobody_home / f"ws{nproc}")],
+                          input=init, capture_output=True, env=env, timeout=30)
+    err = done.stderr.decode(errors="replace")
+    assert done.returncode in (0, 1), f"status {done.returncode} (a signal?): {err}"
+    if done.returncode == 1:
+        assert done.stdout == b""
+        assert "cannot take termination signals: cannot start a thread" in err
+        return
+    [line] = done.stdout.splitlines()
+    answer = json.loads(line)
+    contract.check_server_message(answer, lambda _id: ["initialize"])
+    if "error" in answer:
+        assert_busy(answer, "threadLimit")
+    else:
+        assert answer["result"]["serverInfo"]["name"] == "workspace-bridge"
