@@ -108,27 +108,34 @@ def test_cancelled_stuck_requests_leave_a_bounded_number_of_threads_and_beyond_t
 
 
 @pytest.fixture
-def nobody_home():
-    """A folder the unprivileged user can write (tmp_path's parents are root's only)."""
-    home = Path(tempfile.mkdtemp(prefix="wb-nobody-"))
-    os.chmod(home, 0o777)
-    os.chown(home, 65534, 65534)
-    yield home
+def unprivileged():
+    """(uid, home): a user id of its own (RLIMIT_NPROC counts every task of the user, so no other
+    process may share it: not nobody) and a folder it can write (tmp_path's parents are root's)."""
+    uid = 60_000 + os.getpid() % 4_000
+    home = Path(tempfile.mkdtemp(prefix="wb-limited-"))
+    os.chmod(home, 0o700)
+    os.chown(home, uid, uid)
+    yield uid, home
     shutil.rmtree(home, ignore_errors=True)
+
+
+def limited(uid: int, nproc: int, binary) -> list[str]:
+    """The command that runs `binary` as `uid` with at most `nproc` tasks."""
+    return ["prlimit", f"--nproc={nproc}", "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups", str(binary)]
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not (shutil.which("setpriv") and shutil.which("prlimit")),
                     reason="needs root to drop to an unprivileged user, setpriv and prlimit")
-def test_a_thread_limited_server_answers_server_busy_and_serves_on(binary, contract, nobody_home, tmp_path):
+def test_a_thread_limited_server_answers_server_busy_and_serves_on(binary, contract, unprivileged, tmp_path):
+    uid, home = unprivileged
     for part in Path(binary).resolve().parents:
         assert os.stat(part).st_mode & 0o005 == 0o005, f"{part} must be readable by other users"
-    env = {"PATH": os.environ["PATH"], "HOME": str(nobody_home), "XDG_CONFIG_HOME": str(nobody_home / "config"),
-           "XDG_DATA_HOME": str(nobody_home / "data")}
-    # RLIMIT_NPROC counts every task of the user: 8 leaves the server a few threads of its own
-    # and none for 20 requests at once.
-    argv = ["--nproc=8", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", str(binary),
-            "--enable-debug-methods", "--local-root", str(nobody_home / "ws")]
-    b = Bridge(argv, "ndjson", contract, tmp_path / "stderr-limited.log", binary=Path(shutil.which("prlimit")), env=env)
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "XDG_CONFIG_HOME": str(home / "config"),
+           "XDG_DATA_HOME": str(home / "data")}
+    # RLIMIT_NPROC counts every task of the user: 8 beyond the ones it already runs leave the
+    # server a few threads of its own and none for 20 requests at once.
+    command = limited(uid, 8, binary) + ["--enable-debug-methods", "--local-root", str(home / "ws")]
+    b = Bridge(command[1:], "ndjson", contract, tmp_path / "stderr-limited.log", binary=Path(shutil.which(command[0])), env=env)
     try:
         b.initialize()
         b.send([request("debug/sleep", {"ms": 300}, id=i) for i in range(1, 21)])
@@ -140,9 +147,20 @@ def test_a_thread_limited_server_answers_server_busy_and_serves_on(binary, contr
             assert_busy(a, "threadLimit")
             assert a["error"]["data"]["errno"] == 11  # EAGAIN
         assert all(a["result"]["label"] == "" for a in answers if "result" in a)
+        # Every thread the limit still allows (start-up's short-lived ones have ended by now) is
+        # taken by a handler stuck on a FIFO; the rest of those are refused.
+        pipe = home / "fifo"
+        os.mkfifo(pipe)
+        os.chown(pipe, uid, uid)
+        b.send([request("debug/block", {"path": str(pipe)}, id=f"block-{i}") for i in range(10)])
+        b.settle(0.3)
         # A watch needs a thread of its own, which the limit refuses: the same typed answer.
         watch = b.call("watchFiles", {})
         assert_busy(watch, "threadLimit")
+        release(pipe)
+        stuck = b.take(lambda m: isinstance(m, list), timeout=10)
+        assert {a["id"] for a in stuck} == {f"block-{i}" for i in range(10)}
+        assert any("error" in a for a in stuck) and all("result" in a or a["error"]["data"]["reason"] == "threadLimit" for a in stuck)
         # Still serving: control messages, and work that gets one of the threads it has.
         assert b.result("ping") == {}
         assert b.result("debug/echo", {"value": "still here"})["value"] == "still here"
@@ -214,13 +232,13 @@ def test_a_batch_answer_stays_within_max_message_bytes_and_keeps_every_write(spa
 @pytest.mark.skipif(os.geteuid() != 0 or not (shutil.which("setpriv") and shutil.which("prlimit")),
                     reason="needs root to drop to an unprivileged user, setpriv and prlimit")
 @pytest.mark.parametrize("nproc", [1, 2, 3, 4, 6])
-def test_at_any_task_limit_the_server_answers_or_declines_to_start_never_dies_by_a_signal(binary, contract, nobody_home, nproc):
+def test_at_any_task_limit_the_server_answers_or_declines_to_start_never_dies_by_a_signal(binary, contract, unprivileged, nproc):
     """From no thread at all upwards: too few to take signals is a clear refusal to start (status
     1); otherwise `initialize` gets its answer or `ServerBusy`, and end of input ends with 0."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(nobody_home)}
+    uid, home = unprivileged
+    env = {"PATH": os.environ["PATH"], "HOME": str(home)}
     init = dumps(request("initialize", {"processId": None, "capabilities": {}}, id=1)) + b"\n"
-    done = subprocess.run(["prlimit", f"--nproc={nproc}", "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                           str(binary), "--framing", "ndjson", "--local-root", str(nobody_home / f"ws{nproc}")],
+    done = subprocess.run(limited(uid, nproc, binary) + ["--framing", "ndjson", "--local-root", str(home / "ws")],
                           input=init, capture_output=True, env=env, timeout=30)
     err = done.stderr.decode(errors="replace")
     assert done.returncode in (0, 1), f"status {done.returncode} (a signal?): {err}"
