@@ -79,6 +79,11 @@ public final class Connection: Sendable {
         var endedBy: String?
     }
 
+    /// The most members of one batch, and bytes of its text, the connection accepts (see
+    /// `BatchCollector`); announced in `initialize`'s capabilities.
+    public static let maxBatchMembers = 1000
+    public static let maxBatchBytes = 4 << 20
+
     public let output: OutputChannel
     let input: Int32
     let options: Options

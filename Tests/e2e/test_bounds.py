@@ -188,7 +188,9 @@ def test_a_huge_batch_is_refused_before_parsing_within_a_small_multiple_of_its_s
 
 
 def test_a_batch_of_1000_members_is_answered_and_1001_is_refused_whole(spawn, ws_root):
-    b = spawn("--local-root", str(ws_root), framing="ndjson", init=True)
+    b = spawn("--local-root", str(ws_root), framing="ndjson")
+    capabilities = b.initialize()["capabilities"]
+    assert capabilities["maxBatchMembers"] == 1000 and capabilities["maxBatchBytes"] == 4 << 20
     (ws_root / "a.txt").write_text("x")
     b.send([request("getFileInfo", {"path": "a.txt"}, id=i) for i in range(1000)])
     answers = b.recv(timeout=30)

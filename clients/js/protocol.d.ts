@@ -48,6 +48,10 @@ export interface ServerCapabilities {
   framings?: ("lsp" | "ndjson")[];
   /** Whether JSON-RPC batches are accepted. */
   batches?: boolean;
+  /** The most members one batch may have (1000); a larger batch is refused whole, -32600 BatchTooLarge. */
+  maxBatchMembers?: number;
+  /** The most bytes of one batch's text (4194304); a larger batch is refused whole before it is parsed, -32600 BatchTooLarge. A batch's answer is kept within maxMessageBytes. */
+  maxBatchBytes?: number;
   /** Whether $/cancelRequest is honoured. */
   cancellation?: boolean;
   /** Whether requests carrying workDoneToken report $/progress. */

@@ -84,6 +84,12 @@ class ServerCapabilities(_ServerCapabilitiesRequired, total=False):
     framings: List[Literal['lsp', 'ndjson']]
     #: Whether JSON-RPC batches are accepted.
     batches: bool
+    #: The most members one batch may have (1000); a larger batch is refused whole, -32600
+    #: BatchTooLarge.
+    maxBatchMembers: int
+    #: The most bytes of one batch's text (4194304); a larger batch is refused whole before it is
+    #: parsed, -32600 BatchTooLarge. A batch's answer is kept within maxMessageBytes.
+    maxBatchBytes: int
     #: Whether $/cancelRequest is honoured.
     cancellation: bool
     #: Whether requests carrying workDoneToken report $/progress.
