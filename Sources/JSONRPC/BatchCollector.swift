@@ -11,12 +11,6 @@ import Synchronization
 /// re-sends on its own. Answers of members that may write, and errors, are always kept:
 /// what a write did is never dropped.
 final class BatchCollector: Sendable {
-    /// The most members one batch may have; a larger batch is refused whole (`BatchTooLarge`).
-    static let maxMembers = Connection.maxBatchMembers
-    /// The most bytes one batch's text may have; a larger one is refused whole before it is
-    /// parsed (`BatchTooLarge`): parsed, many small members cost some twenty times their text.
-    static let maxBytes = Connection.maxBatchBytes
-
     private struct State { var remaining: Int; var answers: [[UInt8]]; var bytes: Int }
     private let state: Mutex<State>
     private let output: OutputChannel

@@ -79,9 +79,11 @@ public final class Connection: Sendable {
         var endedBy: String?
     }
 
-    /// The most members of one batch, and bytes of its text, the connection accepts (see
-    /// `BatchCollector`); announced in `initialize`'s capabilities.
+    /// The most members of one batch the connection accepts; a larger batch is refused whole
+    /// (`BatchTooLarge`). Announced in `initialize`'s capabilities.
     public static let maxBatchMembers = 1000
+    /// The most bytes of one batch's text; a larger one is refused whole before it is parsed
+    /// (`BatchTooLarge`): parsed, many small members cost some twenty times their text.
     public static let maxBatchBytes = 4 << 20
 
     public let output: OutputChannel
@@ -157,8 +159,8 @@ public final class Connection: Sendable {
     /// Handles one message body read by `loop`; a request in it (not in a batch) whose handler
     /// could start at once on the pool is left in `loop.deferred` instead (see `ReadLoop`).
     func handle(body: UnsafeRawBufferPointer, loop: ReadLoop) {
-        if body.count > BatchCollector.maxBytes && JSONCodec.startsArray(body) {
-            output.send(OutgoingMessage.error(id: nil, .batchTooLarge(bytes: body.count, limit: BatchCollector.maxBytes)))
+        if body.count > Self.maxBatchBytes && JSONCodec.startsArray(body) {
+            output.send(OutgoingMessage.error(id: nil, .batchTooLarge(bytes: body.count, limit: Self.maxBatchBytes)))
             return
         }
         let json: JSON
@@ -177,8 +179,8 @@ public final class Connection: Sendable {
             output.send(OutgoingMessage.error(id: nil, .invalidRequest("an empty batch")))
             return
         }
-        if items.count > BatchCollector.maxMembers {
-            output.send(OutgoingMessage.error(id: nil, .batchTooLarge(members: items.count, limit: BatchCollector.maxMembers)))
+        if items.count > Self.maxBatchMembers {
+            output.send(OutgoingMessage.error(id: nil, .batchTooLarge(members: items.count, limit: Self.maxBatchMembers)))
             return
         }
         let messages = items.map(IncomingMessage.init)
