@@ -95,7 +95,15 @@ final class ChangeNotifier: FollowsWorkspace {
 }
 
 extension FileWatcherError: DomainError {
-    public var dataCode: String { "IOError" }
+    /// No thread for the watcher is the server being busy (retry later), as for any request
+    /// that gets no thread; anything else is an I/O failure.
+    public var dataCode: String {
+        if case .cannotStartThread = self { return "ServerBusy" }
+        return "IOError"
+    }
     public var message: String { "cannot watch the workspace: \(description)" }
-    public var data: JSONObject { [:] }
+    public var data: JSONObject {
+        if case .cannotStartThread(let e) = self { return ["reason": "threadLimit", "errno": .int(Int64(e))] }
+        return [:]
+    }
 }

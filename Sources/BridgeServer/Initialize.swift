@@ -101,6 +101,8 @@ enum Initialize: MethodDeclaration {
             ],
             "framings": ["lsp", "ndjson"],
             "batches": true,
+            "maxBatchMembers": .int(Int64(Connection.maxBatchMembers)),
+            "maxBatchBytes": .int(Int64(Connection.maxBatchBytes)),
             "cancellation": true,
             "workDoneProgress": true,
             "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),

@@ -25,14 +25,19 @@ enum ParentProcessWatcher {
         #if os(Linux)
         let fd = wb_pidfd_open(pid)
         if fd >= 0 {
-            OSThread.detach {
-                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                var n: Int32
-                repeat { n = poll(&p, 1, -1) } while n < 0 && errno == EINTR
+            do {
+                try OSThread.detach {
+                    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    var n: Int32
+                    repeat { n = poll(&p, 1, -1) } while n < 0 && errno == EINTR
+                    close(fd)
+                    if n > 0 { died() } else { checkPeriodically(pid, everyMilliseconds: interval, died: died) }
+                }
+                return
+            } catch {
+                // No thread to wait on: checked on a timer instead.
                 close(fd)
-                if n > 0 { died() } else { checkPeriodically(pid, everyMilliseconds: interval, died: died) }
             }
-            return
         }
         // No pidfd (or no such process: then the first check finds it gone, after initialize is answered).
         checkPeriodically(pid, everyMilliseconds: interval, died: died)

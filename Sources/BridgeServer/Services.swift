@@ -93,10 +93,12 @@ final class Services: Sendable {
         let ws = manager.local
         // Leftovers of interrupted saves are invisible (never listed), so sweeping them can wait.
         let log = logger
-        OSThread.detach {
+        let sweep: @Sendable () -> Void = {
             let n = ws.removeLeftoverTempFiles()
             if n > 0 { log.notice("removed \(n) temp files left by interrupted saves") }
         }
+        // Without a thread for it, the sweep runs here.
+        do { try OSThread.detach(sweep) } catch { sweep() }
         return service
     }
 

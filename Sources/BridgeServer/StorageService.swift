@@ -27,11 +27,15 @@ final class StorageService: Sendable {
     init(manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void = { _ in }) {
         self.manager = manager
         self.logger = logger
-        OSThread.detach { [weak self] in
-            guard self != nil, let (watcher, reload) = Self.watchChoice(manager, logger: logger, moved: moved) else { return }
-            guard let service = self else { watcher.stop(); return }
-            service.settingsWatch.withLock { $0 = watcher }
-            reload()
+        do {
+            try OSThread.detach { [weak self] in
+                guard self != nil, let (watcher, reload) = Self.watchChoice(manager, logger: logger, moved: moved) else { return }
+                guard let service = self else { watcher.stop(); return }
+                service.settingsWatch.withLock { $0 = watcher }
+                reload()
+            }
+        } catch {
+            logger.warning("storage: a choice made by another process will not be followed: \(error)")
         }
     }
 

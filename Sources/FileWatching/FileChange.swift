@@ -23,8 +23,10 @@ public enum FileWatcherError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The root does not exist, is not a directory, or cannot be opened.
     case cannotOpenRoot(path: String, errno: Int32)
     /// The kernel refused a new watch instance (inotify: `EMFILE` when `max_user_instances`
-    /// is reached) or the background thread could not be started.
+    /// is reached).
     case cannotCreateWatcher(errno: Int32)
+    /// The watcher's thread could not be started (a task limit: `EAGAIN`).
+    case cannotStartThread(errno: Int32)
     /// The root directory itself could not be watched (`ENOSPC`: no inotify watches left).
     case cannotWatchRoot(path: String, errno: Int32)
     /// This platform has neither inotify nor FSEvents.
@@ -34,6 +36,7 @@ public enum FileWatcherError: Error, Equatable, Sendable, CustomStringConvertibl
         switch self {
         case .cannotOpenRoot(let path, let e): "cannot open watch root '\(path)' (errno \(e))"
         case .cannotCreateWatcher(let e): "cannot create a file watcher (errno \(e))"
+        case .cannotStartThread(let e): "cannot start the file watcher's thread (errno \(e))"
         case .cannotWatchRoot(let path, let e): "cannot watch '\(path)' (errno \(e))"
         case .unsupportedPlatform: "file watching is not supported on this platform"
         }

@@ -77,10 +77,11 @@ final class InotifyBackend: WatcherBackend, @unchecked Sendable {
             closeDescriptors()
             throw .cannotWatchRoot(path: root, errno: e == 0 ? ENOENT : e)
         }
-        let rc = OSThread.tryDetach { [self] in run() }
-        guard rc == 0 else {
+        do {
+            try OSThread.detach { [self] in run() }
+        } catch {
             closeDescriptors()
-            throw .cannotCreateWatcher(errno: rc)
+            throw .cannotStartThread(errno: error.errno)
         }
     }
 

@@ -72,6 +72,36 @@ public enum JSONCodec {
         encode(value, splicing: true)
     }
 
+    /// Whether `bytes`, if they are JSON text, are an array: the first byte after JSON's
+    /// whitespace is `[`. A look at one byte, no parsing, for refusing a batch by its size
+    /// before jansson builds it.
+    public static func startsArray(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        for b in bytes {
+            switch b {
+            case 0x20, 0x09, 0x0A, 0x0D: continue  // JSON whitespace
+            default: return b == 0x5B  // `[`
+            }
+        }
+        return false
+    }
+
+    /// The compact text of the array whose elements' texts are `elements` (each one `encode`'s
+    /// output): byte for byte what `encode` of the array writes, as jansson writes an array as
+    /// its elements' compact texts between commas (see `ArrayPartDump`). For an array whose
+    /// elements are encoded one by one as they become known, so only their text is kept.
+    public static func encodeArray(ofEncoded elements: [[UInt8]]) -> [UInt8] {
+        let size = elements.reduce(2) { $0 + $1.count } + max(0, elements.count - 1)
+        var out = [UInt8]()
+        out.reserveCapacity(size)
+        out.append(0x5B)  // `[`, where jansson's array dump has it
+        for (i, e) in elements.enumerated() {
+            if i > 0 { out.append(0x2C) }  // `,`, where jansson's array dump has it
+            out.append(contentsOf: e)
+        }
+        out.append(0x5D)  // `]`
+        return out
+    }
+
     public static func encodeString(_ value: JSON) -> String {
         String(decoding: encode(value), as: UTF8.self)
     }

@@ -49,6 +49,12 @@ public final class Connection: Sendable {
         /// How long end of input (and `drain`, for `shutdown`) waits for the requests in
         /// flight before giving up on the ones still running.
         public var exitGrace: Duration
+        /// The worker pool's threads for handlers, and how many cancelled handlers stuck in
+        /// system calls may be set aside beyond them (see `WorkerPool`).
+        public var workerThreads = 64
+        public var maxAbandonedHandlers = 64
+        /// How the worker pool starts its threads (tests pass one that fails).
+        public var startThread: OSThread.Starter = OSThread.start
 
         public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10,
                     outputStallTimeout: Duration? = nil, idleAfter: Duration? = nil,
@@ -73,12 +79,19 @@ public final class Connection: Sendable {
         var endedBy: String?
     }
 
+    /// The most members of one batch the connection accepts; a larger batch is refused whole
+    /// (`BatchTooLarge`). Announced in `initialize`'s capabilities.
+    public static let maxBatchMembers = 1000
+    /// The most bytes of one batch's text; a larger one is refused whole before it is parsed
+    /// (`BatchTooLarge`): parsed, many small members cost some twenty times their text.
+    public static let maxBatchBytes = 4 << 20
+
     public let output: OutputChannel
     let input: Int32
     let options: Options
     public let router: any Router
     let logger: Logger
-    let pool = WorkerPool()
+    let pool: WorkerPool
     let rescue: ReaderRescue
     let inFlight = DispatchGroup()
     let state = Mutex(State())
@@ -94,6 +107,8 @@ public final class Connection: Sendable {
 
     public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
         self.input = input
+        self.pool = WorkerPool(maxThreads: options.workerThreads, maxAbandoned: options.maxAbandonedHandlers,
+                               startThread: options.startThread)
         self.rescue = ReaderRescue(input: input)
         self.output = OutputChannel(fd: output, framing: options.framing.fixed ?? .lsp,
                                     stallTimeout: options.outputStallTimeout)
@@ -112,7 +127,13 @@ public final class Connection: Sendable {
     /// handler stuck for ever (on whichever thread) never keeps `run()` from returning.
     public func run() -> Int32 {
         let loop = ReadLoop(options: options)
-        OSThread.detach { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
+        do {
+            try OSThread.detach { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
+        } catch {
+            // No thread to read on: this one reads (a handler stuck on it is still rescued).
+            logger.warning("reading on the calling thread: \(error)")
+            if readLoop(loop) == .ended { loopEnded.signal() }
+        }
         loopEnded.wait()
         rescue.stop()
         clientRequests.closeAll()
@@ -138,6 +159,10 @@ public final class Connection: Sendable {
     /// Handles one message body read by `loop`; a request in it (not in a batch) whose handler
     /// could start at once on the pool is left in `loop.deferred` instead (see `ReadLoop`).
     func handle(body: UnsafeRawBufferPointer, loop: ReadLoop) {
+        if body.count > Self.maxBatchBytes && JSONCodec.startsArray(body) {
+            output.send(OutgoingMessage.error(id: nil, .batchTooLarge(bytes: body.count, limit: Self.maxBatchBytes)))
+            return
+        }
         let json: JSON
         do {
             json = try JSONCodec.decode(body)
@@ -154,6 +179,10 @@ public final class Connection: Sendable {
             output.send(OutgoingMessage.error(id: nil, .invalidRequest("an empty batch")))
             return
         }
+        if items.count > Self.maxBatchMembers {
+            output.send(OutgoingMessage.error(id: nil, .batchTooLarge(members: items.count, limit: Self.maxBatchMembers)))
+            return
+        }
         let messages = items.map(IncomingMessage.init)
         let answered = messages.filter {
             switch $0 {
@@ -161,7 +190,8 @@ public final class Connection: Sendable {
             case .notification, .response: false
             }
         }.count
-        let reply: Reply = answered > 0 ? .batch(BatchCollector(expected: answered, output: output)) : .none
+        let reply: Reply = answered > 0
+            ? .batch(BatchCollector(expected: answered, output: output, budget: options.maxMessageBytes)) : .none
         for m in messages { process(m, reply: reply) }
     }
 
@@ -274,19 +304,35 @@ public final class Connection: Sendable {
         if id != nil { deliver(OutgoingMessage.error(id: id, e), to: reply) } else { logger.warning("notification \(method.name) failed: \(e)") }
     }
 
-    /// Runs a job on the pool; a control message (`unordered`) never waits for a thread.
+    /// Runs a job on the pool; a control message (`unordered`) never waits for a thread. A job
+    /// the pool refuses (no thread to be had, see `WorkerPool`) is answered `ServerBusy` at
+    /// once, and so are the jobs that were waiting only for it and are refused in turn (one after
+    /// another here, not nested: a long chain of refusals never deepens the stack).
     func start(_ job: Job) {
-        pool.submit(urgent: job.schedule == .unordered) { self.execute(job) }
+        var next = [job]
+        while let job = next.popLast() {
+            guard let refusal = pool.submit(urgent: job.schedule == .unordered, { self.execute(job) }) else { continue }
+            next += settle(job, refused: .busy(refusal))
+        }
     }
 
     func execute(_ job: Job) {
+        for r in settle(job, refused: nil) { start(r) }
+    }
+
+    /// Runs `job`'s handler (or, when `refused`, answers that error instead), answers it unless a
+    /// cancel did, and takes it out of the schedule; returns the jobs that were waiting only for it.
+    private func settle(_ job: Job, refused: RPCError?) -> [Job] {
         let context = job.context
         // While a client reads none of the output, a handler waits before it runs rather than
         // after, holding its answer: memory stays bounded by the answers already being written,
         // not by one answer per pool thread (quick control methods run as they come).
-        if !job.method.inline { output.waitWhileStalled() }
+        if !job.method.inline && refused == nil { output.waitWhileStalled() }
         var answer: JSON?
-        if context.isCancelled {
+        if let refused {
+            answer = context.id.map { OutgoingMessage.error(id: $0, refused) }
+            if context.id == nil { logger.warning("notification \(context.method) dropped: \(refused)") }
+        } else if context.isCancelled {
             answer = context.id.map { OutgoingMessage.error(id: $0, .cancelled) }
         } else {
             do {
@@ -315,13 +361,17 @@ public final class Connection: Sendable {
             }
             // Forget the id before answering: a client may reuse it as soon as the answer arrives.
             forget(job)
-            if let answer { deliver(answer, to: job.reply) }
+            if let answer, case .batch(let collector) = job.reply, job.schedule.onlyReads, answer["result"] != nil {
+                collector.add(answer, readOnlyID: context.id)
+            } else if let answer {
+                deliver(answer, to: job.reply)
+            }
             traceHandled(job, answer: answer)
         } else {
             pool.abandonedReturned()
             context.logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
         }
-        finish(job, as: .done)
+        return takeOut(job, as: .done)
     }
 
     func forget(_ job: Job) {
@@ -333,6 +383,12 @@ public final class Connection: Sendable {
 
     /// Takes a job out of the schedule and starts the jobs that were waiting only for it.
     func finish(_ job: Job, as status: Job.Status) {
+        for r in takeOut(job, as: status) { start(r) }
+    }
+
+    /// Takes a job out of the schedule; returns the jobs that were waiting only for it, now
+    /// marked running, for the caller to start.
+    private func takeOut(_ job: Job, as status: Job.Status) -> [Job] {
         let ready: [Job] = state.withLock { s in
             if let i = s.jobs.firstIndex(where: { $0 === job }) { s.jobs.remove(at: i) }
             if let id = job.context.id, s.byID[id] === job { s.byID[id] = nil }
@@ -350,8 +406,8 @@ public final class Connection: Sendable {
             job.dependents = []
             return ready
         }
-        for r in ready { start(r) }
         inFlight.leave()
+        return ready
     }
 
     // MARK: Writing

@@ -79,7 +79,11 @@ public final class OutputChannel: Sendable {
 
     /// Encodes and sends one message.
     public func send(_ message: JSON) {
-        let body = JSONCodec.encode(message)
+        send(encoded: JSONCodec.encode(message))
+    }
+
+    /// Sends one message already encoded (`JSONCodec`'s compact text).
+    func send(encoded body: [UInt8]) {
         state.withLock { s in
             s.framing.frame(body, into: &s.pending)
             if !s.corked || s.pending.count >= Self.corkLimit { flushLocked(&s) }
@@ -212,7 +216,7 @@ public final class OutputChannel: Sendable {
         let limit = timeout.clampedNanoseconds
         let tick = UInt32(min(max(limit / 4_000, 10_000), 1_000_000))  // microseconds
         enum Next { case watch, park, end }
-        OSThread.detach { [weak channel] in
+        let started: ()? = try? OSThread.detach { [weak channel] in
             var idle = 0
             // The strong reference lives only inside `check`, so a parked watchdog holds none.
             func check() -> Next {
@@ -235,6 +239,10 @@ public final class OutputChannel: Sendable {
                     guard park.park(unless: writing) else { return }
                 }
             }
+        }
+        if started == nil {
+            let line = "workspace-bridge: no thread for the output stall watchdog: a client that stops reading is not disconnected\n"
+            _ = FileIO.writeAll(2, Array(line.utf8))
         }
     }
 

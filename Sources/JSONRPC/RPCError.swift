@@ -1,4 +1,5 @@
 import JSON
+import SystemSupport
 
 /// A JSON-RPC error object, ready for the wire.
 ///
@@ -86,6 +87,50 @@ extension RPCError {
     /// A domain failure of a valid request (`-32803`), e.g. `NotFound` with `data.path`.
     public static func failed(_ dataCode: String, _ message: String, data: JSONObject = JSONObject()) -> RPCError {
         RPCError(code: ErrorCode.requestFailed, message: message, dataCode: dataCode, data: data)
+    }
+
+    /// No thread for the request now (`-32803` `ServerBusy`): `data.reason` is `stuckHandlers`
+    /// (every thread is taken and `data.limit` cancelled handlers are still stuck in system
+    /// calls) or `threadLimit` (the system refused a new thread: `data.errno`). Nothing was done;
+    /// the same request may be sent again later.
+    static func busy(_ refusal: WorkerPool.Refusal) -> RPCError {
+        switch refusal {
+        case .busy(let abandoned, let limit):
+            return RPCError(code: ErrorCode.requestFailed,
+                            message: "Server busy: every thread is taken and \(abandoned) cancelled requests are still stuck "
+                                + "in system calls (at most \(limit) are set aside); try again later",
+                            dataCode: "ServerBusy", data: ["reason": "stuckHandlers", "limit": .int(Int64(limit))])
+        case .noThread(let e):
+            return RPCError(code: ErrorCode.requestFailed, message: "Server busy: \(e); try again later",
+                            dataCode: "ServerBusy", data: ["reason": "threadLimit", "errno": .int(Int64(e.errno))])
+        }
+    }
+
+    /// A batch with more than `limit` members, refused whole (`-32600` `BatchTooLarge`,
+    /// `data.reason: "members"`, answered with `id: null`): none of it ran.
+    static func batchTooLarge(members: Int, limit: Int) -> RPCError {
+        RPCError(code: ErrorCode.invalidRequest,
+                 message: "Batch too large: \(members) members, the limit is \(limit); send fewer per batch, or pipeline single requests",
+                 dataCode: "BatchTooLarge",
+                 data: ["reason": "members", "limit": .int(Int64(limit)), "size": .int(Int64(members))])
+    }
+
+    /// A batch whose text is more than `limit` bytes, refused whole before it is parsed
+    /// (`-32600` `BatchTooLarge`, `data.reason: "bytes"`, answered with `id: null`).
+    static func batchTooLarge(bytes: Int, limit: Int) -> RPCError {
+        RPCError(code: ErrorCode.invalidRequest,
+                 message: "Batch too large: \(bytes) bytes, the limit is \(limit); send fewer per batch, or pipeline single requests",
+                 dataCode: "BatchTooLarge",
+                 data: ["reason": "bytes", "limit": .int(Int64(limit)), "size": .int(Int64(bytes))])
+    }
+
+    /// The answer to one member of a batch that only reads, given instead of its result when
+    /// the batch's answer would grow past `limit` bytes (`-32600` `BatchTooLarge`,
+    /// `data.reason: "answerBytes"`): send that request again on its own.
+    static func batchAnswerTooLarge(limit: Int) -> RPCError {
+        RPCError(code: ErrorCode.invalidRequest,
+                 message: "Batch answer too large: this member's result would take the batch's answer past \(limit) bytes; send it on its own",
+                 dataCode: "BatchTooLarge", data: ["reason": "answerBytes", "limit": .int(Int64(limit))])
     }
 
     static func framing(_ fault: FramingFault) -> RPCError {

@@ -13,12 +13,13 @@ import Dispatch
 /// handler returns, reading is handed on to a pool thread; otherwise the reading thread reads
 /// on. Waking a thread is then off the request's path instead of on it, which on a machine
 /// whose idle CPUs take tens of microseconds to wake is most of a quick request's cost.
-/// Otherwise (more input already waiting, work queued in the pool, or a batch) the
+/// Otherwise (more input already waiting, work queued in the pool, no room in the pool, or a batch) the
 /// handler goes to the pool as before: pipelined requests keep one reader that never stops to
 /// run one of them, and no handler starts before one that arrived earlier and still waits.
 /// The thread that takes reading over is always found at once (`WorkerPool.submit(urgent:)`),
-/// even when every pool thread is busy in a stuck handler, so the handler the reading thread
-/// runs, however long it blocks, never holds reading up.
+/// even when every pool thread is busy in a stuck handler, or, when the system starts no thread,
+/// the rescuer's own thread reads on (`handOver`), so the handler the reading thread runs,
+/// however long it blocks, never holds reading up.
 final class ReadLoop: @unchecked Sendable {
     var decoder: FrameDecoder
     var framingKnown: Bool
@@ -100,11 +101,11 @@ extension Connection {
                 loop.deferred = nil
                 // Only when nothing waits in the pool: run now, the handler would overtake
                 // requests that arrived before it (the pool starts work in submission order).
-                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && !pool.hasBacklog {
-                    let outcome = rescue.guarded({ execute(job) }, takeOver: { [self] in
-                        pool.submit(urgent: true) { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
-                    })
-                    if outcome == .handedOff { return .handedOff }
+                // And only when the pool has room: taking reading over needs a thread, and a
+                // handler that could not have had one must not get the reading thread's instead.
+                if !stopping.load(ordering: .acquiring) && !output.isBroken && !inputWaiting() && pool.hasRoom
+                    && rescue.isAvailable(takeOver: { [self] in handOver(loop) }) {
+                    if rescue.guarded({ execute(job) }) == .handedOff { return .handedOff }
                 } else {
                     start(job)
                 }
@@ -112,6 +113,17 @@ extension Connection {
             output.waitWhileStalled()
         }
         return .ended
+    }
+
+    /// Runs for the rescuer once it has taken reading away from a thread stuck in a handler:
+    /// reading goes on on a pool thread, always found at once. When none can be started, the
+    /// rescuer's own thread reads on, and no handler runs on a reading thread any more.
+    private func handOver(_ loop: ReadLoop) {
+        let refused = pool.submit(urgent: true) { [self] in if readLoop(loop) == .ended { loopEnded.signal() } }
+        guard let refused else { return }
+        logger.warning("no thread to hand reading to (\(RPCError.busy(refused).message)): the rescuer reads on")
+        rescue.retire()
+        if readLoop(loop) == .ended { loopEnded.signal() }
     }
 
     /// Whether input can be read at once (or has ended).

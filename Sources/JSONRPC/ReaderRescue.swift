@@ -30,17 +30,36 @@ final class ReaderRescue: Sendable {
     private let running = Atomic<UInt64>(0)
     private let park = WatchdogPark()
     private let started = Atomic<Bool>(false)
+    /// Set when the rescuer could not be started, or has become the reader itself (no thread
+    /// was to be had for reading): from then on no handler runs on the reading thread.
+    private let unavailable = Atomic<Bool>(false)
     private let input: Int32
 
     init(input: Int32) { self.input = input }
 
     deinit { park.release() }
 
-    /// Runs `body` (a handler) on the reading thread. Returns `handedOff` when the rescuer took
-    /// reading away meanwhile (it called `takeOver`, which runs the read loop on another
-    /// thread): the caller must not touch the read loop again.
-    func guarded(_ body: () -> Void, takeOver: @escaping @Sendable () -> Void) -> Outcome {
-        if !started.exchange(true, ordering: .relaxed) { startRescuer(takeOver) }
+    /// Whether a handler may run on the reading thread (`guarded`): the rescuer runs, or is
+    /// started now (`takeOver` is what it calls to hand reading on). False when its thread
+    /// cannot be started: handlers then go to the pool, as they would without the rescuer.
+    func isAvailable(takeOver: @escaping @Sendable () -> Void) -> Bool {
+        if !started.load(ordering: .relaxed), !started.exchange(true, ordering: .relaxed) {
+            do {
+                try startRescuer(takeOver)
+            } catch {
+                unavailable.store(true, ordering: .relaxed)
+            }
+        }
+        return !unavailable.load(ordering: .relaxed)
+    }
+
+    /// The rescuer has become the reader (see `isAvailable`): no more handlers on the reading thread.
+    func retire() { unavailable.store(true, ordering: .relaxed) }
+
+    /// Runs `body` (a handler) on the reading thread, once `isAvailable` said so. Returns
+    /// `handedOff` when the rescuer took reading away meanwhile (it called `takeOver`, which
+    /// runs the read loop on another thread): the caller must not touch the read loop again.
+    func guarded(_ body: () -> Void) -> Outcome {
         let stamp = max(MonotonicClock.nanos(), 1)
         running.store(stamp, ordering: .sequentiallyConsistent)
         park.writeStarted()
@@ -52,9 +71,9 @@ final class ReaderRescue: Sendable {
     /// Ends the rescuer (the read loop has ended).
     func stop() { park.release() }
 
-    private func startRescuer(_ takeOver: @escaping @Sendable () -> Void) {
+    private func startRescuer(_ takeOver: @escaping @Sendable () -> Void) throws(OSThread.StartError) {
         let input = self.input
-        OSThread.detach { [weak self] in
+        try OSThread.detach { [weak self] in
             var idle = 0
             while true {
                 usleep(Self.tickMicros)

@@ -15,7 +15,9 @@ public enum Parallel {
         let done = DispatchGroup()
         for w in 1..<count {
             done.enter()
-            if OSThread.tryDetach({ body(w); done.leave() }) != 0 {
+            do {
+                try OSThread.detach { body(w); done.leave() }
+            } catch {
                 body(w)
                 done.leave()
             }

@@ -29,11 +29,13 @@ public final class SignalWaiter: Sendable {
         return SignalWaiter(signals: taken)
     }
 
-    /// Waits for the signals on a new thread, calling `onSignal` with each signal's number.
-    public func start(_ onSignal: @escaping @Sendable (Int32) -> Void) {
+    /// Waits for the signals on a new thread, calling `onSignal` with each signal's number;
+    /// throws when the thread cannot be started (the signals then stay blocked: the caller
+    /// must not go on as if they were taken).
+    public func start(_ onSignal: @escaping @Sendable (Int32) -> Void) throws(OSThread.StartError) {
         let signals = self.signals
         guard !signals.isEmpty else { return }
-        OSThread.detach {
+        try OSThread.detach {
             var set = Self.signalSet(signals)
             while true {
                 var number: Int32 = 0

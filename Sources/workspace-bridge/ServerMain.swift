@@ -63,7 +63,11 @@ enum ServerMain {
                                         exitGrace: configuration.exitGrace),
             router: server, logger: logger)
         sink.attach(connection)
-        SignalStop.start(signals, connection: connection, grace: configuration.exitGrace)
+        do {
+            try SignalStop.start(signals, connection: connection, grace: configuration.exitGrace)
+        } catch {
+            throw StartupError("cannot take termination signals: \(error)")
+        }
         let code = connection.run()
         connection.output.flushNow()
         server.connectionEnded(exitCode: code)

@@ -20,9 +20,10 @@ enum SignalStop {
     /// Blocks the signals in this thread and so in every later one: call before any thread starts.
     static func block() -> SignalWaiter { SignalWaiter.block(signals) }
 
-    /// Starts taking the signals blocked by `waiter`, on a thread of their own.
-    static func start(_ waiter: SignalWaiter, connection: Connection, grace: Duration) {
-        waiter.start { number in
+    /// Starts taking the signals blocked by `waiter`, on a thread of their own; throws when
+    /// that thread cannot be started (the server must not serve with the signals unheard).
+    static func start(_ waiter: SignalWaiter, connection: Connection, grace: Duration) throws(OSThread.StartError) {
+        try waiter.start { number in
             let name = SignalWaiter.name(of: number)
             if let inFlight = connection.endInput(reason: name) {
                 if inFlight > 0 {

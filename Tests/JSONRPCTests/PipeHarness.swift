@@ -40,7 +40,7 @@ final class PipeHarness: @unchecked Sendable {
     ///   after the grace, a reader left in `poll` by `endInput`): closed, their numbers could be
     ///   handed to a test running in parallel, whose messages that thread would then steal or write to.
     init(_ methods: [Method], maxMessageBytes: Int = 1 << 20, exitGrace: Duration = .seconds(10),
-         keepDescriptors: Bool = false) {
+         keepDescriptors: Bool = false, pool: (threads: Int, abandoned: Int, start: OSThread.Starter)? = nil) {
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
         _ = pipe(&inPipe)
@@ -55,15 +55,21 @@ final class PipeHarness: @unchecked Sendable {
         signal(SIGPIPE, SIG_IGN)
         var logger = Logger(label: "test")
         logger.logLevel = .critical
+        var options = Connection.Options(framing: .ndjson, maxMessageBytes: maxMessageBytes, exitGrace: exitGrace)
+        if let pool {
+            options.workerThreads = pool.threads
+            options.maxAbandonedHandlers = pool.abandoned
+            options.startThread = pool.start
+        }
         connection = Connection(
             input: inPipe[0], output: outPipe[1],
-            options: .init(framing: .ndjson, maxMessageBytes: maxMessageBytes, exitGrace: exitGrace),
+            options: options,
             router: TableRouter(methods: Dictionary(uniqueKeysWithValues: (methods + Self.cancellation).map { ($0.name, $0) })),
             logger: logger)
         let serverIn = inPipe[0]
         let serverOut = outPipe[1]
         let c = connection
-        OSThread.detach { [self] in
+        let started: ()? = try? OSThread.detach { [self] in
             let code = c.run()
             exitCode.withLock { $0 = code }
             if !keepDescriptors {
@@ -72,6 +78,7 @@ final class PipeHarness: @unchecked Sendable {
             }
             done.signal()
         }
+        precondition(started != nil, "the test cannot start the connection's thread")
     }
 
     /// The protocol's cancellation notifications, as the real server wires them.

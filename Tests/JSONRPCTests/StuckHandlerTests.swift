@@ -83,9 +83,9 @@ struct StuckHandlerTests {
     func urgentWork() {
         let pool = WorkerPool(maxThreads: 2)
         let gate = DispatchSemaphore(value: 0)
-        for _ in 0..<3 { pool.submit { gate.wait() } }
+        for _ in 0..<3 { #expect(pool.submit { gate.wait() } == nil) }
         let ran = DispatchSemaphore(value: 0)
-        pool.submit(urgent: true) { ran.signal() }
+        #expect(pool.submit(urgent: true) { ran.signal() } == nil)
         #expect(ran.wait(timeout: .now() + 2) == .success)
         for _ in 0..<3 { gate.signal() }
     }

@@ -12,6 +12,23 @@ struct JSONCodecTests {
         #expect(try JSONCodec.decode(text) == value)
     }
 
+    @Test("an array joined from its elements' encoded texts is byte for byte what encoding the array writes")
+    func encodeArrayOfEncoded() {
+        let elements: [JSON] = [["jsonrpc": "2.0", "id": 1, "result": ["path": "a \"b\"\n", "size": 3]], .null, "x", [1, 2.5, [:]]]
+        for n in 0...elements.count {
+            let part = Array(elements.prefix(n))
+            #expect(JSONCodec.encodeArray(ofEncoded: part.map(JSONCodec.encode)) == JSONCodec.encode(.array(part)))
+        }
+    }
+
+    @Test("startsArray tells a batch's text by its first byte after JSON whitespace")
+    func startsArray() {
+        for (text, isArray) in [(" \t\r\n[1]", true), ("[]", true), ("{\"a\":[1]}", false), ("  \"[\"", false), ("", false), ("\u{FEFF}[", false)] {
+            let bytes = Array(text.utf8)
+            #expect(bytes.withUnsafeBytes { JSONCodec.startsArray($0) } == isArray, "\(text)")
+        }
+    }
+
     @Test("a large array dumped in parts on every core is byte for byte what one jansson dump writes")
     func largeArraysMatchOneDump() throws {
         let tricky = ["plain", "quote \" and \\ backslash", "tab\tnewline\n\u{1}\u{7f}", "é ü 漢字 🙂", "a/b", "", "nul\u{0}byte"]

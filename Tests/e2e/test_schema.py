@@ -48,11 +48,12 @@ SERVER_NOTIFICATIONS = {"$/progress", "window/logMessage", "$/logTrace", "worksp
 PROTOCOL_CODES = {
     "ParseError": -32700, "InvalidHeader": -32700, "UnsupportedCharset": -32700,
     "InvalidRequest": -32600, "MessageTooLarge": -32600, "DuplicateRequestId": -32600,
-    "AlreadyInitialized": -32600, "ShutdownRequested": -32600,
+    "AlreadyInitialized": -32600, "ShutdownRequested": -32600, "BatchTooLarge": -32600,
     "MethodNotFound": -32601, "InvalidParams": -32602, "InternalError": -32603,
     "ServerNotInitialized": -32002, "RequestCancelled": -32800,
     "UnsupportedProtocolVersion": -32022,      # the MCP face's 2026-07-28 era (docs/mcp-2026.md)
     "MissingRequiredClientCapability": -32021,  # the same era: tasks/* without the tasks extension declared
+    "ServerBusy": -32803,  # no thread for the request now (stuck cancelled handlers at their cap, or a task limit)
 }
 DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "DirectoryNotEmpty",
                 "OutsideWorkspace", "InvalidPath", "PreconditionFailed", "NotText", "TooLarge",

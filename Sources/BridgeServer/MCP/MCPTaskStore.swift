@@ -31,7 +31,8 @@ final class MCPTaskStore: Sendable {
 
     private let tasks = Mutex<[String: Task]>([:])
 
-    /// Starts `run` on a thread of its own as a new task; nil when `maxWorking` tasks are running.
+    /// Starts `run` on a thread of its own as a new task; nil when `maxWorking` tasks are running
+    /// or no thread can be started (the caller then runs the call itself, as a plain request).
     func start(_ ctx: RequestContext, statusMessage: String, run: @escaping @Sendable (RequestContext) throws -> JSON) -> String? {
         let id = Self.newID()
         let work = ctx.detached { [weak self] value in
@@ -53,7 +54,7 @@ final class MCPTaskStore: Sendable {
         let logger = ctx.logger
         let subject = ctx.params?["name"]?.stringValue.map { "\(ctx.method) \($0)" } ?? ctx.method
         logger.debug("task \(id): \(subject) goes on in the background")
-        OSThread.detach { [self] in
+        let started: ()? = try? OSThread.detach { [self] in
             let status: Status
             let outcome: JSON
             do {
@@ -70,6 +71,11 @@ final class MCPTaskStore: Sendable {
             }
             finish(id, status, outcome)
             logger.debug("task \(id): \(subject) ended \(status.rawValue)")
+        }
+        guard started != nil else {
+            tasks.withLock { $0[id] = nil }
+            logger.debug("task \(id): no thread for it, \(subject) runs as a plain request")
+            return nil
         }
         return id
     }

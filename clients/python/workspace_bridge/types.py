@@ -84,6 +84,12 @@ class ServerCapabilities(_ServerCapabilitiesRequired, total=False):
     framings: List[Literal['lsp', 'ndjson']]
     #: Whether JSON-RPC batches are accepted.
     batches: bool
+    #: The most members one batch may have (1000); a larger batch is refused whole, -32600
+    #: BatchTooLarge.
+    maxBatchMembers: int
+    #: The most bytes of one batch's text (4194304); a larger batch is refused whole before it is
+    #: parsed, -32600 BatchTooLarge. A batch's answer is kept within maxMessageBytes.
+    maxBatchBytes: int
     #: Whether $/cancelRequest is honoured.
     cancellation: bool
     #: Whether requests carrying workDoneToken report $/progress.
@@ -166,6 +172,7 @@ ErrorCode = Literal[
     'DuplicateRequestId',
     'AlreadyInitialized',
     'ShutdownRequested',
+    'BatchTooLarge',
     'MethodNotFound',
     'InvalidParams',
     'InternalError',
@@ -173,6 +180,7 @@ ErrorCode = Literal[
     'RequestCancelled',
     'UnsupportedProtocolVersion',
     'MissingRequiredClientCapability',
+    'ServerBusy',
     'NotFound',
     'AlreadyExists',
     'NotADirectory',
@@ -209,7 +217,13 @@ _ErrorDataRequired = TypedDict("_ErrorDataRequired", {
 _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work
     # (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from
-    # session/import: damaged, foreign or unsupportedVersion.
+    # session/import: damaged, foreign or unsupportedVersion. BatchTooLarge: members (more than
+    # data.limit members: the batch was refused whole, answered with id null), bytes (its text is
+    # over data.limit bytes: refused whole before parsing, id null) or answerBytes (this member only
+    # reads and its result would take the batch's answer past data.limit bytes, the --max-message-
+    # bytes: send it on its own). ServerBusy: stuckHandlers (every worker thread is taken and
+    # data.limit cancelled requests are still stuck in system calls) or threadLimit (the system
+    # refused a new thread, data.errno); nothing was done, send the request again later.
     'reason': str,
     # ParseError: line of the error in the message.
     'line': int,
@@ -221,11 +235,14 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'kind': str,
     # MessageTooLarge: the --max-message-bytes in force. TooLarge: the most bytes one call may
     # return or take. QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from
-    # settings/*: 64 (bytes of a key).
+    # settings/*: 64 (bytes of a key). BatchTooLarge: the most members (1000), bytes of a batch's
+    # text (4194304) or bytes of a batch's answer (--max-message-bytes), after data.reason.
+    # ServerBusy (stuckHandlers): how many cancelled stuck requests are set aside at most (64).
     'limit': int,
     # MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or
     # of the range asked for). QuotaExceeded: the keys or bytes the settings would hold after the
-    # change; InvalidArgument from settings/*: the key's bytes.
+    # change; InvalidArgument from settings/*: the key's bytes. BatchTooLarge: the batch's members
+    # (reason members) or bytes (reason bytes).
     'size': int,
     # MethodNotFound: the method asked for.
     'method': str,
@@ -245,7 +262,8 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     'path': str,
     # PreconditionFailed: the file's etag now, or null when it does not exist.
     'currentEtag': Union[str, None],
-    # IOError: the errno the system call failed with.
+    # IOError: the errno the system call failed with. ServerBusy (threadLimit): pthread_create's
+    # error (EAGAIN at a task limit).
     'errno': int,
     # NotDownloaded: when to ask again, in milliseconds.
     'retryAfterMs': int,
@@ -299,9 +317,9 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
 class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
     """
     error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes
-    maps each value to the JSON-RPC error.code it is sent with (domain codes: -32803);
-    UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose
-    `_meta` names a version this binary does not serve (docs/mcp-2026.md);
+    maps each value to the JSON-RPC error.code it is sent with (domain codes and ServerBusy:
+    -32803); UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era
+    request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md);
     MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request
     that needs an extension its `_meta` did not declare (the tasks extension's tasks/*).
     """
