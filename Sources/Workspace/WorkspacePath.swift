@@ -1,5 +1,10 @@
+import SystemSupport
+
 /// A validated workspace-relative path: `/`-separated components, none of them empty, `.`
-/// or `..`, none holding NUL, a backslash, or a percent-encoded separator or dot segment.
+/// or `..`, none holding NUL, a percent-encoded separator or dot segment, or a backslash other
+/// than in the one escaped form of a name's bytes (`EscapedName`: `caf\xe9.txt`).
+///
+/// Components are names' texts; system calls take their bytes (`onDisk`).
 ///
 /// Validation is lexical and only the first line of defence: containment itself is enforced
 /// by the kernel when the path is resolved (see `SandboxedRoot`).
@@ -35,20 +40,19 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
     private static func parse(_ u: UnsafeBufferPointer<UInt8>) -> Result<[String], Refusal> {
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: "."), percent = UInt8(ascii: "%")
         if u.contains(0) { return .failure(Refusal(.invalidPath, "it contains a NUL byte")) }
-        if u.count > maxBytes { return .failure(Refusal(.invalidPath, "it is longer than \(maxBytes) bytes")) }
+        // An escaped byte (`\xe9`) takes four bytes of text: the limit is on the bytes on disk.
+        if u.count > maxBytes * 4 { return .failure(Refusal(.invalidPath, "it is longer than \(maxBytes) bytes")) }
         if u.first == slash {
             return .failure(Refusal(.outsideWorkspace, "absolute paths are refused; paths are relative to the workspace root"))
         }
         if u.first == UInt8(ascii: "~") { return .failure(Refusal(.outsideWorkspace, "'~' (a home folder) is outside the workspace")) }
-        if u.contains(UInt8(ascii: "\\")) {
-            return .failure(Refusal(.invalidPath, "backslashes are not path separators here; use '/'"))
-        }
         if u.count >= 2, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(u[0] | 0x20), u[1] == UInt8(ascii: ":"),
             u.count == 2 || u[2] == slash
         {
             return .failure(Refusal(.outsideWorkspace, "drive-letter paths are absolute"))
         }
         var parts: [String] = []
+        var total = 0
         var start = 0
         while start <= u.count {
             var end = start
@@ -59,10 +63,20 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
             if part.count == 2 && part[0] == dot && part[1] == dot {
                 return .failure(Refusal(.outsideWorkspace, "'..' segments are refused"))
             }
-            if part.count > maxComponentBytes {
+            let name = String(decoding: part, as: UTF8.self)
+            var diskBytes = part.count
+            if part.contains(UInt8(ascii: "\\")) {
+                guard EscapedName.isCanonical(name) else {
+                    return .failure(Refusal(.invalidPath, "backslashes are not path separators here; use '/' (a name's "
+                        + "bytes that are not UTF-8, and a backslash itself, are written \\x and two lowercase hex digits: "
+                        + "'caf\\xe9.txt', 'a\\x5cb')"))
+                }
+                diskBytes = EscapedName.bytes(name).count
+            }
+            if diskBytes > maxComponentBytes {
                 return .failure(Refusal(.invalidPath, "a name is longer than \(maxComponentBytes) bytes"))
             }
-            let name = String(decoding: part, as: UTF8.self)
+            total += diskBytes + 1
             if part.contains(percent) {
                 let decoded = percentDecodedRepeatedly(name)
                 if decoded != name,
@@ -74,6 +88,7 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
             }
             parts.append(name)
         }
+        if total > maxBytes + 1 { return .failure(Refusal(.invalidPath, "it is longer than \(maxBytes) bytes")) }
         return .success(parts)
     }
 

@@ -47,7 +47,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "encoding": {
@@ -79,7 +79,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "data": {
@@ -153,7 +153,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "content": {
@@ -196,7 +196,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "size": {
@@ -240,7 +240,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "content": {
@@ -271,7 +271,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "size": {
@@ -444,7 +444,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "recursive": {
@@ -461,7 +461,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "deleted": {
@@ -489,11 +489,11 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "overwrite": {
@@ -513,11 +513,11 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "type": {
@@ -551,11 +551,11 @@ enum ToolSchemas {
         "skippedEntries": {
           "type": "array",
           "items": {
-            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read) or a symbolic link (SymlinkNotFollowed: never followed). Every one is reported; a move never deletes it.",
+            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are. Every one is reported; a move never deletes it.",
             "type": "object",
             "properties": {
               "path": {
-                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
                 "type": "string"
               },
               "type": {
@@ -576,7 +576,10 @@ enum ToolSchemas {
                 "type": "string",
                 "enum": [
                   "NotARegularFile",
-                  "SymlinkNotFollowed"
+                  "SymlinkNotFollowed",
+                  "PermissionDenied",
+                  "IOError",
+                  "TooLarge"
                 ],
                 "description": "The error code reading the entry would answer."
               }
@@ -617,11 +620,11 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "overwrite": {
@@ -640,11 +643,11 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "type": {
@@ -678,11 +681,11 @@ enum ToolSchemas {
         "skippedEntries": {
           "type": "array",
           "items": {
-            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read) or a symbolic link (SymlinkNotFollowed: never followed). Every one is reported; a move never deletes it.",
+            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are. Every one is reported; a move never deletes it.",
             "type": "object",
             "properties": {
               "path": {
-                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
                 "type": "string"
               },
               "type": {
@@ -703,7 +706,10 @@ enum ToolSchemas {
                 "type": "string",
                 "enum": [
                   "NotARegularFile",
-                  "SymlinkNotFollowed"
+                  "SymlinkNotFollowed",
+                  "PermissionDenied",
+                  "IOError",
+                  "TooLarge"
                 ],
                 "description": "The error code reading the entry would answer."
               }
@@ -744,7 +750,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         }
       },
@@ -757,7 +763,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "type": {
@@ -791,7 +797,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "hash": {
@@ -810,7 +816,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "name": {
@@ -941,7 +947,7 @@ enum ToolSchemas {
             "type": "object",
             "properties": {
               "path": {
-                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
                 "type": "string"
               },
               "line": {
@@ -1240,7 +1246,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "size": {
@@ -1295,7 +1301,7 @@ enum ToolSchemas {
       "type": "object",
       "properties": {
         "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ (PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path.",
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
           "type": "string"
         },
         "size": {
