@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from storage_helpers import Roots, start
+from storage_helpers import Roots, info, start, usage_on_disk
 from wsfiles import b64, domain_error, list_all, load_bytes, save, unb64
 
 LATIN1 = "caf\\xe9.txt"          # the text of the bytes b"caf\xe9.txt"
@@ -172,6 +172,16 @@ def test_migrate_carries_such_names_and_a_move_leaves_nothing_behind(spawn, tmp_
         assert not (roots.local / "Docs").exists() or names_in(roots.local / "Docs") == set()
     after = b.result("listFiles", {"path": "", "recursive": True})["entries"]
     assert {e["path"] for e in after} >= {e["path"] for e in before if e["type"] == "file"} >= {"Docs/" + LATIN1}
+
+
+def test_usage_counts_such_names(spawn, tmp_path):
+    roots = Roots.under(tmp_path)
+    make(roots.local, b"Docs/caf\xe9.txt", b"12345")
+    make(roots.local, b"Old\xff/a\\b.txt", b"1234567")
+    b = start(spawn, roots)
+    u = info(b)["usage"]
+    assert (u["files"], u["bytes"]) == usage_on_disk(roots.local)
+    assert usage_on_disk(roots.local)[0] >= 2
 
 
 # -- the reserved folders in every spelling -------------------------------------------------------
