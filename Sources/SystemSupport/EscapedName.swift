@@ -75,6 +75,12 @@ public enum EscapedName {
         return out
     }
 
+    /// Calls `body` with the NUL-terminated bytes on disk, without a copy for a text that holds
+    /// no backslash (the hot path of listings and searches, one `stat` per name).
+    public static func withCString<R>(_ text: String, _ body: (UnsafePointer<CChar>) -> R) -> R {
+        text.utf8.contains(backslash) ? body(cString(text)) : text.withCString(body)
+    }
+
     /// How many bytes from `i` form one well-formed UTF-8 sequence (Unicode table 3-7: no
     /// overlong forms, no surrogates, nothing above U+10FFFF); 0 when none does.
     static func wellFormedLength(_ b: UnsafeBufferPointer<UInt8>, at i: Int) -> Int {

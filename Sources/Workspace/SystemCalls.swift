@@ -84,7 +84,7 @@ public enum Sys {
     /// `lstat` of the entry whose text is `name` (`EscapedName`) in the folder `dir`.
     static func lstat(_ dir: Int32, _ name: String) -> stat? {
         var st = stat()
-        return fstatat(dir, name.onDisk, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st : nil
+        return EscapedName.withCString(name) { fstatat(dir, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0 ? st : nil
     }
 
     static func fstat(_ fd: Int32, path: String) throws(WorkspaceError) -> stat {
