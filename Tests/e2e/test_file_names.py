@@ -81,6 +81,15 @@ def test_the_escaped_text_round_trips_through_every_file_method(ws):
     assert (ws.root / os.fsdecode(b"Moved\xfc/a\\b.txt")).read_bytes() == b"new bytes\nmore\n"
     assert [e["path"] for e in ws.result("listFiles", {"path": "Moved\\xfc"})["entries"]] == ["Moved\\xfc/a\\x5cb.txt"]
 
+    # A folder copy carries such names inside; a search goes into such a folder; the file URI
+    # holds the real bytes.
+    assert ws.result("copyFile", {"from": "Moved\\xfc", "to": "Copied"})["skippedEntries"] == []
+    assert (ws.root / os.fsdecode(b"Copied/a\\b.txt")).read_bytes() == b"new bytes\nmore\n"
+    found = ws.result("searchFiles", {"query": "more"})
+    assert sorted(m["path"] for m in found["matches"]) == ["Copied/a\\x5cb.txt", p, "Moved\\xfc/a\\x5cb.txt"]
+    assert ws.result("getFileUri", {"path": p})["uri"].endswith("/Docs/caf%E9.txt")
+    ws.result("deleteFile", {"path": "Copied", "recursive": True})
+
     # A new file and a folder under such names, then deletes.
     save(ws, "new\\xe9.md", "fresh")
     assert (ws.root / os.fsdecode(b"new\xe9.md")).read_text() == "fresh"
@@ -212,6 +221,10 @@ def test_a_reserved_folder_in_any_spelling_is_refused(ws, folder):
         ("loadFile", {"path": f"{folder}/settings/x"}),
         ("listFiles", {"path": folder}),
         ("searchFiles", {"query": "a", "path": folder}),
+        ("importFile", {"source": str(ws.root / "context.md"), "path": f"{folder}/imported.md"}),
+        ("exportFile", {"path": f"{folder}/settings/x", "destination": str(ws.root.parent / "out")}),
+        ("getFileUri", {"path": folder}),
+        ("resolveConflict", {"path": f"{folder}/x", "keep": "current"}),
     ]:
         err = domain_error(ws, method, params, "PermissionDenied")
         assert "reserved" in err["message"], (method, err)
@@ -248,5 +261,9 @@ def test_the_agent_tools_refuse_a_reserved_folder_in_any_spelling(spawn, tmp_pat
     ]):
         r = b.result("session/callTool", {"id": sid, "toolCallId": f"r{i}", "name": name, "arguments": args}, timeout=10)
         assert r["isError"] is True and r["structuredContent"]["code"] == "PermissionDenied", (name, r)
+    for method, params in [("session/export", {"id": sid, "path": ".Workspace/sessions/planted.json"}),
+                           ("session/import", {"path": ".WORKSPACE/sessions/planted.json"})]:
+        err = b.error(method, params, timeout=10)
+        assert err["data"]["code"] == "PermissionDenied", (method, err)
     assert (place.root / "context.md").is_file()
     assert not (place.root / ".Workspace").exists() and not (place.root / "WORKSP~1").exists()
