@@ -183,6 +183,23 @@ def test_migrate_carries_such_names_and_a_move_leaves_nothing_behind(spawn, tmp_
     assert {e["path"] for e in after} >= {e["path"] for e in before if e["type"] == "file"} >= {"Docs/" + LATIN1}
 
 
+def test_a_move_migration_reports_the_folder_it_cannot_walk_and_leaves_it_whole(spawn, tmp_path):
+    # A folder deeper than walks go (256 levels) is not carried: it is reported, never dropped
+    # silently, and stays in the old root with everything in it.
+    roots = Roots.under(tmp_path)
+    b = start(spawn, roots)
+    deep = b"/".join([b"d"] * 256)
+    make(roots.local, deep + b"/lost.txt", b"deep\n")
+    make(roots.local, b"d/near.txt", b"near\n")
+
+    r = b.result("migrate", {"to": "cloud", "mode": "move"}, timeout=60)
+
+    assert r["switched"] is True
+    assert r["skippedEntries"] == [{"path": deep.decode(), "type": "directory", "reason": "TooLarge"}]
+    assert (roots.cloud / "d" / "near.txt").read_bytes() == b"near\n" and not (roots.local / "d" / "near.txt").exists()
+    assert (roots.local / deep.decode() / "lost.txt").read_bytes() == b"deep\n"
+
+
 def test_usage_counts_such_names(spawn, tmp_path):
     roots = Roots.under(tmp_path)
     make(roots.local, b"Docs/caf\xe9.txt", b"12345")
