@@ -12,7 +12,8 @@ extension Workspace {
     /// copies are included under their names on disk, names that are not UTF-8 under their
     /// escaped texts. Links, FIFOs, sockets and devices are not files to carry: each is passed to
     /// `skipped` instead, and so is a folder that cannot be read (or lies deeper than
-    /// `walkDepth`), so a caller that moves what it is given knows everything it leaves behind.
+    /// `walkDepth`) and an entry only spelled like a reserved folder, so a caller that moves what
+    /// it is given knows everything it leaves behind.
     public func forEachFile(under path: WorkspacePath = .root, skipped: (SkippedEntry) -> Void = { _ in },
                             _ body: (WorkspacePath, Int64) -> Void) throws(WorkspaceError) {
         let dir = try root.openDirectory(path)
@@ -21,13 +22,22 @@ extension Workspace {
 
     private func walkFiles(_ dir: FileDescriptor, path: WorkspacePath, depth: Int, skipped: (SkippedEntry) -> Void,
                            _ body: (WorkspacePath, Int64) -> Void) {
-        guard depth < Self.walkDepth else { return skipped(SkippedEntry(unreadFolder: path, reason: .tooLarge)) }
+        guard depth < Self.walkDepth else { return skipped(SkippedEntry(path: path, type: .directory, reason: .tooLarge)) }
         let names: [String]
-        do { names = try DirectoryReader.names(dir, path: path) } catch { return skipped(SkippedEntry(unreadFolder: path, reason: error.code)) }
+        do { names = try DirectoryReader.names(dir, path: path) } catch {
+            return skipped(SkippedEntry(path: path, type: .directory, reason: error.code))
+        }
         for name in names where !TempName.isTemp(name) {
             if case .hidden = SyncArtefacts.classify(name) { continue }
             let child = path.appending(name)
-            if Workspace.isServerFolder(child) { continue }
+            if Workspace.isServerFolder(child) {
+                // Only spelled like the server's own (another entry on a volume that keeps case
+                // apart): closed to clients, so reported, never carried or dropped silently.
+                if !ReservedNames.isExact(name), let st = Sys.lstat(dir.raw, name) {
+                    skipped(SkippedEntry(path: child, type: EntryType(mode: st.st_mode), reason: .permissionDenied))
+                }
+                continue
+            }
             guard let st = Sys.lstat(dir.raw, name) else { continue }
             if st.isRegular {
                 body(child, Int64(st.st_size))
@@ -35,7 +45,9 @@ extension Workspace {
                 let sub = openat(dir.raw, name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard sub >= 0 else {
                     // Gone since it was listed: nothing left behind. Unreadable: reported.
-                    if errno != ENOENT { skipped(SkippedEntry(unreadFolder: child, reason: WorkspaceError.errno(errno, "list", path: "").code)) }
+                    if errno != ENOENT {
+                        skipped(SkippedEntry(path: child, type: .directory, reason: WorkspaceError.errno(errno, "list", path: "").code))
+                    }
                     continue
                 }
                 walkFiles(FileDescriptor(sub), path: child, depth: depth + 1, skipped: skipped, body)

@@ -264,6 +264,20 @@ def test_a_folder_spelled_like_a_reserved_one_is_never_entered_by_listings_or_se
     assert [m["path"] for m in r["matches"]] == ["visible.txt"]
 
 
+def test_a_move_migration_reports_a_folder_spelled_like_a_reserved_one_and_leaves_it(spawn, tmp_path):
+    roots = Roots.under(tmp_path)
+    b = start(spawn, roots)
+    make(roots.local, b".Workspace/mine.txt", b"a user's own folder on a case-sensitive volume\n")
+    make(roots.local, b"kept.txt", b"kept\n")
+
+    r = b.result("migrate", {"to": "cloud", "mode": "move"}, timeout=60)
+
+    assert r["switched"] is True
+    assert r["skippedEntries"] == [{"path": ".Workspace", "type": "directory", "reason": "PermissionDenied"}]
+    assert (roots.local / ".Workspace" / "mine.txt").is_file() and not (roots.cloud / ".Workspace").exists()
+    assert (roots.cloud / "kept.txt").read_bytes() == b"kept\n"
+
+
 def test_the_agent_tools_refuse_a_reserved_folder_in_any_spelling(spawn, tmp_path):
     from sessions_helpers import Place, create
     place = Place(tmp_path)

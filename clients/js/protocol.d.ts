@@ -203,7 +203,7 @@ export type FileEncoding = "utf8" | "base64";
 /** What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has. */
 export type EntryType = "file" | "directory" | "symlink" | "fifo" | "socket" | "charDevice" | "blockDevice" | "other";
 
-/** An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are. Every one is reported; a move never deletes it. */
+/** An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see WorkspacePath). Every one is reported; a move never deletes it. */
 export interface SkippedEntry {
   path: WorkspacePath;
   type: EntryType;
@@ -409,7 +409,7 @@ export interface MigrateResult {
   alreadyActive: boolean;
   /** Placeholders (content not on this machine): not migrated. */
   notDownloaded: WorkspacePath[];
-  /** Links, FIFOs, sockets and devices in the source, and folders that could not be read: not migrated. In move mode they stay in the old root (never deleted) and the roots still switch; each is listed here (dryRun: that would be), so a move leaves nothing behind unreported. Names that are not UTF-8 are migrated like any other (under their escaped form, see WorkspacePath). */
+  /** Links, FIFOs, sockets and devices in the source, folders that could not be read, and entries spelled like a reserved folder: not migrated. In move mode they stay in the old root (never deleted) and the roots still switch; each is listed here (dryRun: that would be), so a move leaves nothing behind unreported. Names that are not UTF-8 are migrated like any other (under their escaped form, see WorkspacePath). */
   skippedEntries: SkippedEntry[];
   /** keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`). */
   renamed: {

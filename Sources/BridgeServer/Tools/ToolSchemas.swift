@@ -551,7 +551,7 @@ enum ToolSchemas {
         "skippedEntries": {
           "type": "array",
           "items": {
-            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are. Every one is reported; a move never deletes it.",
+            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see WorkspacePath). Every one is reported; a move never deletes it.",
             "type": "object",
             "properties": {
               "path": {
@@ -681,7 +681,7 @@ enum ToolSchemas {
         "skippedEntries": {
           "type": "array",
           "items": {
-            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are. Every one is reported; a move never deletes it.",
+            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see WorkspacePath). Every one is reported; a move never deletes it.",
             "type": "object",
             "properties": {
               "path": {

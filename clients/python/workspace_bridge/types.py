@@ -352,7 +352,8 @@ class SkippedEntry(TypedDict):
     (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never
     followed), or (migrations) a folder that could not be read (type directory; PermissionDenied,
     IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where
-    they are. Every one is reported; a move never deletes it.
+    they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see
+    WorkspacePath). Every one is reported; a move never deletes it.
     """
     path: WorkspacePath
     type: EntryType
@@ -603,11 +604,11 @@ class MigrateResult(TypedDict):
     alreadyActive: bool
     #: Placeholders (content not on this machine): not migrated.
     notDownloaded: List[WorkspacePath]
-    #: Links, FIFOs, sockets and devices in the source, and folders that could not be read: not
-    #: migrated. In move mode they stay in the old root (never deleted) and the roots still switch;
-    #: each is listed here (dryRun: that would be), so a move leaves nothing behind unreported.
-    #: Names that are not UTF-8 are migrated like any other (under their escaped form, see
-    #: WorkspacePath).
+    #: Links, FIFOs, sockets and devices in the source, folders that could not be read, and entries
+    #: spelled like a reserved folder: not migrated. In move mode they stay in the old root (never
+    #: deleted) and the roots still switch; each is listed here (dryRun: that would be), so a move
+    #: leaves nothing behind unreported. Names that are not UTF-8 are migrated like any other (under
+    #: their escaped form, see WorkspacePath).
     skippedEntries: List[SkippedEntry]
     #: keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`).
     renamed: List[MigrateResultRenamedItem]
