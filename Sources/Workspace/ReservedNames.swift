@@ -23,9 +23,6 @@ enum ReservedNames {
         return folders.contains { folded == $0 || isShortName(folded, of: $0) }
     }
 
-    /// Whether `name` is a reserved folder's own spelling (the folder the server made), byte for byte.
-    static func isExact(_ name: String) -> Bool { folders.contains { $0.utf8.elementsEqual(name.utf8) } }
-
     /// The name folded: ignorables, then trailing dots and spaces dropped, then case folded
     /// (lowercased, with the long s and the Kelvin sign as their letters).
     static func fold(_ name: String) -> String {

@@ -32,8 +32,11 @@ extension Workspace {
             let child = path.appending(name)
             if Workspace.isServerFolder(child) {
                 // Only spelled like the server's own (another entry on a volume that keeps case
-                // apart): closed to clients, so reported, never carried or dropped silently.
-                if !ReservedNames.isExact(name), let st = Sys.lstat(dir.raw, name) {
+                // apart, not what the reserved names resolve to): closed to clients, so reported,
+                // never carried or dropped silently.
+                if let st = Sys.lstat(dir.raw, name), !ReservedNames.folders.contains(where: { folder in
+                    Sys.lstat(dir.raw, folder).map { $0.st_ino == st.st_ino && $0.st_dev == st.st_dev } ?? false
+                }) {
                     skipped(SkippedEntry(path: child, type: EntryType(mode: st.st_mode), reason: .permissionDenied))
                 }
                 continue
