@@ -158,6 +158,14 @@ def test_watch_notifications_name_such_files_by_their_text(spawn, ws_root):
     os.mkdir(os.fsencode(ws_root) + b"/new\xe9")
     make(ws_root, b"new\xe9/inside.txt", b"y")
     b.pump_until(lambda: arrived("new\\xe9/inside.txt"), 5.0, "a change inside the latin-1 folder")
+    # A folder spelled like the server's own is never notified (made first, then a sentinel).
+    make(ws_root, b".Workspace/sessions/forged.json", b"{}")
+    make(ws_root, b"WORKSP~1/x.txt", b"{}")
+    make(ws_root, b"sentinel.txt", b"z")
+    b.pump_until(lambda: arrived("sentinel.txt"), 5.0, "the sentinel")
+    b.settle(0.3)
+    arrived("")
+    assert not [c for c in seen if c["path"].split("/")[0] in (".Workspace", "WORKSP~1")], seen
 
 
 @pytest.mark.parametrize("mode", ["copy", "move"])

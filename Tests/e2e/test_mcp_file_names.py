@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("mcp")
 pytestmark = pytest.mark.filterwarnings("ignore:.*as of 2026-07-28")
 
-from mcp_helpers import aio, connect, place, tool_error, tool_ok  # noqa: E402,F401
+from mcp_helpers import MCPError, aio, connect, place, tool_error, tool_ok  # noqa: E402,F401
 from mcp_modern import rawm  # noqa: E402,F401
 
 LATIN1 = "Docs/caf\\xe9.txt"
@@ -60,6 +60,10 @@ async def test_tools_and_resources_reach_a_name_that_is_not_utf8_in_the_2025_era
         assert uri in listed_uris
         assert read.contents[0].text == "rewritten\n"
 
+        with anyio.fail_after(10):
+            with pytest.raises(MCPError) as e:
+                await c.session.read_resource(bytes_uri(place.root, b".WORKSPACE/settings/settings.json"))
+        assert e.value.data["code"] == "PermissionDenied"
         for path in FORGED:
             tool_error(await call(c, "write_file", {"path": path, "content": "{}"}), "PermissionDenied", path)
             tool_error(await call(c, "delete_file", {"path": path.split("/")[0], "recursive": True}), "PermissionDenied", path)
