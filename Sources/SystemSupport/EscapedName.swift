@@ -8,15 +8,21 @@
 /// `isCanonical` refuses any other spelling (`\xc3\xa9` for `é`, `\x2f` for `/`, uppercase
 /// digits), so an escape can never spell a separator, a dot segment or NUL.
 ///
+/// One more case: a name whose percent-decoding spells path syntax (`a%2Fb`, `%2e%2e`), which
+/// clients may not send as such, is written with `\x25` for each `%` (`a\x252Fb`).
+///
 /// Guarantees: `bytes(text(b)) == b` for every byte string `b`; `text(bytes(s)) == s` for every
-/// `s` that `isCanonical` accepts. Names without a backslash or invalid byte cost one scan.
+/// `s` that `isCanonical` accepts. Names without a backslash, `%` or invalid byte cost one scan.
 public enum EscapedName {
     static let backslash = UInt8(ascii: "\\")
+    static let percent = UInt8(ascii: "%")
     static let hexDigits = Array("0123456789abcdef".utf8)
 
     /// The text of the name (or path) `bytes`.
     public static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        if let valid = String(validating: bytes, as: UTF8.self), !valid.utf8.contains(backslash) { return valid }
+        if let valid = String(validating: bytes, as: UTF8.self), !valid.utf8.contains(backslash) {
+            return valid.utf8.contains(percent) ? percentsEscapedIfTricky(valid) : valid
+        }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 12)
         var i = 0
@@ -28,6 +34,52 @@ public enum EscapedName {
             } else {
                 out.append(contentsOf: bytes[i..<(i + n)])
                 i += n
+            }
+        }
+        return percentsEscapedIfTricky(String(decoding: out, as: UTF8.self))
+    }
+
+    /// A name (one component) whose percent-decoding spells path syntax keeps its `%` as `\x25`
+    /// (`a\x252Fb` for the name `a%2Fb`): clients may not send such a spelling (it could trick a
+    /// client that decodes twice), yet the name stays reachable.
+    static func percentsEscapedIfTricky(_ text: String) -> String {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.contains(where: spellsPathSyntaxWhenDecoded) else { return text }
+        return parts.map { part in
+            guard spellsPathSyntaxWhenDecoded(part) else { return part }
+            var out: [UInt8] = []
+            for b in part.utf8 { if b == percent { out.append(contentsOf: Array("\\x25".utf8)) } else { out.append(b) } }
+            return String(decoding: out, as: UTF8.self)
+        }.joined(separator: "/")
+    }
+
+    /// Whether a name's percent-decoding (up to three rounds) spells a dot segment, a separator,
+    /// a backslash, NUL or a leading `~`: such a spelling is refused from clients.
+    public static func spellsPathSyntaxWhenDecoded(_ name: String) -> Bool {
+        guard name.utf8.contains(percent) else { return false }
+        var decoded = name
+        for _ in 0..<3 {
+            let next = percentDecoded(decoded)
+            if next == decoded { break }
+            decoded = next
+        }
+        let d = decoded.utf8
+        return decoded != name
+            && (d.elementsEqual("..".utf8) || d.elementsEqual(".".utf8) || d.contains(UInt8(ascii: "/")) || d.contains(backslash)
+                || d.contains(0) || d.first == UInt8(ascii: "~"))
+    }
+
+    private static func percentDecoded(_ s: String) -> String {
+        var out: [UInt8] = []
+        let b = Array(s.utf8)
+        var i = 0
+        while i < b.count {
+            if b[i] == percent, i + 2 < b.count, let h = hex(b[i + 1]), let l = hex(b[i + 2]) {
+                out.append(h << 4 | l)
+                i += 3
+            } else {
+                out.append(b[i])
+                i += 1
             }
         }
         return String(decoding: out, as: UTF8.self)
@@ -63,7 +115,7 @@ public enum EscapedName {
 
     /// Whether `text` is the one text of some name: it is what `text(bytes(text))` gives.
     public static func isCanonical(_ text: String) -> Bool {
-        guard text.utf8.contains(backslash) else { return true }
+        guard text.utf8.contains(backslash) || text.utf8.contains(percent) else { return true }
         // Bytes, not `==` (which equates canonically equivalent spellings).
         return text.utf8.elementsEqual(bytes(text).withUnsafeBufferPointer { Self.text($0) }.utf8)
     }

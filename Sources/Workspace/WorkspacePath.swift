@@ -77,14 +77,9 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
                 return .failure(Refusal(.invalidPath, "a name is longer than \(maxComponentBytes) bytes"))
             }
             total += diskBytes + 1
-            if part.contains(percent) {
-                let decoded = percentDecodedRepeatedly(name)
-                if decoded != name,
-                    decoded.utf8.elementsEqual("..".utf8) || decoded.utf8.elementsEqual(".".utf8) || decoded.utf8.contains(slash)
-                        || decoded.utf8.contains(UInt8(ascii: "\\")) || decoded.utf8.contains(0) || decoded.utf8.first == UInt8(ascii: "~")
-                {
-                    return .failure(Refusal(.invalidPath, "a percent-encoded separator, dot segment or NUL is refused"))
-                }
+            if part.contains(percent), EscapedName.spellsPathSyntaxWhenDecoded(name) {
+                return .failure(Refusal(.invalidPath, "a percent-encoded separator, dot segment or NUL is refused (a name "
+                    + "on disk spelled so is written with '\\x25' for each '%': 'a\\x252Fb' for 'a%2Fb')"))
             }
             parts.append(name)
         }
@@ -125,40 +120,5 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
             return x.utf8.lexicographicallyPrecedes(y.utf8)
         }
         return a.components.count < b.components.count
-    }
-
-    private static func percentDecodedRepeatedly(_ s: String) -> String {
-        var current = s
-        for _ in 0..<3 {
-            let next = percentDecoded(current)
-            if next == current { break }
-            current = next
-        }
-        return current
-    }
-
-    private static func percentDecoded(_ s: String) -> String {
-        var out: [UInt8] = []
-        let bytes = Array(s.utf8)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let h = hex(bytes[i + 1]), let l = hex(bytes[i + 2]) {
-                out.append(h << 4 | l)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

@@ -53,6 +53,21 @@ struct EscapedNameTests {
         #expect(!EscapedName.isCanonical(spelling))
     }
 
+    @Test("a name whose percent-decoding spells path syntax keeps its % as \\x25, per component")
+    func percentTricks() {
+        #expect(text(Array("a%2Fb".utf8)) == "a\\x252Fb")
+        #expect(text(Array("%2e%2e".utf8)) == "\\x252e\\x252e")
+        #expect(text(Array("%252e%252e".utf8)) == "\\x25252e\\x25252e")
+        #expect(text(Array("100%/a%5Cb".utf8)) == "100%/a\\x255Cb")
+        #expect(text(Array("100%.txt".utf8)) == "100%.txt" && text(Array("a%20b".utf8)) == "a%20b")
+        for name in ["a%2Fb", "%2e%2e", "x%00", "%7Ehome", "100%/a%5Cb", "%2e"] {
+            let t = text(Array(name.utf8))
+            #expect(EscapedName.bytes(t) == Array(name.utf8) && EscapedName.isCanonical(t), "\(t)")
+            #expect(!EscapedName.isCanonical(name) && EscapedName.spellsPathSyntaxWhenDecoded(name.split(separator: "/").last.map(String.init) ?? name))
+        }
+        #expect(!EscapedName.isCanonical("100\\x25.txt"))
+    }
+
     @Test("onDisk is the name's bytes, NUL-terminated")
     func onDisk() {
         #expect("caf\\xe9".onDisk == [0x63, 0x61, 0x66, -23, 0])

@@ -131,6 +131,24 @@ def test_any_other_spelling_of_an_escape_is_invalid_path(ws, path):
     assert not (ws.root.parent / "secret").exists()
 
 
+def test_a_name_that_percent_decodes_to_path_syntax_is_reachable_by_its_escaped_percent(ws):
+    # Clients may not send `a%2Fb` (a client decoding twice would see a separator); the file of
+    # that name on disk is listed and reached as `a\x252Fb`.
+    make(ws.root, b"odd/a%2Fb.txt", b"percent slash")
+    make(ws.root, b"odd/%2e%2e", b"percent dots")
+    make(ws.root, b"odd/100%.txt", b"plain percent")
+    listed = [e["name"] for e in ws.result("listFiles", {"path": "odd"})["entries"]]
+    assert listed == ["100%.txt", "\\x252e\\x252e", "a\\x252Fb.txt"]
+    assert load_bytes(ws, "odd/a\\x252Fb.txt") == b"percent slash"
+    assert load_bytes(ws, "odd/\\x252e\\x252e") == b"percent dots"
+    assert load_bytes(ws, "odd/100%.txt") == b"plain percent"
+    ws.result("moveFile", {"from": "odd/a\\x252Fb.txt", "to": "odd/b\\x252Fc.txt"})
+    assert (ws.root / "odd" / "b%2Fc.txt").read_bytes() == b"percent slash"
+    domain_error(ws, "loadFile", {"path": "odd/a%2Fb.txt"}, "InvalidPath")
+    domain_error(ws, "loadFile", {"path": "odd/100\\x25.txt"}, "InvalidPath")
+    assert not (ws.root / "b").exists()
+
+
 def test_a_name_of_255_escaped_bytes_is_reachable(ws):
     make(ws.root, b"\xff" * 255, b"long")
     text = "\\xff" * 255

@@ -312,9 +312,10 @@ class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
 #: spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a
 #: symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's
 #: bytes that are not UTF-8, and a backslash, are written \x and two lowercase hex digits
-#: (caf\xe9.txt, a\x5cb); listings, search results and notifications use that form and every method
-#: accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII
-#: byte) is InvalidPath.
+#: (caf\xe9.txt, a\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\x252Fb
+#: for a%2Fb); listings, search results and notifications use that form and every method accepts it
+#: back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is
+#: InvalidPath.
 WorkspacePath = str
 
 
