@@ -2,6 +2,7 @@
 import CoreServices
 import Darwin
 import Dispatch
+import SystemSupport
 
 /// The macOS watcher: one FSEvents stream with per-file events, delivered on a private
 /// serial dispatch queue. FSEvents watches the whole tree itself (no per-directory watches,
@@ -124,7 +125,8 @@ final class FSEventsBackend: WatcherBackend, @unchecked Sendable {
     private func relative(_ absolute: String) -> String? {
         let prefix = rootPath == "/" ? "/" : rootPath + "/"
         guard absolute.hasPrefix(prefix), absolute.utf8.count > prefix.utf8.count else { return nil }
-        return String(decoding: absolute.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+        // A name's text (`EscapedName`): a backslash in a name is `\x5c`, as in listings.
+        return Array(absolute.utf8.dropFirst(prefix.utf8.count)).withUnsafeBufferPointer { EscapedName.text($0) }
     }
 
     /// FSEvents reports inside ignored folders too: check every ancestor.

@@ -1,17 +1,16 @@
 #if os(Linux)
 import Glibc
+import SystemSupport
 
 /// One record of the inotify stream, decoded.
 struct InotifyEvent: Equatable {
     var wd: Int32
     var mask: UInt32
     var cookie: UInt32
-    /// The entry's name inside the watched directory; "" when the event is about the
-    /// directory itself (or the queue, for `IN_Q_OVERFLOW`).
+    /// The entry's name inside the watched directory, as its text (`EscapedName`: bytes that
+    /// are not UTF-8 escaped); "" when the event is about the directory itself (or the queue,
+    /// for `IN_Q_OVERFLOW`).
     var name: String
-    /// False when the kernel's name is not valid UTF-8 (such entries cannot be named in a
-    /// workspace path and are skipped).
-    var nameIsValid: Bool = true
 
     /// Size of `struct inotify_event` without its trailing name.
     static let headerSize = 16
@@ -33,11 +32,7 @@ struct InotifyEvent: Equatable {
             }
             var event = InotifyEvent(wd: wd, mask: mask, cookie: cookie, name: "")
             if !nameBytes.isEmpty {
-                if let name = String(validating: nameBytes, as: UTF8.self) {
-                    event.name = name
-                } else {
-                    event.nameIsValid = false
-                }
+                event.name = nameBytes.withMemoryRebound(to: UInt8.self) { EscapedName.text($0) }
             }
             body(event)
             offset = nameStart + len
@@ -48,7 +43,7 @@ struct InotifyEvent: Equatable {
     /// synthetic events through the same decoding path in tests.
     func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
-        let nameBytes = Array(name.utf8)
+        let nameBytes = EscapedName.bytes(name)
         let len = nameBytes.isEmpty ? 0 : (nameBytes.count + 1 + 3) & ~3
         for value in [UInt32(bitPattern: wd), mask, cookie, UInt32(len)] {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }

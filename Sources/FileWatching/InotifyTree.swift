@@ -1,6 +1,7 @@
 #if os(Linux)
 import CWorkspaceShims
 import Glibc
+import SystemSupport
 
 /// Turning inotify records into changes, and keeping a watch on every directory.
 extension InotifyBackend {
@@ -21,10 +22,6 @@ extension InotifyBackend {
         }
         guard let directory = table.path(of: event.wd) else { return }  // stale descriptor
         guard !event.name.isEmpty else { return }  // about the directory itself
-        guard event.nameIsValid else {
-            callbacks.diagnose("file watcher: skipped a name that is not UTF-8 in '\(directory)'")
-            return
-        }
         let path = directory.isEmpty ? event.name : directory + "/" + event.name
         if callbacks.ignore(path) { return }
         let isDirectory = mask & InotifyMask.isDir != 0
@@ -122,10 +119,7 @@ extension InotifyBackend {
         while let entry = readdir(dir) {
             let cName = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
             if cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0)) { continue }
-            guard let name = String(validatingCString: cName) else {
-                callbacks.diagnose("file watcher: skipped a name that is not UTF-8 in '\(path)'")
-                continue
-            }
+            let name = EscapedName.text(cString: cName)
             let childPath = path.isEmpty ? name : path + "/" + name
             if callbacks.ignore(childPath) { continue }
             if report { pending.add(childPath, .created) }
@@ -146,10 +140,10 @@ extension InotifyBackend {
         if path.isEmpty { return openat(rootFd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
         let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
         if wb_have_openat2() != 0 {
-            let fd = wb_openat2_beneath(rootFd, path, flags, 0)
+            let fd = wb_openat2_beneath(rootFd, path.onDisk, flags, 0)
             if fd >= 0 || errno != ENOSYS { return fd }
         }
-        return openat(rootFd, path, flags)
+        return openat(rootFd, path.onDisk, flags)
     }
 
     /// `IN_ONLYDIR` always. Through /proc the magic link must be followed to reach the
@@ -160,7 +154,7 @@ extension InotifyBackend {
             return inotify_add_watch(inotifyFd, "/proc/self/fd/\(fd)",
                                      InotifyMask.watched | InotifyMask.onlyDir)
         }
-        let absolute = path.isEmpty ? rootPath : rootPath + "/" + path
+        let absolute = Array(rootPath.utf8CString.dropLast()) + (path.isEmpty ? [0] : [0x2F] + path.onDisk)
         return inotify_add_watch(inotifyFd, absolute,
                                  InotifyMask.watched | InotifyMask.onlyDir | InotifyMask.dontFollow)
     }

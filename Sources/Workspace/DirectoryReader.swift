@@ -3,8 +3,11 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
-/// Reads the names in an open directory (never `.` or `..`), sorted as bytes.
+/// Reads the names in an open directory (never `.` or `..`) as their texts (`EscapedName`:
+/// bytes that are not UTF-8 escaped, so every entry is listed and reachable), sorted as bytes
+/// of those texts.
 ///
 /// The names are gathered into one byte buffer and sorted there with `memcmp` (shorter name
 /// first on a common prefix: the same order as comparing their UTF-8 bytes), so the sort makes
@@ -49,9 +52,15 @@ enum DirectoryReader {
                 let r = memcmp(base + Int(a.start), base + Int(b.start), Int(min(a.count, b.count)))
                 return r != 0 ? r < 0 : a.count < b.count
             }
-            return spans.map { s in
-                String(decoding: UnsafeBufferPointer(start: base + Int(s.start), count: Int(s.count)), as: UTF8.self)
+            var escaped = false
+            let names = spans.map { s in
+                let raw = UnsafeBufferPointer(start: base + Int(s.start), count: Int(s.count))
+                let name = EscapedName.text(raw)
+                if name.utf8.count != raw.count { escaped = true }
+                return name
             }
+            // An escaped name (`caf\xe9`) may sort elsewhere than its bytes did.
+            return escaped ? names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) } : names
         }
     }
 
@@ -63,7 +72,7 @@ enum DirectoryReader {
             while let entry = next() {
                 let type = entry.pointee.d_type
                 let name = withUnsafePointer(to: &entry.pointee.d_name) { p in
-                    p.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                    p.withMemoryRebound(to: CChar.self, capacity: 256) { EscapedName.text(cString: $0) }
                 }
                 if name == "." || name == ".." { continue }
                 out.append((name, type))

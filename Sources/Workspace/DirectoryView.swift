@@ -89,8 +89,8 @@ struct DirectoryView {
                 out.append(Entry(name: name, stored: name, stat: st, state: state, placeholderSize: nil))
             }
         }
-        // Names that were not valid UTF-8 were repaired on decoding and may sort differently
-        // now: checking the order is linear, sorting only when needed.
+        // Placeholders shown under their real names may sort elsewhere: checking the order is
+        // linear, sorting only when needed.
         if inOrder {
             for i in out.indices.dropFirst() where !out[i - 1].name.utf8.lexicographicallyPrecedes(out[i].name.utf8) {
                 inOrder = false

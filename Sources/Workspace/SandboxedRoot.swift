@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 import CWorkspaceShims
 
 /// An open workspace root that resolves workspace paths beneath itself, with the kernel
@@ -53,10 +54,10 @@ public final class SandboxedRoot: Sendable {
         // wb_open_regular (which throws here for a non-regular entry, errno set otherwise).
         func last(_ dir: Int32, _ name: String, beneath: Bool) throws(WorkspaceError) -> Int32 {
             guard regularOnly else {
-                return beneath ? wb_openat2_beneath(dir, name, all, UInt32(mode)) : openat(dir, name, all, mode)
+                return beneath ? wb_openat2_beneath(dir, name.onDisk, all, UInt32(mode)) : openat(dir, name.onDisk, all, mode)
             }
             var type: UInt32 = 0
-            let r = wb_open_regular(dir, name, all, UInt32(mode), beneath ? 1 : 0, &type)
+            let r = wb_open_regular(dir, name.onDisk, all, UInt32(mode), beneath ? 1 : 0, &type)
             if r < 0 && type != 0 { throw Sys.notRegular(type, path: path.string) }
             return r
         }
@@ -67,7 +68,7 @@ public final class SandboxedRoot: Sendable {
             return FileDescriptor(r)
         }
         #if canImport(Darwin)
-        let r = regularOnly ? try last(fd.raw, path.string, beneath: true) : openat(fd.raw, path.string, all | O_NOFOLLOW_ANY, mode)
+        let r = regularOnly ? try last(fd.raw, path.string, beneath: true) : openat(fd.raw, path.string.onDisk, all | O_NOFOLLOW_ANY, mode)
         guard r >= 0 else { throw .errno(errno, "open", path: path.string) }
         return FileDescriptor(r)
         #else
@@ -81,7 +82,7 @@ public final class SandboxedRoot: Sendable {
                 // folder swapped with a link and back is never called "not a folder".
                 if e == ELOOP { throw .symlink(path.string) }
                 guard e == ENOTDIR else { throw Self.classify(e, path: path) }
-                let held = wb_hold_entry(fd.raw, path.string, 1)
+                let held = wb_hold_entry(fd.raw, path.string.onDisk, 1)
                 guard held >= 0 else {
                     if errno == ELOOP { throw .symlink(path.string) }
                     throw errno == ENOSYS ? Self.classify(e, path: path) : Self.classify(errno, path: path)
@@ -119,11 +120,11 @@ public final class SandboxedRoot: Sendable {
     /// folder (one swapped with a link and back) is opened from the held descriptor.
     static func openFolder(_ name: String, in parent: Int32, path: WorkspacePath) throws(WorkspaceError) -> FileDescriptor {
         let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
-        let next = openat(parent, name, flags)
+        let next = openat(parent, name.onDisk, flags)
         if next >= 0 { return FileDescriptor(next) }
         let e = errno
         if e == ENOTDIR || e == ELOOP {
-            let held = wb_hold_entry(parent, name, 0)
+            let held = wb_hold_entry(parent, name.onDisk, 0)
             if held >= 0, let folder = try reopen(held: FileDescriptor(held), flags: flags, path: path) { return folder }
         }
         throw classify(e, path: path, parent: parent, name: name)
@@ -154,7 +155,7 @@ public final class SandboxedRoot: Sendable {
         var walked = WorkspacePath.root
         for c in path.components {
             walked = walked.appending(c)
-            if mkdirat(current.raw, c, 0o755) != 0 && errno != EEXIST {
+            if mkdirat(current.raw, c.onDisk, 0o755) != 0 && errno != EEXIST {
                 throw .errno(errno, "create the folder", path: walked.string)
             }
             current = try Self.openFolder(c, in: current.raw, path: walked)

@@ -19,13 +19,14 @@ public enum Sys {
     /// without ever waiting on what it turns out to be: `wb_open_regular` (O_NONBLOCK |
     /// O_NOCTTY, then fstat on the descriptor). A folder is `IsADirectory`; a FIFO, socket or
     /// device is `NotARegularFile` with its type, answered at once. `path` is the name shown in
-    /// errors. Every open of a file's bytes in the workspace (and of a host file) goes here or
+    /// errors. Relative to a workspace folder `name` is a name's text (`EscapedName`); with
+    /// AT_FDCWD, a host path taken as it is. Every open of a file's bytes in the workspace (and of a host file) goes here or
     /// through `SandboxedRoot.openFile`, which uses the same routine.
     public static func openRegular(_ dir: Int32, _ name: String, flags: Int32, mode: mode_t = 0o644, path: String)
         throws(WorkspaceError) -> Int32
     {
         var type: UInt32 = 0
-        let r = wb_open_regular(dir, name, flags, UInt32(mode), 0, &type)
+        let r = wb_open_regular(dir, dir == AT_FDCWD ? Array(name.utf8CString) : name.onDisk, flags, UInt32(mode), 0, &type)
         guard r < 0 else { return r }
         let e = errno
         if type != 0 { throw notRegular(type, path: path) }
@@ -80,9 +81,10 @@ public enum Sys {
 
     static func unlock(_ fd: Int32) { _ = flock(fd, LOCK_UN) }
 
+    /// `lstat` of the entry whose text is `name` (`EscapedName`) in the folder `dir`.
     static func lstat(_ dir: Int32, _ name: String) -> stat? {
         var st = stat()
-        return fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) == 0 ? st : nil
+        return EscapedName.withCString(name) { fstatat(dir, $0, &st, AT_SYMLINK_NOFOLLOW) } == 0 ? st : nil
     }
 
     static func fstat(_ fd: Int32, path: String) throws(WorkspaceError) -> stat {

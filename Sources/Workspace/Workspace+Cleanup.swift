@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 extension Workspace {
     /// Removes the temp files of interrupted saves whose writer process is gone (a save in
@@ -23,7 +24,7 @@ extension Workspace {
         for (name, type) in names {
             if let pid = TempName.writer(name) {
                 let alive = pid == getpid() || kill(pid, 0) == 0 || errno == EPERM
-                if !alive, unlinkat(dir.raw, name, 0) == 0 { removed += 1 }
+                if !alive, unlinkat(dir.raw, name.onDisk, 0) == 0 { removed += 1 }
                 continue
             }
             switch type {
@@ -31,7 +32,7 @@ extension Workspace {
             case UInt8(DT_UNKNOWN): guard let st = Sys.lstat(dir.raw, name), st.isDirectory else { continue }
             default: continue
             }
-            let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let sub = openat(dir.raw, name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard sub >= 0 else { continue }
             removed += sweep(FileDescriptor(sub), path: path.appending(name), depth: depth + 1)
         }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 import CWorkspaceShims
 
 extension Workspace {
@@ -121,20 +122,20 @@ extension Workspace {
             if type.isSpecial { throw .notARegularFile(destination, type: type) }
         }
         let tmp = TempName.make(for: name)
-        let outRaw = openat(dir.raw, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let outRaw = openat(dir.raw, tmp.onDisk, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard outRaw >= 0 else { throw .errno(errno, "write", path: destination) }
         let out = FileDescriptor(outRaw)
         var done = false
-        defer { if !done { unlinkat(dir.raw, tmp, 0) } }
+        defer { if !done { unlinkat(dir.raw, tmp.onDisk, 0) } }
         try Self.copyBytes(from: input.raw, to: out.raw, path: destination, isCancelled: isCancelled)
         try Sys.fsync(out.raw, path: destination)
         if overwrite {
-            if renameat(dir.raw, tmp, dir.raw, name) != 0 { throw .errno(errno, "write", path: destination) }
-        } else if linkat(dir.raw, tmp, dir.raw, name, 0) != 0 {
+            if renameat(dir.raw, tmp.onDisk, dir.raw, name.onDisk) != 0 { throw .errno(errno, "write", path: destination) }
+        } else if linkat(dir.raw, tmp.onDisk, dir.raw, name.onDisk, 0) != 0 {
             throw errno == EEXIST ? WorkspaceError(.alreadyExists, "'\(destination)' already exists", path: destination)
                 : .errno(errno, "write", path: destination)
         } else {
-            unlinkat(dir.raw, tmp, 0)
+            unlinkat(dir.raw, tmp.onDisk, 0)
         }
         done = true
         try Sys.fsync(dir.raw, path: dirPath)
@@ -150,9 +151,10 @@ extension Workspace {
             let parent = try root.openDirectory(path.parent)
             if let st = Sys.lstat(parent.raw, path.name), st.isSymlink { throw .symlink(path.string) }
         }
-        let full = rootPath + (path.isRoot ? "" : "/" + path.string)
+        // The URI names the bytes on disk: an escaped name's real bytes (`caf\xe9` as `caf%E9`).
+        let full = Array(rootPath.utf8) + (path.isRoot ? [] : [UInt8(ascii: "/")] + EscapedName.bytes(path.string))
         var out = "file://"
-        for b in full.utf8 {
+        for b in full {
             switch b {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):

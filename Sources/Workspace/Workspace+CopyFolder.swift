@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 extension Workspace {
     /// How far a folder copy has got: files and bytes copied so far, out of what the source
@@ -23,7 +24,7 @@ extension Workspace {
                     progress: (CopyProgress) -> Void) throws(WorkspaceError) -> CopyResult
     {
         let dst = try root.makeDirectories(to.parent)
-        if mkdirat(dst.raw, to.name, 0o755) != 0 {
+        if mkdirat(dst.raw, to.name.onDisk, 0o755) != 0 {
             if errno == EEXIST {
                 throw WorkspaceError(.alreadyExists, "'\(to)' already exists; folders are only copied to a new name", path: to.string)
             }

@@ -183,7 +183,7 @@ enum ListPrefetch {
             let (folders, parent) = work.value
             for i in stride(from: worker, to: folders.count, by: workers) {
                 let (name, path) = folders[i]
-                let raw = openat(parent.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                let raw = openat(parent.raw, name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 slots.put(i, raw >= 0 ? read(FileDescriptor(raw), path: path, includeHidden: includeHidden, after: after, atMost: atMost) : Listing(fd: nil))
             }
         }

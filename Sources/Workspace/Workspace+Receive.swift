@@ -38,7 +38,7 @@ extension Workspace {
         let out = FileDescriptor(try Sys.openRegular(staging.raw, tmp, flags: O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW,
                                                      path: destination.string))
         var placed = false
-        defer { if !placed { unlinkat(staging.raw, tmp, 0) } }
+        defer { if !placed { unlinkat(staging.raw, tmp.onDisk, 0) } }
 
         var hasher = try SHA256.started()
         var total: Int64 = 0
@@ -77,12 +77,12 @@ extension Workspace {
             if let st = Sys.lstat(dir.raw, destination.name), st.isDirectory {
                 throw WorkspaceError(.isADirectory, "'\(destination)' is a folder", path: destination.string)
             }
-            if renameat(staging.raw, tmp, dir.raw, destination.name) != 0 { throw .errno(errno, "place", path: destination.string) }
-        } else if wb_renameat_noreplace(staging.raw, tmp, dir.raw, destination.name) != 0 {
+            if renameat(staging.raw, tmp.onDisk, dir.raw, destination.name.onDisk) != 0 { throw .errno(errno, "place", path: destination.string) }
+        } else if wb_renameat_noreplace(staging.raw, tmp.onDisk, dir.raw, destination.name.onDisk) != 0 {
             let e = errno
             if e == EEXIST { throw WorkspaceError(.alreadyExists, "'\(destination)' already exists", path: destination.string) }
             guard e == EINVAL || e == ENOSYS || e == ENOTSUP, Sys.lstat(dir.raw, destination.name) == nil,
-                renameat(staging.raw, tmp, dir.raw, destination.name) == 0
+                renameat(staging.raw, tmp.onDisk, dir.raw, destination.name.onDisk) == 0
             else { throw .errno(e, "place", path: destination.string) }
         }
         placed = true

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 extension Workspace {
     public struct SearchOptions: Sendable {
@@ -77,7 +78,7 @@ extension Workspace {
             let st = entry.stat
             if st.isDirectory {
                 if Workspace.isServerFolder(child) { continue }
-                let sub = openat(dir.raw, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                let sub = openat(dir.raw, entry.name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard sub >= 0 else { continue }
                 try collect(FileDescriptor(sub), path: child, options: options, into: &files, special: &special,
                             isCancelled: isCancelled)

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 
 extension Workspace {
     /// The on-disk placeholder standing for `path`, when its content is not downloaded.
@@ -53,7 +54,7 @@ extension Workspace {
             out.append(Conflict(path: path.appending(original), copies: copies.map { ($0.0, $0.1) }))
         }
         for name in folders {
-            let sub = openat(dir.raw, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            let sub = openat(dir.raw, name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             guard sub >= 0 else { continue }
             try collectConflicts(FileDescriptor(sub), path: path.appending(name), depth: depth + 1, into: &out)
         }
@@ -87,20 +88,20 @@ extension Workspace {
         let dir = try root.openDirectory(path.parent)
         if let merged {
             _ = try save(path, contents: merged)
-            for c in copies { unlinkat(dir.raw, c.name, 0) }
+            for c in copies { unlinkat(dir.raw, c.name.onDisk, 0) }
         } else {
             switch keep {
             case .current:
-                for c in copies { unlinkat(dir.raw, c.name, 0) }
+                for c in copies { unlinkat(dir.raw, c.name.onDisk, 0) }
             case .copy:
                 Sys.lock(dir.raw)
                 defer { Sys.unlock(dir.raw) }
-                if renameat(dir.raw, chosen!.name, dir.raw, path.name) != 0 { throw .errno(errno, "replace", path: path.string) }
-                for c in copies where c != chosen { unlinkat(dir.raw, c.name, 0) }
+                if renameat(dir.raw, chosen!.name.onDisk, dir.raw, path.name.onDisk) != 0 { throw .errno(errno, "replace", path: path.string) }
+                for c in copies where c != chosen { unlinkat(dir.raw, c.name.onDisk, 0) }
             case .both:
                 for c in copies {
                     let target = Self.conflictKeepName(for: path, in: dir)
-                    if renameat(dir.raw, c.name, dir.raw, target) != 0 { throw .errno(errno, "rename", path: c.string) }
+                    if renameat(dir.raw, c.name.onDisk, dir.raw, target.onDisk) != 0 { throw .errno(errno, "rename", path: c.string) }
                 }
             }
         }

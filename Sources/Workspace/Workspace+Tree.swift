@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 import CWorkspaceShims
 
 extension Workspace {
@@ -28,14 +29,14 @@ extension Workspace {
         guard let st = Sys.lstat(parent.raw, path.name) else { throw .errno(errno, "delete", path: path.string) }
         if st.isDirectory {
             if recursive { try removeContents(parent: parent.raw, name: path.name, path: path, isCancelled: isCancelled) }
-            if unlinkat(parent.raw, path.name, AT_REMOVEDIR) != 0 {
+            if unlinkat(parent.raw, path.name.onDisk, AT_REMOVEDIR) != 0 {
                 if errno == ENOTEMPTY || errno == EEXIST {
                     throw WorkspaceError(.directoryNotEmpty, "'\(path)' is a folder that is not empty: pass recursive to delete it with its contents",
                                          path: path.string)
                 }
                 throw .errno(errno, "delete", path: path.string)
             }
-        } else if unlinkat(parent.raw, path.name, 0) != 0 {
+        } else if unlinkat(parent.raw, path.name.onDisk, 0) != 0 {
             throw .errno(errno, "delete", path: path.string)
         }
         try Sys.fsync(parent.raw, path: path.parent.string)
@@ -43,7 +44,7 @@ extension Workspace {
 
     private func removeContents(parent: Int32, name: String, path: WorkspacePath, isCancelled: () -> Bool) throws(WorkspaceError) {
         if isCancelled() { throw .cancelled(path) }
-        let raw = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        let raw = openat(parent, name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard raw >= 0 else { throw .errno(errno, "delete", path: path.string) }
         let dir = FileDescriptor(raw)
         for child in try DirectoryReader.names(dir, path: path) {
@@ -51,8 +52,8 @@ extension Workspace {
             guard let st = Sys.lstat(dir.raw, child) else { continue }
             if st.isDirectory {
                 try removeContents(parent: dir.raw, name: child, path: childPath, isCancelled: isCancelled)
-                if unlinkat(dir.raw, child, AT_REMOVEDIR) != 0 { throw .errno(errno, "delete", path: childPath.string) }
-            } else if unlinkat(dir.raw, child, 0) != 0 {
+                if unlinkat(dir.raw, child.onDisk, AT_REMOVEDIR) != 0 { throw .errno(errno, "delete", path: childPath.string) }
+            } else if unlinkat(dir.raw, child.onDisk, 0) != 0 {
                 throw .errno(errno, "delete", path: childPath.string)
             }
         }
@@ -81,14 +82,14 @@ extension Workspace {
         }
         guard Sys.lstat(src.raw, from.name) != nil else { throw .errno(errno, "move", path: from.string) }
         if overwrite {
-            if renameat(src.raw, from.name, dst.raw, to.name) != 0 { throw .errno(errno, "move to", path: to.string) }
-        } else if wb_renameat_noreplace(src.raw, from.name, dst.raw, to.name) != 0 {
+            if renameat(src.raw, from.name.onDisk, dst.raw, to.name.onDisk) != 0 { throw .errno(errno, "move to", path: to.string) }
+        } else if wb_renameat_noreplace(src.raw, from.name.onDisk, dst.raw, to.name.onDisk) != 0 {
             let e = errno
             if e == EEXIST { throw WorkspaceError(.alreadyExists, "'\(to)' already exists", path: to.string) }
             guard e == EINVAL || e == ENOSYS || e == ENOTSUP else { throw .errno(e, "move to", path: to.string) }
             // No atomic no-replace rename here: check under the folder locks, then rename.
             if Sys.lstat(dst.raw, to.name) != nil { throw WorkspaceError(.alreadyExists, "'\(to)' already exists", path: to.string) }
-            if renameat(src.raw, from.name, dst.raw, to.name) != 0 { throw .errno(errno, "move to", path: to.string) }
+            if renameat(src.raw, from.name.onDisk, dst.raw, to.name.onDisk) != 0 { throw .errno(errno, "move to", path: to.string) }
         }
         try Sys.fsync(dst.raw, path: to.parent.string)
         if dst !== src { try Sys.fsync(src.raw, path: from.parent.string) }

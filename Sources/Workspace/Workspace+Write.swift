@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 import CWorkspaceShims
 
 extension Workspace {
@@ -82,17 +83,17 @@ extension Workspace {
             }
         }
         let tmp = TempName.make(for: path.name)
-        let raw = openat(dir.raw, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+        let raw = openat(dir.raw, tmp.onDisk, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard raw >= 0 else { throw .errno(errno, "create a temp file for", path: path.string) }
         let file = FileDescriptor(raw)
         var committed = false
-        defer { if !committed { unlinkat(dir.raw, tmp, 0) } }
+        defer { if !committed { unlinkat(dir.raw, tmp.onDisk, 0) } }
         if existing != nil { _ = fchmod(file.raw, mode) }
         try fill(file.raw)
         try Sys.fsync(file.raw, path: path.string)
         if options.exclusive {
             try renameNoReplace(dir: dir.raw, from: tmp, to: path)
-        } else if renameat(dir.raw, tmp, dir.raw, path.name) != 0 {
+        } else if renameat(dir.raw, tmp.onDisk, dir.raw, path.name.onDisk) != 0 {
             throw .errno(errno, "replace", path: path.string)
         }
         committed = true
@@ -103,15 +104,15 @@ extension Workspace {
     /// Renames `from` to `to` in one folder only if `to` does not exist, atomically where the
     /// file system can (renameat2 / renameatx_np), else by hard link + unlink.
     func renameNoReplace(dir: Int32, from: String, to path: WorkspacePath) throws(WorkspaceError) {
-        if wb_renameat_noreplace(dir, from, dir, path.name) == 0 { return }
+        if wb_renameat_noreplace(dir, from.onDisk, dir, path.name.onDisk) == 0 { return }
         let e = errno
         if e == EEXIST { throw WorkspaceError(.alreadyExists, "'\(path)' already exists", path: path.string) }
         guard e == EINVAL || e == ENOSYS || e == ENOTSUP else { throw .errno(e, "create", path: path.string) }
-        if linkat(dir, from, dir, path.name, 0) != 0 {
+        if linkat(dir, from.onDisk, dir, path.name.onDisk, 0) != 0 {
             throw errno == EEXIST ? WorkspaceError(.alreadyExists, "'\(path)' already exists", path: path.string)
                 : .errno(errno, "create", path: path.string)
         }
-        unlinkat(dir, from, 0)
+        unlinkat(dir, from.onDisk, 0)
     }
 
     /// Appends atomically: under the folder's advisory lock (shared by every process using this

@@ -26,9 +26,10 @@ public final class Workspace: Sendable {
     /// The root's absolute path.
     public var rootPath: String { root.absolutePath }
 
-    /// Refuses paths that clients may not touch: the private folder and temp-file names.
+    /// Refuses paths that clients may not touch: the private folder and temp-file names. The
+    /// reserved folders match in every spelling a volume could fold to them (`ReservedNames`).
     func checkClientPath(_ path: WorkspacePath) throws(WorkspaceError) {
-        if path.components.first == Self.privateFolder || path.components.first == Self.stagingFolder {
+        if let first = path.components.first, ReservedNames.isReserved(first) {
             throw WorkspaceError(.permissionDenied, "'\(path)' is reserved for the server", path: path.string)
         }
         if TempName.isTemp(path.name) {
@@ -40,17 +41,16 @@ public final class Workspace: Sendable {
     /// Whether a change at this relative path is the server's own business (its private folder,
     /// its temp files) and must never be shown to clients.
     public static func isServerPrivate(relativePath: String) -> Bool {
-        for folder in [privateFolder, stagingFolder] where relativePath == folder || relativePath.hasPrefix(folder + "/") {
-            return true
-        }
+        let first = relativePath.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? relativePath
+        if ReservedNames.isReserved(first) { return true }
         let name = relativePath.split(separator: "/").last.map(String.init) ?? relativePath
         return TempName.isTemp(name)
     }
 
-    /// The server's own top-level folders (private data, migration staging): never entered by
-    /// listings, searches or walks.
+    /// The server's own top-level folders (private data, migration staging) in any spelling a
+    /// volume could fold to them: never entered by listings, searches or walks.
     static func isServerFolder(_ path: WorkspacePath) -> Bool {
-        path.components.count == 1 && (path.components[0] == privateFolder || path.components[0] == stagingFolder)
+        path.components.count == 1 && ReservedNames.isReserved(path.components[0])
     }
 
 

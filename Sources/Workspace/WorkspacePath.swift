@@ -1,5 +1,10 @@
+import SystemSupport
+
 /// A validated workspace-relative path: `/`-separated components, none of them empty, `.`
-/// or `..`, none holding NUL, a backslash, or a percent-encoded separator or dot segment.
+/// or `..`, none holding NUL, a percent-encoded separator or dot segment, or a backslash other
+/// than in the one escaped form of a name's bytes (`EscapedName`: `caf\xe9.txt`).
+///
+/// Components are names' texts; system calls take their bytes (`onDisk`).
 ///
 /// Validation is lexical and only the first line of defence: containment itself is enforced
 /// by the kernel when the path is resolved (see `SandboxedRoot`).
@@ -35,20 +40,19 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
     private static func parse(_ u: UnsafeBufferPointer<UInt8>) -> Result<[String], Refusal> {
         let slash = UInt8(ascii: "/"), dot = UInt8(ascii: "."), percent = UInt8(ascii: "%")
         if u.contains(0) { return .failure(Refusal(.invalidPath, "it contains a NUL byte")) }
-        if u.count > maxBytes { return .failure(Refusal(.invalidPath, "it is longer than \(maxBytes) bytes")) }
+        // An escaped byte (`\xe9`) takes four bytes of text: the limit is on the bytes on disk.
+        if u.count > maxBytes * 4 { return .failure(Refusal(.invalidPath, "it is longer than \(maxBytes) bytes")) }
         if u.first == slash {
             return .failure(Refusal(.outsideWorkspace, "absolute paths are refused; paths are relative to the workspace root"))
         }
         if u.first == UInt8(ascii: "~") { return .failure(Refusal(.outsideWorkspace, "'~' (a home folder) is outside the workspace")) }
-        if u.contains(UInt8(ascii: "\\")) {
-            return .failure(Refusal(.invalidPath, "backslashes are not path separators here; use '/'"))
-        }
         if u.count >= 2, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(u[0] | 0x20), u[1] == UInt8(ascii: ":"),
             u.count == 2 || u[2] == slash
         {
             return .failure(Refusal(.outsideWorkspace, "drive-letter paths are absolute"))
         }
         var parts: [String] = []
+        var total = 0
         var start = 0
         while start <= u.count {
             var end = start
@@ -59,21 +63,27 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
             if part.count == 2 && part[0] == dot && part[1] == dot {
                 return .failure(Refusal(.outsideWorkspace, "'..' segments are refused"))
             }
-            if part.count > maxComponentBytes {
+            let name = String(decoding: part, as: UTF8.self)
+            var diskBytes = part.count
+            if part.contains(UInt8(ascii: "\\")) {
+                guard EscapedName.isCanonical(name) else {
+                    return .failure(Refusal(.invalidPath, "backslashes are not path separators here; use '/' (a name's "
+                        + "bytes that are not UTF-8, and a backslash itself, are written \\x and two lowercase hex digits: "
+                        + "'caf\\xe9.txt', 'a\\x5cb')"))
+                }
+                diskBytes = EscapedName.bytes(name).count
+            }
+            if diskBytes > maxComponentBytes {
                 return .failure(Refusal(.invalidPath, "a name is longer than \(maxComponentBytes) bytes"))
             }
-            let name = String(decoding: part, as: UTF8.self)
-            if part.contains(percent) {
-                let decoded = percentDecodedRepeatedly(name)
-                if decoded != name,
-                    decoded.utf8.elementsEqual("..".utf8) || decoded.utf8.elementsEqual(".".utf8) || decoded.utf8.contains(slash)
-                        || decoded.utf8.contains(UInt8(ascii: "\\")) || decoded.utf8.contains(0) || decoded.utf8.first == UInt8(ascii: "~")
-                {
-                    return .failure(Refusal(.invalidPath, "a percent-encoded separator, dot segment or NUL is refused"))
-                }
+            total += diskBytes + 1
+            if part.contains(percent), EscapedName.spellsPathSyntaxWhenDecoded(name) {
+                return .failure(Refusal(.invalidPath, "a percent-encoded separator, dot segment or NUL is refused (a name "
+                    + "on disk spelled so is written with '\\x25' for each '%': 'a\\x252Fb' for 'a%2Fb')"))
             }
             parts.append(name)
         }
+        if total > maxBytes + 1 { return .failure(Refusal(.invalidPath, "it is longer than \(maxBytes) bytes")) }
         return .success(parts)
     }
 
@@ -110,40 +120,5 @@ public struct WorkspacePath: Sendable, Hashable, Comparable, CustomStringConvert
             return x.utf8.lexicographicallyPrecedes(y.utf8)
         }
         return a.components.count < b.components.count
-    }
-
-    private static func percentDecodedRepeatedly(_ s: String) -> String {
-        var current = s
-        for _ in 0..<3 {
-            let next = percentDecoded(current)
-            if next == current { break }
-            current = next
-        }
-        return current
-    }
-
-    private static func percentDecoded(_ s: String) -> String {
-        var out: [UInt8] = []
-        let bytes = Array(s.utf8)
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let h = hex(bytes[i + 1]), let l = hex(bytes[i + 2]) {
-                out.append(h << 4 | l)
-                i += 3
-            } else {
-                out.append(bytes[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func hex(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

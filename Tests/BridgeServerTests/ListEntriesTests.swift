@@ -50,7 +50,7 @@ struct ListEntriesTests {
         let entries = page.entries
         #expect(entries.count == 9 + 1 + 4 * (1 + 4 + 1 + 1))
         let names = Set(entries.map(\.path.name))
-        for n in ["quo\"te", "back\\slash", "tab\there", "nl\nname", "caf\u{e9}.md", "\u{1F600}", "del\u{7F}", "deep\u{1}.txt"] {
+        for n in ["quo\"te", "back\\x5cslash", "tab\there", "nl\nname", "caf\u{e9}.md", "\u{1F600}", "del\u{7F}", "deep\u{1}.txt"] {
             #expect(names.contains(n), "\(n.debugDescription) listed")
         }
         #expect(entries.contains { $0.path.string == "\u{e9}t\u{e9}/sub/deep\u{1}.txt" })

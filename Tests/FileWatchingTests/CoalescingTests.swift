@@ -71,5 +71,17 @@ struct CoalescingTests {
         bytes.dropLast(2).withUnsafeBytes { InotifyEvent.forEach(in: $0) { partial.append($0) } }
         #expect(partial == Array(events.dropLast()))
     }
+
+    @Test("an inotify name that is not UTF-8 decodes to its escaped text, never dropped")
+    func decodeEscapedNames() {
+        let events = [InotifyEvent(wd: 2, mask: InotifyMask.create, cookie: 0, name: "caf\\xe9.txt"),
+                      InotifyEvent(wd: 2, mask: InotifyMask.create, cookie: 0, name: "a\\x5cb")]
+        let bytes = events.flatMap { $0.encoded() }
+        // The kernel's bytes, not the text.
+        #expect(events[0].encoded().contains(0xE9) && !events[1].encoded().contains(UInt8(ascii: "x")))
+        var decoded: [InotifyEvent] = []
+        bytes.withUnsafeBytes { InotifyEvent.forEach(in: $0) { decoded.append($0) } }
+        #expect(decoded == events)
+    }
     #endif
 }

@@ -525,14 +525,15 @@ TRICKY_NAMES = ["quo\"te", "back\\slash", "tab\there", "nl\nname", "cr\rname", "
 
 def test_a_large_listing_is_exactly_jansson_compact_json_of_the_names_on_disk(ws):
     # Over 2,048 entries the server dumps the entries in parts on every core and joins them:
-    # the joined bytes must be one compact dump, every tricky name as it is on disk.
+    # the joined bytes must be one compact dump, every tricky name as it is on disk (a backslash
+    # in its escaped text, `\x5c`: docs/protocol.md, "File names").
     folder = ws.root / "many"
     folder.mkdir()
     on_disk = []
     for i in range(2600):
         name = f"{i:05d}{TRICKY_NAMES[i % len(TRICKY_NAMES)]}"
         (folder / name).write_bytes(b"x" * (i % 5))
-        on_disk.append(name)
+        on_disk.append(name.replace("\\", "\\x5c"))
 
     entry = ws.response_entry(ws.request("listFiles", {"path": "many", "limit": 10000}))
 

@@ -1,6 +1,7 @@
 import FileWatching
 import JSON
 import JSONRPC
+import SystemSupport
 import Workspace
 
 /// Workspace files as MCP resources: `file://` URIs under the active root (percent-encoded),
@@ -54,7 +55,8 @@ enum MCPResources {
                 i += 1
             }
         }
-        return String(validating: out, as: UTF8.self)
+        // A URI names the bytes on disk: bytes that are not UTF-8 become the name's escaped text.
+        return out.withUnsafeBufferPointer { EscapedName.text($0) }
     }
 }
 

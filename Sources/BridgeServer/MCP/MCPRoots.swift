@@ -7,6 +7,7 @@ import JSON
 import JSONRPC
 import Logging
 import Synchronization
+import SystemSupport
 import Workspace
 
 /// MCP roots: the folders the client asks the server to work in, accepted only inside the
@@ -109,7 +110,7 @@ final class MCPRootScope: Sendable {
         }
         var path = decoded
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        if realpath(path, &buf) != nil { path = String(cChars: buf) }
+        if realpath(path.onDisk, &buf) != nil { path = buf.withUnsafeBufferPointer { $0.baseAddress.map(EscapedName.text(cString:)) } ?? path }
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
         let root = workspaceRoot.hasSuffix("/") && workspaceRoot.count > 1 ? String(workspaceRoot.dropLast()) : workspaceRoot
         if path == root || root.hasPrefix(path == "/" ? "/" : path + "/") { return .success(.root) }
@@ -123,8 +124,3 @@ final class MCPRootScope: Sendable {
     }
 }
 
-extension String {
-    fileprivate init(cChars buf: [CChar]) {
-        self = buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    }
-}

@@ -327,10 +327,17 @@ class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
 
 #: A workspace-relative, '/'-separated path; "" is the root. Empty and '.' segments are ignored.
 #: Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~'
-#: (OutsideWorkspace); NUL bytes, backslashes, names over 255 bytes, paths over 4096 bytes, percent-
-#: encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under
-#: .workspace/ (PermissionDenied); anything that is or passes through a symbolic link
-#: (SymlinkNotFollowed). Results carry the normalized path.
+#: (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes,
+#: paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's
+#: temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling
+#: a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or
+#: spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a
+#: symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's
+#: bytes that are not UTF-8, and a backslash, are written \x and two lowercase hex digits
+#: (caf\xe9.txt, a\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\x252Fb
+#: for a%2Fb); listings, search results and notifications use that form and every method accepts it
+#: back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is
+#: InvalidPath.
 WorkspacePath = str
 
 
@@ -365,13 +372,16 @@ EntryType = Literal[
 class SkippedEntry(TypedDict):
     """
     An entry a folder copy or a migration left where it was: a FIFO, socket or device
-    (NotARegularFile: its bytes are never read) or a symbolic link (SymlinkNotFollowed: never
-    followed). Every one is reported; a move never deletes it.
+    (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never
+    followed), or (migrations) a folder that could not be read (type directory; PermissionDenied,
+    IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where
+    they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see
+    WorkspacePath). Every one is reported; a move never deletes it.
     """
     path: WorkspacePath
     type: EntryType
     #: The error code reading the entry would answer.
-    reason: Literal['NotARegularFile', 'SymlinkNotFollowed']
+    reason: Literal['NotARegularFile', 'SymlinkNotFollowed', 'PermissionDenied', 'IOError', 'TooLarge']
 
 
 #: `current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud
@@ -617,9 +627,11 @@ class MigrateResult(TypedDict):
     alreadyActive: bool
     #: Placeholders (content not on this machine): not migrated.
     notDownloaded: List[WorkspacePath]
-    #: Links, FIFOs, sockets and devices in the source: not migrated. In move mode they stay in the
-    #: old root (never deleted) and the roots still switch; each is listed here (dryRun: that would
-    #: be).
+    #: Links, FIFOs, sockets and devices in the source, folders that could not be read, and entries
+    #: spelled like a reserved folder: not migrated. In move mode they stay in the old root (never
+    #: deleted) and the roots still switch; each is listed here (dryRun: that would be), so a move
+    #: leaves nothing behind unreported. Names that are not UTF-8 are migrated like any other (under
+    #: their escaped form, see WorkspacePath).
     skippedEntries: List[SkippedEntry]
     #: keepBoth conflicts: where each incoming file was placed instead (`x (from local).txt`).
     renamed: List[MigrateResultRenamedItem]
