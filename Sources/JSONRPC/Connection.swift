@@ -30,7 +30,10 @@ import Synchronization
 ///   when it returns); a running one that may write is flagged and answers its real outcome.
 /// - End of input waits at most `exitGrace` for the requests in flight, then names the ones
 ///   still running on stderr and ends (`run()` returns 1). `endInput` (a signal) ends input
-///   the same way at once: nothing read after it is admitted or answered.
+///   the same way at once: nothing read after it is admitted or answered. `exit` (`stop`)
+///   ends reading after its message and keeps the same promise: every request received
+///   before it is answered within `exitGrace`; `run()` then returns the status `exit` gave.
+///   Once the grace is over, no handler starts any more (see `Connection+EndInput`).
 public final class Connection: Sendable {
     public struct Options: Sendable {
         public var framing: FramingMode
@@ -67,6 +70,8 @@ public final class Connection: Sendable {
         var jobs: [Job] = []
         var byID: [RequestID: Job] = [:]
         var byToken: [String: RequestID] = [:]
+        /// Set by `exit` (`stop`): the status `run()` returns once the requests received
+        /// before it are answered (or the grace is over).
         var exitCode: Int32?
         /// Set when input was ended from outside (`endInput`): why, as the stuck report says it;
         /// from then on no message is admitted.
@@ -83,10 +88,12 @@ public final class Connection: Sendable {
     let inFlight = DispatchGroup()
     let state = Mutex(State())
     let stopping = Atomic<Bool>(false)
+    /// Set when `run()` gave up waiting (the grace is over): no handler starts from then on.
+    let givenUp = Atomic<Bool>(false)
     let conventionsBox = Mutex<Conventions>(.lsp)
     /// `Trace`'s raw value (see `Connection+Trace`).
     let traceLevel = Atomic<UInt8>(0)
-    private let clientRequests = ClientRequests()
+    let clientRequests = ClientRequests()
     /// Requests whose answer a handler handed off (see `DeferredResponse`).
     let deferred = DeferredRegistry()
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
@@ -104,9 +111,10 @@ public final class Connection: Sendable {
 
     // MARK: Reading
 
-    /// Serves until `exit` (returns its status) or end of input: finishes the requests
-    /// already received and writes their answers, returns 0; when some are still running
-    /// after `exitGrace`, names them on stderr and returns 1 (their threads are abandoned).
+    /// Serves until `exit`, end of input or `endInput`, then finishes the requests already
+    /// received and writes their answers: returns `exit`'s status (see `stop`), else 0. When
+    /// some are still running after `exitGrace`, names them on stderr, starts no handler any
+    /// more and returns `exit`'s status, else 1 (their threads are abandoned).
     /// A client that closed its end of the output (EPIPE) counts as end of input: nothing more
     /// is read. The calling thread only waits: reading runs on threads of its own, so a
     /// handler stuck for ever (on whichever thread) never keeps `run()` from returning.
@@ -114,24 +122,17 @@ public final class Connection: Sendable {
         let loop = ReadLoop(options: options)
         OSThread.detach { if self.readLoop(loop) == .ended { self.loopEnded.signal() } }
         loopEnded.wait()
-        rescue.stop()
-        clientRequests.closeAll()
-        endDeferred()
-        let (exitCode, endedBy) = state.withLock { ($0.exitCode, $0.endedBy) }
-        if let exitCode { return exitCode }
-        let moment = endedBy ?? "end of input"
-        logger.debug("\(moment): finishing requests in flight")
-        if inFlight.wait(timeout: .now() + Self.dispatchInterval(options.exitGrace)) == .success { return 0 }
-        reportStuck(at: moment, after: options.exitGrace, ending: true)
-        return 1
+        return finishInFlight()
     }
 
     /// Whether any request is admitted and not finished.
     var hasJobs: Bool { state.withLock { !$0.jobs.isEmpty } }
 
-    /// Ends `run()` after the current message, with this exit status.
+    /// `exit`: nothing is read after the current message (the rest of a batch it is in is
+    /// handled: a batch is one message), and `run()` returns `exitCode` once the requests
+    /// received before it are answered, or `exitGrace` is over. The first `exit` decides.
     public func stop(exitCode: Int32) {
-        state.withLock { $0.exitCode = exitCode }
+        state.withLock { if $0.exitCode == nil { $0.exitCode = exitCode } }
         stopping.store(true, ordering: .releasing)
     }
 
@@ -284,7 +285,12 @@ public final class Connection: Sendable {
         // While a client reads none of the output, a handler waits before it runs rather than
         // after, holding its answer: memory stays bounded by the answers already being written,
         // not by one answer per pool thread (quick control methods run as they come).
-        if !job.method.inline { output.waitWhileStalled() }
+        if !job.method.inline {
+            output.waitWhileStalled()
+            // The exit's grace is over: a handler that has not started never will (a save is
+            // not begun only to be cut off by the process ending).
+            if givenUp.load(ordering: .acquiring) { return }
+        }
         var answer: JSON?
         if context.isCancelled {
             answer = context.id.map { OutgoingMessage.error(id: $0, .cancelled) }
