@@ -29,8 +29,9 @@ extension Connection {
     }
 
     /// After reading has ended (for whichever reason): waits at most `exitGrace` for every
-    /// request admitted, then returns the status `run()` ends with: `exit`'s when it came,
-    /// else 0 when everything finished and 1 when something was abandoned.
+    /// request admitted (not at all when `shutdown` has already waited that long and given up
+    /// on some), then returns the status `run()` ends with: `exit`'s when it came, else 0 when
+    /// everything finished and 1 when something was abandoned.
     func finishInFlight() -> Int32 {
         rescue.stop()
         clientRequests.closeAll()
@@ -38,7 +39,8 @@ extension Connection {
         let (exitCode, endedBy) = state.withLock { ($0.exitCode, $0.endedBy) }
         let moment = exitCode != nil ? "exit" : endedBy ?? "end of input"
         logger.debug("\(moment): finishing requests in flight")
-        if inFlight.wait(timeout: .now() + Self.dispatchInterval(options.exitGrace)) == .success { return exitCode ?? 0 }
+        let wait = drainGaveUp.load(ordering: .acquiring) ? .zero : options.exitGrace
+        if inFlight.wait(timeout: .now() + Self.dispatchInterval(wait)) == .success { return exitCode ?? 0 }
         givenUp.store(true, ordering: .releasing)
         let status = exitCode ?? 1
         reportStuck(at: moment, after: options.exitGrace, exitStatus: status)

@@ -25,12 +25,17 @@ extension Connection {
     }
 
     /// For `shutdown`: waits until every request admitted before `context`'s is answered (or,
-    /// for a notification, finished), at most `exitGrace`; returns the ones still pending.
+    /// for a notification, finished), at most `exitGrace`; returns the ones still pending
+    /// (the end of the connection then does not wait for them again).
     public func drain(before context: RequestContext) -> [Pending] {
         let deadline = MonotonicClock.nanos() &+ options.exitGrace.clampedNanoseconds
         while true {
             let left = pending(before: context)
-            if left.isEmpty || MonotonicClock.nanos() >= deadline { return left }
+            if left.isEmpty { return left }
+            if MonotonicClock.nanos() >= deadline {
+                drainGaveUp.store(true, ordering: .releasing)
+                return left
+            }
             usleep(2_000)
         }
     }

@@ -90,6 +90,9 @@ public final class Connection: Sendable {
     let stopping = Atomic<Bool>(false)
     /// Set when `run()` gave up waiting (the grace is over): no handler starts from then on.
     let givenUp = Atomic<Bool>(false)
+    /// Set when `drain` (`shutdown`) gave up on requests after waiting the grace: the end of
+    /// the connection does not wait for them a second time.
+    let drainGaveUp = Atomic<Bool>(false)
     let conventionsBox = Mutex<Conventions>(.lsp)
     /// `Trace`'s raw value (see `Connection+Trace`).
     let traceLevel = Atomic<UInt8>(0)
