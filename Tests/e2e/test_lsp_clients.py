@@ -4,7 +4,8 @@ pylspclient (ids from 0, `params: {}` on shutdown and exit, every InitializePara
 given, most of them null), sansio-lsp-client (processId and workspaceFolders null, `exit` with
 `{}`) and python-lsp-jsonrpc (a `Content-Type: application/vscode-jsonrpc; charset=utf8`
 header, uuid ids). Each runs initialize, a custom request (ping, saveFile, loadFile), shutdown
-and exit, and the process must exit 0; a ping follows every other case.
+and exit, and the process must exit 0; a ping follows every other case. python-lsp-jsonrpc also
+pipelines the whole lifecycle without waiting for any answer (`exit` answers what came before).
 
 These are test-only dependencies (scripts/setup.sh --test installs them); a missing one fails
 the test rather than skipping it.
@@ -248,6 +249,45 @@ def test_python_lsp_jsonrpc(binary, tmp_path):
         assert endpoint.request("shutdown").result(5) is None
         endpoint.notify("exit")
         assert proc.wait(5) == 0
+    finally:
+        endpoint.shutdown()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.close()
+
+
+def test_python_lsp_jsonrpc_pipelined_initialize_list_files_shutdown_exit(binary, tmp_path):
+    """The library writes each call at once, without waiting for answers: initialize, listFiles,
+    saveFile, shutdown and exit go out back to back. Every answer must still arrive (issue 22:
+    before, `exit` ended the process first and the client got none), the process exits 0, and
+    no temp file is left in the workspace."""
+    from pylsp_jsonrpc.endpoint import Endpoint
+    from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
+
+    root = tmp_path / "ws"
+    proc = subprocess.Popen(server_argv(binary, root), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, env=env_for(tmp_path))
+    writer = JsonRpcStreamWriter(proc.stdin)
+    endpoint = Endpoint({}, writer.write)
+    reader = JsonRpcStreamReader(proc.stdout)
+    listener = threading.Thread(target=reader.listen, args=(endpoint.consume,), daemon=True)
+    listener.start()
+    try:
+        init = endpoint.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}})
+        endpoint.notify("initialized", {})
+        listing = endpoint.request("listFiles", {})
+        saved = endpoint.request("saveFile", {"path": "p.txt", "data": "pipelined"})
+        down = endpoint.request("shutdown")
+        endpoint.notify("exit")
+
+        assert proc.wait(10) == 0
+        assert init.result(5)["serverInfo"]["name"] == "workspace-bridge"
+        assert "context.md" in {e["path"] for e in listing.result(5)["entries"]}
+        assert saved.result(5)["path"] == "p.txt"
+        assert down.result(5) is None
+        assert (root / "p.txt").read_text() == "pipelined"
+        assert [f for _, _, files in os.walk(root) for f in files if f.endswith(".tmp")] == []
     finally:
         endpoint.shutdown()
         if proc.poll() is None:
