@@ -49,8 +49,8 @@ public final class Connection: Sendable {
         /// Called on the reading thread when the connection has become idle (see `idleAfter`),
         /// e.g. to give memory back; the next message is read only after it returns.
         public var onIdle: (@Sendable () -> Void)?
-        /// How long end of input (and `drain`, for `shutdown`) waits for the requests in
-        /// flight before giving up on the ones still running.
+        /// How long the end of the connection (`exit`, end of input, `endInput`) and `drain`
+        /// (for `shutdown`) wait for the requests in flight before giving up on the ones still running.
         public var exitGrace: Duration
 
         public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10,
