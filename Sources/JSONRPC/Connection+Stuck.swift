@@ -47,7 +47,7 @@ extension Connection {
             var out: [Pending] = []
             for job in s.jobs {
                 if let context, job.context === context { break }
-                if job.isAnswered { continue }
+                if job.isAnswerSent { continue }
                 out.append(Pending(method: job.context.method, id: job.context.id,
                                    runningSeconds: job.startedAt == 0 ? nil : Double(now &- job.startedAt) / 1e9))
             }

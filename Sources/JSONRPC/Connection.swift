@@ -315,6 +315,8 @@ public final class Connection: Sendable {
             }
         }
         // A cancel that abandoned the request has answered it already: the result is discarded.
+        // (`writingAnswer` first, so that `shutdown` never sees it answered before it is written.)
+        job.writingAnswer.store(true, ordering: .releasing)
         if job.claimAnswer() {
             // Conventions without an answer for a cancelled request send nothing more for it.
             if !conventions.answersCancelledRequests && context.isCancelled {
@@ -325,8 +327,10 @@ public final class Connection: Sendable {
             // Forget the id before answering: a client may reuse it as soon as the answer arrives.
             forget(job)
             if let answer { deliver(answer, to: job.reply) }
+            job.writingAnswer.store(false, ordering: .releasing)
             traceHandled(job, answer: answer)
         } else {
+            job.writingAnswer.store(false, ordering: .releasing)
             pool.abandonedReturned()
             context.logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
         }

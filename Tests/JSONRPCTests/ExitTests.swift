@@ -117,6 +117,25 @@ struct ExitTests {
         #expect(h.next(timeout: 0.3) == nil, "a request sent after exit was answered")
     }
 
+    @Test("shutdown's drain waits for an earlier answer to be written, not only claimed: answers keep their order")
+    func drainWaitsForTheWrite() throws {
+        // A large answer takes milliseconds to encode and write after it is claimed.
+        let big = Method("big") { _ in ["text": .string(String(repeating: "x", count: 2 << 20))] }
+        let shutdown = Method("shutdown", schedule: { _ in .unordered }) { ctx in
+            _ = ctx.serving.drain(before: ctx)
+            return .null
+        }
+        let h = PipeHarness([big, shutdown, exit], maxMessageBytes: 1 << 20, keepDescriptors: true)
+        for round in 0..<3 {
+            let first = Int64(round * 2 + 1)
+            pipelined(h, [request(first, "big"), request(first + 1, "shutdown")])
+            let order = h.responses(2, timeout: 10).compactMap { $0["id"]?.intValue }
+            #expect(order == [first, first + 1], "shutdown answered before the earlier answer was written")
+        }
+        h.notify("exit", ["status": 0])
+        #expect(h.ended(timeout: 5) == 0)
+    }
+
     @Test("the first exit decides the status")
     func firstExitDecides() {
         let h = PipeHarness([exit], keepDescriptors: true)
