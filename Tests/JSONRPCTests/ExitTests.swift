@@ -10,7 +10,7 @@ import SystemSupport
 import Testing
 
 /// `exit` as the server wires it: inline, ends the connection with the status in its params.
-private let exit = Method("exit", inline: true, schedule: { _ in .unordered }) { ctx in
+private let exitMethod = Method("exit", inline: true, schedule: { _ in .unordered }) { ctx in
     ctx.serving.stop(exitCode: Int32(try ctx.paramsObject().int("status") ?? 0))
     return .null
 }
@@ -36,7 +36,7 @@ private func notification(_ method: String, _ params: JSON = [:]) -> JSON {
 struct ExitTests {
     @Test("requests pipelined before exit are all answered, in their order; nothing after it is read")
     func pipelinedBeforeExitAnswered() throws {
-        let h = PipeHarness([sleeper("slow"), sleeper("quick"), echo, exit], keepDescriptors: true)
+        let h = PipeHarness([sleeper("slow"), sleeper("quick"), echo, exitMethod], keepDescriptors: true)
         pipelined(h, [
             request(1, "slow", ["ms": 200, "key": "k"]),
             request(2, "quick", ["ms": 0, "key": "k"]),  // waits for 1: same key
@@ -61,7 +61,7 @@ struct ExitTests {
             gate.wait()
             return ["done": true]
         }
-        let h = PipeHarness([gated, exit], keepDescriptors: true)
+        let h = PipeHarness([gated, exitMethod], keepDescriptors: true)
         h.request(1, "gated")
         #expect(started.wait(timeout: .now() + 5) == .success)
         h.notify("exit", ["status": 1])
@@ -86,7 +86,7 @@ struct ExitTests {
             ranLate.signal()
             return .null
         }
-        let h = PipeHarness([stuck, queued, exit], exitGrace: .milliseconds(300), keepDescriptors: true)
+        let h = PipeHarness([stuck, queued, exitMethod], exitGrace: .milliseconds(300), keepDescriptors: true)
         h.request(1, "stuck")
         #expect(started.wait(timeout: .now() + 5) == .success)
         h.request(2, "queued")
@@ -102,7 +102,7 @@ struct ExitTests {
 
     @Test("exit in a batch: the batch is one message, answered whole before run() returns")
     func exitInABatch() throws {
-        let h = PipeHarness([sleeper("slow"), echo, exit], keepDescriptors: true)
+        let h = PipeHarness([sleeper("slow"), echo, exitMethod], keepDescriptors: true)
         pipelined(h, [
             [request(1, "slow", ["ms": 100]), notification("exit", ["status": 0]), request(2, "echo", ["x": 2])],
             request(3, "echo", ["late": true]),
@@ -125,7 +125,7 @@ struct ExitTests {
             _ = ctx.serving.drain(before: ctx)
             return .null
         }
-        let h = PipeHarness([big, shutdown, exit], maxMessageBytes: 1 << 20, keepDescriptors: true)
+        let h = PipeHarness([big, shutdown, exitMethod], maxMessageBytes: 1 << 20, keepDescriptors: true)
         for round in 0..<3 {
             let first = Int64(round * 2 + 1)
             pipelined(h, [request(first, "big"), request(first + 1, "shutdown")])
@@ -138,7 +138,7 @@ struct ExitTests {
 
     @Test("the first exit decides the status")
     func firstExitDecides() {
-        let h = PipeHarness([exit], keepDescriptors: true)
+        let h = PipeHarness([exitMethod], keepDescriptors: true)
         pipelined(h, [[notification("exit", ["status": 1]), notification("exit", ["status": 0])]])
         #expect(h.ended(timeout: 5) == 1)
     }
