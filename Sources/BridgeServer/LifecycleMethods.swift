@@ -46,6 +46,9 @@ enum Initialized: MethodDeclaration {
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .null }
 }
 
+/// LSP's status, 0 after `shutdown` and 1 without; the process ends only once every request
+/// received before `exit` is answered, at most `--exit-grace` (`Connection.stop`), as at end
+/// of input. Accepted in every phase and on the MCP face too.
 enum Exit: MethodDeclaration {
     static let method = "exit"
     static let result = ResultShape.null

@@ -8,7 +8,7 @@ import Dispatch
 import JSON
 
 /// What the connection does about requests that do not finish: `shutdown` waits for them a
-/// bounded time (`drain`), end of input names them on stderr before ending (`run()`).
+/// bounded time (`drain`), end of input and `exit` name them on stderr before ending (`run()`).
 extension Connection {
     /// One request still in flight, as `drain` and the end-of-input report name it.
     public struct Pending: Sendable, CustomStringConvertible {
@@ -25,12 +25,17 @@ extension Connection {
     }
 
     /// For `shutdown`: waits until every request admitted before `context`'s is answered (or,
-    /// for a notification, finished), at most `exitGrace`; returns the ones still pending.
+    /// for a notification, finished), at most `exitGrace`; returns the ones still pending
+    /// (the end of the connection then does not wait for them again).
     public func drain(before context: RequestContext) -> [Pending] {
         let deadline = MonotonicClock.nanos() &+ options.exitGrace.clampedNanoseconds
         while true {
             let left = pending(before: context)
-            if left.isEmpty || MonotonicClock.nanos() >= deadline { return left }
+            if left.isEmpty { return left }
+            if MonotonicClock.nanos() >= deadline {
+                drainGaveUp.store(true, ordering: .releasing)
+                return left
+            }
             usleep(2_000)
         }
     }
@@ -42,7 +47,7 @@ extension Connection {
             var out: [Pending] = []
             for job in s.jobs {
                 if let context, job.context === context { break }
-                if job.isAnswered { continue }
+                if job.isAnswerSent { continue }
                 out.append(Pending(method: job.context.method, id: job.context.id,
                                    runningSeconds: job.startedAt == 0 ? nil : Double(now &- job.startedAt) / 1e9))
             }
@@ -51,12 +56,12 @@ extension Connection {
     }
 
     /// Names the requests still in flight on stderr, one line each, written directly (the
-    /// logger may forward to the client, which may be gone).
-    func reportStuck(at moment: String, after grace: Duration, ending: Bool) {
+    /// logger may forward to the client, which may be gone), with the status the process ends with.
+    func reportStuck(at moment: String, after grace: Duration, exitStatus: Int32) {
         let left = state.withLock { s in s.jobs.count }
         let pending = pending(before: nil)
         var lines = "workspace-bridge: \(moment): \(left) request(s) still in flight after the "
-            + "\(grace.secondsText) s grace" + (ending ? ", abandoned (exit status 1)" : "") + ":\n"
+            + "\(grace.secondsText) s grace, abandoned (exit status \(exitStatus))" + ":\n"
         for p in pending { lines += "workspace-bridge:   \(p)\n" }
         if pending.count < left {
             lines += "workspace-bridge:   \(left - pending.count) cancelled request(s) still stuck in their handler\n"

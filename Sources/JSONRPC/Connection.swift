@@ -30,7 +30,10 @@ import Synchronization
 ///   when it returns); a running one that may write is flagged and answers its real outcome.
 /// - End of input waits at most `exitGrace` for the requests in flight, then names the ones
 ///   still running on stderr and ends (`run()` returns 1). `endInput` (a signal) ends input
-///   the same way at once: nothing read after it is admitted or answered.
+///   the same way at once: nothing read after it is admitted or answered. `exit` (`stop`)
+///   ends reading after its message and keeps the same promise: every request received
+///   before it is answered within `exitGrace`; `run()` then returns the status `exit` gave.
+///   Once the grace is over, no handler starts any more (see `Connection+EndInput`).
 public final class Connection: Sendable {
     public struct Options: Sendable {
         public var framing: FramingMode
@@ -46,8 +49,8 @@ public final class Connection: Sendable {
         /// Called on the reading thread when the connection has become idle (see `idleAfter`),
         /// e.g. to give memory back; the next message is read only after it returns.
         public var onIdle: (@Sendable () -> Void)?
-        /// How long end of input (and `drain`, for `shutdown`) waits for the requests in
-        /// flight before giving up on the ones still running.
+        /// How long the end of the connection (`exit`, end of input, `endInput`) and `drain`
+        /// (for `shutdown`) wait for the requests in flight before giving up on the ones still running.
         public var exitGrace: Duration
         /// The worker pool's threads for handlers, and how many cancelled handlers stuck in
         /// system calls may be set aside beyond them (see `WorkerPool`).
@@ -73,6 +76,8 @@ public final class Connection: Sendable {
         var jobs: [Job] = []
         var byID: [RequestID: Job] = [:]
         var byToken: [String: RequestID] = [:]
+        /// Set by `exit` (`stop`): the status `run()` returns once the requests received
+        /// before it are answered (or the grace is over).
         var exitCode: Int32?
         /// Set when input was ended from outside (`endInput`): why, as the stuck report says it;
         /// from then on no message is admitted.
@@ -96,10 +101,15 @@ public final class Connection: Sendable {
     let inFlight = DispatchGroup()
     let state = Mutex(State())
     let stopping = Atomic<Bool>(false)
+    /// Set when `run()` gave up waiting (the grace is over): no handler starts from then on.
+    let givenUp = Atomic<Bool>(false)
+    /// Set when `drain` (`shutdown`) gave up on requests after waiting the grace: the end of
+    /// the connection does not wait for them a second time.
+    let drainGaveUp = Atomic<Bool>(false)
     let conventionsBox = Mutex<Conventions>(.lsp)
     /// `Trace`'s raw value (see `Connection+Trace`).
     let traceLevel = Atomic<UInt8>(0)
-    private let clientRequests = ClientRequests()
+    let clientRequests = ClientRequests()
     /// Requests whose answer a handler handed off (see `DeferredResponse`).
     let deferred = DeferredRegistry()
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
@@ -119,9 +129,10 @@ public final class Connection: Sendable {
 
     // MARK: Reading
 
-    /// Serves until `exit` (returns its status) or end of input: finishes the requests
-    /// already received and writes their answers, returns 0; when some are still running
-    /// after `exitGrace`, names them on stderr and returns 1 (their threads are abandoned).
+    /// Serves until `exit`, end of input or `endInput`, then finishes the requests already
+    /// received and writes their answers: returns `exit`'s status (see `stop`), else 0. When
+    /// some are still running after `exitGrace`, names them on stderr, starts no handler any
+    /// more and returns `exit`'s status, else 1 (their threads are abandoned).
     /// A client that closed its end of the output (EPIPE) counts as end of input: nothing more
     /// is read. The calling thread only waits: reading runs on threads of its own, so a
     /// handler stuck for ever (on whichever thread) never keeps `run()` from returning.
@@ -135,24 +146,17 @@ public final class Connection: Sendable {
             if readLoop(loop) == .ended { loopEnded.signal() }
         }
         loopEnded.wait()
-        rescue.stop()
-        clientRequests.closeAll()
-        endDeferred()
-        let (exitCode, endedBy) = state.withLock { ($0.exitCode, $0.endedBy) }
-        if let exitCode { return exitCode }
-        let moment = endedBy ?? "end of input"
-        logger.debug("\(moment): finishing requests in flight")
-        if inFlight.wait(timeout: .now() + Self.dispatchInterval(options.exitGrace)) == .success { return 0 }
-        reportStuck(at: moment, after: options.exitGrace, ending: true)
-        return 1
+        return finishInFlight()
     }
 
     /// Whether any request is admitted and not finished.
     var hasJobs: Bool { state.withLock { !$0.jobs.isEmpty } }
 
-    /// Ends `run()` after the current message, with this exit status.
+    /// `exit`: nothing is read after the current message (the rest of a batch it is in is
+    /// handled: a batch is one message), and `run()` returns `exitCode` once the requests
+    /// received before it are answered, or `exitGrace` is over. The first `exit` decides.
     public func stop(exitCode: Int32) {
-        state.withLock { $0.exitCode = exitCode }
+        state.withLock { if $0.exitCode == nil { $0.exitCode = exitCode } }
         stopping.store(true, ordering: .releasing)
     }
 
@@ -327,7 +331,12 @@ public final class Connection: Sendable {
         // While a client reads none of the output, a handler waits before it runs rather than
         // after, holding its answer: memory stays bounded by the answers already being written,
         // not by one answer per pool thread (quick control methods run as they come).
-        if !job.method.inline && refused == nil { output.waitWhileStalled() }
+        if !job.method.inline && refused == nil {
+            output.waitWhileStalled()
+            // The exit's grace is over: a handler that has not started never will (a save is
+            // not begun only to be cut off by the process ending).
+            if givenUp.load(ordering: .acquiring) { return [] }
+        }
         var answer: JSON?
         if let refused {
             answer = context.id.map { OutgoingMessage.error(id: $0, refused) }
@@ -352,6 +361,8 @@ public final class Connection: Sendable {
             }
         }
         // A cancel that abandoned the request has answered it already: the result is discarded.
+        // (`writingAnswer` first, so that `shutdown` never sees it answered before it is written.)
+        job.writingAnswer.store(true, ordering: .releasing)
         if job.claimAnswer() {
             // Conventions without an answer for a cancelled request send nothing more for it.
             if !conventions.answersCancelledRequests && context.isCancelled {
@@ -366,8 +377,10 @@ public final class Connection: Sendable {
             } else if let answer {
                 deliver(answer, to: job.reply)
             }
+            job.writingAnswer.store(false, ordering: .releasing)
             traceHandled(job, answer: answer)
         } else {
+            job.writingAnswer.store(false, ordering: .releasing)
             pool.abandonedReturned()
             context.logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
         }

@@ -40,6 +40,14 @@ final class Job: @unchecked Sendable {
 
     var isAnswered: Bool { answered.load(ordering: .acquiring) }
 
+    /// Set by the handler's path from just before it claims the answer until the answer is
+    /// written (see `Connection.execute`): an answer claimed is not yet an answer sent.
+    let writingAnswer = Atomic<Bool>(false)
+
+    /// Whether the client has its answer, or will never get one from this job's handler (a
+    /// cancel answered it): what `shutdown` waits for.
+    var isAnswerSent: Bool { isAnswered && !writingAnswer.load(ordering: .acquiring) }
+
     init(method: Method, schedule: Schedule, context: RequestContext, reply: Reply, progressKey: JSON?) {
         self.method = method
         self.schedule = schedule

@@ -121,10 +121,9 @@ extension Workspace {
             let type = EntryType(mode: existing.st_mode)
             if type.isSpecial { throw .notARegularFile(destination, type: type) }
         }
-        let tmp = TempName.make(for: name)
-        let outRaw = openat(dir.raw, tmp.onDisk, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard outRaw >= 0 else { throw .errno(errno, "write", path: destination) }
-        let out = FileDescriptor(outRaw)
+        let temp = try LiveTempFiles.create(in: dir, for: name, flags: O_WRONLY, mode: 0o644, path: destination)
+        defer { LiveTempFiles.forget(temp.token) }
+        let (tmp, out) = (temp.name, temp.file)
         var done = false
         defer { if !done { unlinkat(dir.raw, tmp.onDisk, 0) } }
         try Self.copyBytes(from: input.raw, to: out.raw, path: destination, isCancelled: isCancelled)

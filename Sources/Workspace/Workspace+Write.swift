@@ -82,10 +82,9 @@ extension Workspace {
                                      details: ["currentEtag": current.map(WorkspaceError.Detail.string) ?? .null])
             }
         }
-        let tmp = TempName.make(for: path.name)
-        let raw = openat(dir.raw, tmp.onDisk, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard raw >= 0 else { throw .errno(errno, "create a temp file for", path: path.string) }
-        let file = FileDescriptor(raw)
+        let temp = try LiveTempFiles.create(in: dir, for: path.name, flags: O_WRONLY | O_NOFOLLOW, mode: mode, path: path.string)
+        defer { LiveTempFiles.forget(temp.token) }
+        let (tmp, file) = (temp.name, temp.file)
         var committed = false
         defer { if !committed { unlinkat(dir.raw, tmp.onDisk, 0) } }
         if existing != nil { _ = fchmod(file.raw, mode) }

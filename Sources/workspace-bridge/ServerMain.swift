@@ -8,6 +8,8 @@ import CWorkspaceShims
 import JSON
 import JSONRPC
 import Logging
+import SystemSupport
+import Workspace
 
 /// Starts the server process from its configuration: protects stdout, sets up logging, serves
 /// stdin/stdout until `exit`, end of input or a termination signal (`SignalStop`), exits.
@@ -71,6 +73,11 @@ enum ServerMain {
         let code = connection.run()
         connection.output.flushNow()
         server.connectionEnded(exitCode: code)
+        // A save abandoned after the exit grace leaves no temp file, and none starts from now on.
+        // (Said on stderr directly, as the stuck report is: the client may not be reading.)
+        if !LiveTempFiles.removeAll() {
+            _ = FileIO.writeAll(2, Array("workspace-bridge: a temp file of an abandoned save could not be removed in time; the next start removes it\n".utf8))
+        }
         // Nothing more is written, and no write is under way: stdout ends on a whole message.
         connection.output.close()
         exit(code)

@@ -45,7 +45,7 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds with no input and no request in flight after which the server gives memory back (its code pages and free heap: see docs/decisions.md); 0 never does.")
     var idleReleaseAfter: Double = 1
 
-    @Option(help: "Seconds end of input (and shutdown) waits for requests still running before giving up on them and naming them on stderr.")
+    @Option(help: "Seconds exit, end of input, a termination signal (and shutdown) wait for the requests received before them to finish, before giving up on the ones still running and naming them on stderr.")
     var exitGrace: Double = 10
 
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")

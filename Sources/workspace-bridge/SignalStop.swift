@@ -9,7 +9,7 @@ import SystemSupport
 /// What SIGTERM, SIGINT and SIGHUP do to a server process (docs/decisions.md, "Signals (issue 16)").
 ///
 /// The first one ends input (`Connection.endInput`): the process then ends exactly as at end of
-/// input, requests in flight answered within `--exit-grace` (the stuck ones named on stderr),
+/// input or `exit`, requests in flight answered within `--exit-grace` (the stuck ones named on stderr),
 /// nothing new answered, the clean-exit work done, exit status 0 (1 when a request was
 /// abandoned). A second one exits at once with 128 + its number, after waiting at most 100 ms for
 /// a message being written so stdout still ends on a whole one.

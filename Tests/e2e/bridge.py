@@ -222,6 +222,12 @@ class Bridge:
         self._track_message(msg)
         self.write(frame(dumps(msg), framing or self.framing))
 
+    def send_many(self, msgs: list[Any], framing: str | None = None) -> None:
+        """Send several messages back to back in one write, as a pipelining client does."""
+        for m in msgs:
+            self._track_message(m)
+        self.write(b"".join(frame(dumps(m), framing or self.framing) for m in msgs))
+
     def new_id(self) -> int:
         self._next_id += 1
         return self._next_id

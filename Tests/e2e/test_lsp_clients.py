@@ -4,7 +4,8 @@ pylspclient (ids from 0, `params: {}` on shutdown and exit, every InitializePara
 given, most of them null), sansio-lsp-client (processId and workspaceFolders null, `exit` with
 `{}`) and python-lsp-jsonrpc (a `Content-Type: application/vscode-jsonrpc; charset=utf8`
 header, uuid ids). Each runs initialize, a custom request (ping, saveFile, loadFile), shutdown
-and exit, and the process must exit 0; a ping follows every other case.
+and exit, and the process must exit 0; a ping follows every other case. python-lsp-jsonrpc also
+pipelines the whole lifecycle without waiting for any answer (`exit` answers what came before).
 
 These are test-only dependencies (scripts/setup.sh --test installs them); a missing one fails
 the test rather than skipping it.
@@ -12,6 +13,7 @@ the test rather than skipping it.
 from __future__ import annotations
 
 import asyncio
+from contextlib import contextmanager
 import json
 import os
 import subprocess
@@ -200,13 +202,13 @@ def test_sansio_lsp_client(binary, tmp_path):
 
 # -- python-lsp-jsonrpc ----------------------------------------------------------------------------
 
-def test_python_lsp_jsonrpc(binary, tmp_path):
+@contextmanager
+def pylsp_endpoint(binary, root: Path, tmp_path: Path):
+    """The server driven by python-lsp-jsonrpc's Endpoint over its stream reader and writer:
+    yields (process, endpoint); the process is killed at the end if it is still running."""
     from pylsp_jsonrpc.endpoint import Endpoint
-    from pylsp_jsonrpc.exceptions import JsonRpcException
     from pylsp_jsonrpc.streams import JsonRpcStreamReader, JsonRpcStreamWriter
 
-    root = tmp_path / "ws"
-    root.mkdir()
     proc = subprocess.Popen(server_argv(binary, root, "--exit-grace", "2"), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env_for(tmp_path))
     writer = JsonRpcStreamWriter(proc.stdin)
@@ -215,6 +217,21 @@ def test_python_lsp_jsonrpc(binary, tmp_path):
     listener = threading.Thread(target=reader.listen, args=(endpoint.consume,), daemon=True)
     listener.start()
     try:
+        yield proc, endpoint
+    finally:
+        endpoint.shutdown()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        reader.close()
+
+
+def test_python_lsp_jsonrpc(binary, tmp_path):
+    from pylsp_jsonrpc.exceptions import JsonRpcException
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    with pylsp_endpoint(binary, root, tmp_path) as (proc, endpoint):
         init = endpoint.request("initialize", {
             "processId": os.getpid(), "rootUri": root.as_uri(), "rootPath": str(root),
             "workspaceFolders": [{"uri": root.as_uri(), "name": "ws"}], "locale": "en",
@@ -248,9 +265,26 @@ def test_python_lsp_jsonrpc(binary, tmp_path):
         assert endpoint.request("shutdown").result(5) is None
         endpoint.notify("exit")
         assert proc.wait(5) == 0
-    finally:
-        endpoint.shutdown()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        reader.close()
+
+
+def test_python_lsp_jsonrpc_pipelined_initialize_list_files_shutdown_exit(binary, tmp_path):
+    """The library writes each call at once, without waiting for answers: initialize, listFiles,
+    saveFile, shutdown and exit go out back to back. Every answer must still arrive (issue 22:
+    before, `exit` ended the process first and the client got none), the process exits 0, and
+    no temp file is left in the workspace."""
+    root = tmp_path / "ws"
+    with pylsp_endpoint(binary, root, tmp_path) as (proc, endpoint):
+        init = endpoint.request("initialize", {"processId": os.getpid(), "rootUri": root.as_uri(), "capabilities": {}})
+        endpoint.notify("initialized", {})
+        listing = endpoint.request("listFiles", {})
+        saved = endpoint.request("saveFile", {"path": "p.txt", "data": "pipelined"})
+        down = endpoint.request("shutdown")
+        endpoint.notify("exit")
+
+        assert proc.wait(10) == 0
+        assert init.result(5)["serverInfo"]["name"] == "workspace-bridge"
+        assert "context.md" in {e["path"] for e in listing.result(5)["entries"]}
+        assert saved.result(5)["path"] == "p.txt"
+        assert down.result(5) is None
+        assert (root / "p.txt").read_text() == "pipelined"
+        assert [f for _, _, files in os.walk(root) for f in files if f.endswith(".tmp")] == []

@@ -179,6 +179,8 @@ def test_shutdown_answers_after_the_grace_naming_the_stuck_request_and_exit_exit
     assert 0.9 < waited < 3.0, waited
     assert 'debug/block (id "stuck") running for' in b.stderr_text()
 
+    # shutdown has waited the grace already: exit does not wait for the stuck one again
+    # (test_exit.py checks that with a longer grace).
     sent = time.monotonic()
     b.notify("exit")
     assert b.wait_exit(3) == 0
@@ -193,16 +195,19 @@ def test_shutdown_still_waits_for_earlier_requests_that_finish_within_the_grace(
     assert b.recv()["id"] == "down"
 
 
-def test_exit_without_shutdown_exits_at_once_while_a_handler_is_stuck(spawn, tmp_path):
-    b = spawn(framing="ndjson", init=True)
+def test_exit_without_shutdown_waits_the_grace_for_a_stuck_handler_then_exits_1(spawn, tmp_path):
+    b = spawn("--exit-grace", "1", framing="ndjson", init=True)
     pipe = fifo(tmp_path)
     b.request("debug/block", {"path": str(pipe)}, id="stuck")
     wait_until_blocked(b)
     assert_ping(b)
     sent = time.monotonic()
     b.notify("exit")
-    assert b.wait_exit(3) == 1
-    assert time.monotonic() - sent < 1.5
+    assert b.wait_exit(5) == 1
+    assert 0.9 < time.monotonic() - sent < 3.0
+    err = b.stderr_text()
+    assert "exit: 1 request(s) still in flight after the 1 s grace, abandoned (exit status 1)" in err, err
+    assert 'debug/block (id "stuck") running for' in err
 
 
 @pytest.mark.parametrize("params_null", [False, True])

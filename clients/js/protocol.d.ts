@@ -921,7 +921,7 @@ export type PingParams = Record<string, never>;
 /** Client notification after initialize; accepted, no effect beyond the record. */
 export type InitializedParams = Record<string, never>;
 
-/** Client notification: exit with status 0 after shutdown, 1 otherwise. */
+/** Client notification: nothing after it is read; every request received before it is answered first (within --exit-grace), then the process exits with status 0 after shutdown, 1 otherwise. */
 export type ExitParams = Record<string, never>;
 
 /** Cancels a request: queued → -32800 at once; running and only reading (its claims are all reads) → -32800 at once, its handler abandoned and its result discarded (even when stuck in a system call); running and maybe writing → told to stop, answers -32800 at its next check or its real outcome if it cannot stop. Unknown or finished ids are ignored. */
