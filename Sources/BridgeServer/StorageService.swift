@@ -27,6 +27,7 @@ final class StorageService: Sendable {
     init(manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void = { _ in }) {
         self.manager = manager
         self.logger = logger
+        logWarnings()
         OSThread.detach { [weak self] in
             guard self != nil, let (watcher, reload) = Self.watchChoice(manager, logger: logger, moved: moved) else { return }
             guard let service = self else { watcher.stop(); return }
@@ -41,7 +42,9 @@ final class StorageService: Sendable {
         let file = manager.settingsFile
         let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
         let reload: @Sendable () -> Void = {
-            guard manager.reloadChoice() else { return }
+            let changed = manager.reloadChoice()
+            for w in manager.drainWarnings() { logger.warning("storage: \(w)") }
+            guard changed else { return }
             do {
                 let ws = try manager.active()
                 logger.notice("storage: another process chose \(manager.location.rawValue); following to \(ws.rootPath)")
@@ -66,7 +69,13 @@ final class StorageService: Sendable {
     /// `isCloudAvailable` tells why: this call never fails for that reason.
     func info() throws -> StorageInfo {
         let (files, bytes) = (try? tracker().totals()) ?? (0, 0)
+        defer { logWarnings() }
         return manager.info(files: files, bytes: bytes, provider: provider())
+    }
+
+    /// Logs why files of the configuration folder were ignored (each once, as it happens).
+    func logWarnings() {
+        for w in manager.drainWarnings() { logger.warning("storage: \(w)") }
     }
 
     func provider() -> String? {

@@ -54,9 +54,18 @@ public enum FileIO {
     }
 
     /// Everything from the current position to the end of the file.
-    public static func readToEnd(_ fd: Int32) -> [UInt8]? {
+    public static func readToEnd(_ fd: Int32) -> [UInt8]? { readToEnd(fd, limit: Int.max - 1) }
+
+    /// Everything from the current position to the end of the file when that is at most `limit`
+    /// bytes; nil with errno `EFBIG` when there is more, nil with errno set when reading fails.
+    /// Never holds more than `limit + 1` bytes whatever the file claims or holds (a sparse 64 GiB
+    /// file costs what a `limit`-sized one does), and sizes its buffer by `fstat`, so a file that
+    /// fits is read with one allocation.
+    public static func readToEnd(_ fd: Int32, limit: Int) -> [UInt8]? {
+        precondition(limit >= 0 && limit < Int.max, "a read limit is a byte count")
         var st = stat()
-        var capacity = fstat(fd, &st) == 0 ? max(Int(st.st_size) + 1, 4096) : 65536
+        let size = fstat(fd, &st) == 0 ? max(Int(st.st_size), 0) : 65535
+        var capacity = min(max(size, 4095), limit) + 1
         var out = [UInt8]()
         while true {
             let start = out.count
@@ -73,7 +82,8 @@ public enum FileIO {
             }
             if got < 0 { return nil }
             if got < capacity { out.removeSubrange(got...); return out }
-            capacity *= 2
+            if capacity > limit { errno = EFBIG; return nil }
+            capacity = capacity > limit / 2 ? limit + 1 : capacity * 2
         }
     }
 
