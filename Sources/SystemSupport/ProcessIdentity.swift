@@ -37,7 +37,7 @@ public struct ProcessIdentity: Sendable, Equatable {
         var size = MemoryLayout<kinfo_proc>.stride
         var mib: [Int32] = [CTL_KERN, KERN_PROC, KERN_PROC_PID, pid]
         guard sysctl(&mib, 4, &info, &size, nil, 0) == 0, size > 0, Int32(info.kp_proc.p_stat) != SZOMB else { return nil }
-        let t = info.kp_proc.p_starttime
+        let t = info.kp_proc.p_un.__p_starttime  // `p_starttime` is a C macro for this member
         return ProcessIdentity(pid: pid, start: "\(t.tv_sec).\(t.tv_usec)")
         #else
         return nil
