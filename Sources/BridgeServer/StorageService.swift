@@ -25,9 +25,9 @@ final class StorageService: Sendable {
     private let settingsWatch = Mutex<FileWatcher?>(nil)
 
     init(manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void = { _ in }) {
+        Self.logWarnings(of: manager, to: logger)
         self.manager = manager
         self.logger = logger
-        logWarnings()
         OSThread.detach { [weak self] in
             guard self != nil, let (watcher, reload) = Self.watchChoice(manager, logger: logger, moved: moved) else { return }
             guard let service = self else { watcher.stop(); return }
@@ -43,7 +43,7 @@ final class StorageService: Sendable {
         let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
         let reload: @Sendable () -> Void = {
             let changed = manager.reloadChoice()
-            for w in manager.drainWarnings() { logger.warning("storage: \(w)") }
+            logWarnings(of: manager, to: logger)
             guard changed else { return }
             do {
                 let ws = try manager.active()
@@ -74,7 +74,9 @@ final class StorageService: Sendable {
     }
 
     /// Logs why files of the configuration folder were ignored (each once, as it happens).
-    func logWarnings() {
+    func logWarnings() { Self.logWarnings(of: manager, to: logger) }
+
+    private static func logWarnings(of manager: StorageManager, to logger: Logger) {
         for w in manager.drainWarnings() { logger.warning("storage: \(w)") }
     }
 
