@@ -61,6 +61,16 @@ struct MachineSettings: Equatable {
         return s
     }
 
+    /// The persisted settings, nil when none were saved yet; a file the server ignores (too large,
+    /// not a regular file, not a JSON object) throws, saying why: for a caller that reports the
+    /// file rather than starting without it (`workspace-bridge doctor`'s `SavedChoice`).
+    static func loadIfPresent(configDirectory: String, localRoot: String) throws(WorkspaceError) -> MachineSettings? {
+        var ignored: String?
+        let s = try loadIfPresent(configDirectory: configDirectory, localRoot: localRoot) { ignored = $0 }
+        if let ignored { throw WorkspaceError(.ioError, ignored, path: file(configDirectory: configDirectory, localRoot: localRoot)) }
+        return s
+    }
+
     func save(localRoot: String, cloudRoot: String?) throws(WorkspaceError) {
         let json: JSON = [
             "version": 1, "localRoot": .string(localRoot), "cloudRoot": cloudRoot.map(JSON.string) ?? .null,

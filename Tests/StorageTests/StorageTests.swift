@@ -42,6 +42,8 @@ struct StorageTests {
         #expect(warnings.count == 1 && warnings[0].contains("larger than 1048576 bytes") && warnings[0].contains(settings))
         #expect(second.drainWarnings().isEmpty)
         #expect(!second.reloadChoice() && second.drainWarnings().count == 1)  // re-read: ignored again, said again
+        // A caller that reports the file instead of starting without it is told why.
+        #expect(throws: WorkspaceError.self) { try MachineSettings.loadIfPresent(configDirectory: dir + "/config", localRoot: second.localRoot) }
 
         let journal = MigrationJournal(file: MigrationJournal.file(configDirectory: dir + "/config", localRoot: second.localRoot))
         let fd = open(journal.file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
