@@ -52,7 +52,7 @@ struct MachineSettings: Equatable {
             throw WorkspaceError(.ioError, "cannot read the storage settings \(path): \(describeErrno(e))", path: path)
         }
         guard let json = try? JSONCodec.decode(bytes), json.objectValue != nil else {
-            warn("the storage settings \(path) are not a JSON object; ignored")
+            warn("the storage settings \(path) are not valid JSON (a JSON object); ignored")
             return nil
         }
         if let l = json["location"]?.stringValue, let loc = StorageLocation(rawValue: l) { s.location = loc }

@@ -55,7 +55,7 @@ struct StorageTests {
 
         #expect(truncate(settings, 0) == 0)  // not JSON at all
         let third = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
-        #expect(third.location == .local && third.drainWarnings().first?.contains("not a JSON object") == true)
+        #expect(third.location == .local && third.drainWarnings().first?.contains("not valid JSON") == true)
         try third.choose(.cloud)  // the next choice replaces the ignored file
         let fourth = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
         #expect(fourth.location == .cloud && fourth.drainWarnings().isEmpty)

@@ -126,7 +126,7 @@ def _storage_file(spawn, roots: Roots) -> Path:
 
 @pytest.mark.parametrize("damage, warning", [
     ("huge", "larger than 1048576 bytes"),
-    ("not json", "not a JSON object"),
+    ("not json", "not valid JSON"),
     ("fifo", "not a regular file"),
 ])
 def test_a_storage_settings_file_that_is_huge_damaged_or_special_is_ignored(spawn, tmp_path, damage, warning):
