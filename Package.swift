@@ -26,7 +26,8 @@ import PackageDescription
 ///       → SystemSupport, CWorkspaceShims
 ///     JSON              jansson values and text
 ///       → CJansson
-///     SystemSupport     the low-level helpers, once: threads, clocks, stat times, timestamps, read/write loops, SHA-256
+///     SystemSupport     the low-level helpers, once: threads, clocks, stat times, timestamps, read/write loops,
+///                       bounded whole-file reads (FileCap), process identity, SHA-256
 ///       → CWorkspaceShims (and the C library, Dispatch and Synchronization)
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library

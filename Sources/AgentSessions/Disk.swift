@@ -54,6 +54,18 @@ enum Disk {
         return bytes
     }
 
+    /// A small file whole (a lease, the retention policy, the pricing file), or `nil` when it
+    /// does not exist; one over `cap` (never read beyond it) or not a regular file is
+    /// `InvalidArgument` saying why, for the caller to ignore with a warning.
+    static func readFile(_ path: String, cap: FileCap) throws(SessionError) -> [UInt8]? {
+        switch BoundedFile.read(path, cap) {
+        case .absent: return nil
+        case .bytes(let bytes): return bytes
+        case .ignored(let why): throw .invalid(why)
+        case .failed(let e): throw .io("cannot read \(path)", errno: e, path: path)
+        }
+    }
+
     /// Reads from the current offset to the end of the file.
     static func readAll(_ fd: Int32) -> [UInt8]? { FileIO.readToEnd(fd) }
 

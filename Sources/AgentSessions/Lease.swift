@@ -52,7 +52,7 @@ enum LeaseFile {
         let id = Disk.identity(path: path)
         if id == nil { view = LeaseView(file: nil, lease: nil); return nil }
         if id == view.file, view.file != nil { return view.lease }
-        let lease = (try? Disk.readFile(path)).flatMap { $0 }.flatMap { try? JSONCodec.decode($0) }.flatMap(Lease.init(json:))
+        let lease = (try? Disk.readFile(path, cap: .lease)).flatMap { $0 }.flatMap { try? JSONCodec.decode($0) }.flatMap(Lease.init(json:))
         view = LeaseView(file: id, lease: lease)
         return lease
     }

@@ -70,10 +70,10 @@ public struct Pricing: Sendable, Equatable {
 
     /// The defaults overridden by `{"tiers": {"fast": {"input": …, "output": …}, …},
     /// "models": {"name": {"input": …, "output": …}}}`. A tier may give only one of the two
-    /// prices; the other keeps its default. A missing file is `NotFound`; a malformed one
-    /// `InvalidArgument` (never silently ignored: prices are money).
+    /// prices; the other keeps its default. A missing file is `NotFound`; a malformed one (or one over
+    /// `FileCap.pricing`) `InvalidArgument` (never silently ignored: prices are money).
     public static func load(file path: String) throws(SessionError) -> Pricing {
-        guard let bytes = try Disk.readFile(path) else {
+        guard let bytes = try Disk.readFile(path, cap: .pricing) else {
             throw SessionError(.notFound, "no pricing file at \(path)", data: ["path": .string(path)])
         }
         let json: JSON

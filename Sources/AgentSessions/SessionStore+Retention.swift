@@ -13,10 +13,12 @@ extension SessionStore {
     public func retentionPolicy() throws(SessionError) -> RetentionPolicy {
         if let p = retentionCache.withLock({ $0 }) { return p }
         var policy = RetentionPolicy()
-        if let bytes = try Disk.readFile(directory + "/" + Self.retentionFile) {
-            do { policy = try RetentionPolicy(json: try JSONCodec.decode(bytes)) } catch {
-                warn(nil, "the retention policy file cannot be read (\(error)); nothing is pruned until it is set again")
+        do {
+            if let bytes = try Disk.readFile(directory + "/" + Self.retentionFile, cap: .retentionPolicy) {
+                policy = try RetentionPolicy(json: try JSONCodec.decode(bytes))
             }
+        } catch {
+            warn(nil, "the retention policy file cannot be read (\(error)); nothing is pruned until it is set again")
         }
         retentionCache.withLock { $0 = policy }
         return policy

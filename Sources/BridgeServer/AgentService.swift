@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import AgentSessions
+import Dispatch
 import JSON
 import JSONRPC
 import Logging
@@ -23,13 +24,22 @@ final class AgentService: Sendable {
     /// The conditions assumed when no host reported any.
     private static let assumed = DeviceConditions(network: .wifi)
     private let configDirectory: String
+    /// How long shared conditions stay trusted, in milliseconds (`--conditions-max-age`).
+    private let conditionsMaxAge: Int64
     private let logger: Logger
     private let notify: @Sendable (String, JSON) -> Void
+    /// The last warning about the shared conditions file, so a bad file is reported once, not on every call.
+    private let sharedWarning = Mutex<String?>(nil)
+    /// Rewrites what this process's host reported while they are the shared conditions (started
+    /// by the first `host/setConditions`).
+    private let refresher = Mutex<ConditionsRefresher?>(nil)
 
     /// Nothing is read or created until sessions are first used (a server that only serves
     /// files starts faster).
-    init(configDirectory: String, logger: Logger, notify: @escaping @Sendable (String, JSON) -> Void) {
+    init(configDirectory: String, conditionsMaxAge: Duration, logger: Logger,
+         notify: @escaping @Sendable (String, JSON) -> Void) {
         self.configDirectory = configDirectory
+        self.conditionsMaxAge = max(1, Int64(clamping: conditionsMaxAge.clampedNanoseconds / 1_000_000))
         self.logger = logger
         self.notify = notify
     }
@@ -43,7 +53,7 @@ final class AgentService: Sendable {
         if let o = open.withLock({ $0 }), o.root == root { return (o.sessions, o.queue) }
         let notify = self.notify
         let owner = Self.machineOwner(configDirectory: configDirectory)
-        let pricing = (try? Pricing.load(file: configDirectory + "/pricing.json")) ?? Pricing()
+        let pricing = loadPricing()
         let sessions = SessionStore(directory: root + "/.workspace/sessions", owner: owner, pricing: pricing,
                                     onStateChange: { change in
                                         var p: JSONObject = ["id": .string(change.id), "from": .string(change.from.rawValue),
@@ -64,6 +74,15 @@ final class AgentService: Sendable {
         return (sessions, queue)
     }
 
+    /// `<config>/pricing.json`, else the default prices; a file that is there but cannot be used
+    /// (damaged, over `FileCap.pricing`) is ignored with a warning.
+    private func loadPricing() -> Pricing {
+        do throws(SessionError) { return try Pricing.load(file: configDirectory + "/pricing.json") } catch {
+            if error.kind != .notFound { logger.warning("sessions: \(error.message); the default prices apply") }
+            return Pricing()
+        }
+    }
+
     /// Gives up every session lease this server holds (at `shutdown`), so another device can go
     /// on with the sessions at once instead of waiting for the leases to expire.
     func releaseAll() {
@@ -79,7 +98,19 @@ final class AgentService: Sendable {
     /// (`SharedConditions`: how an MCP process learns them), else the assumed ones.
     var currentConditions: DeviceConditions {
         if let here = reported.withLock({ $0 }) { return here }
-        return SharedConditions.read(configDirectory: configDirectory) ?? Self.assumed
+        return sharedConditions() ?? Self.assumed
+    }
+
+    /// The fresh conditions of another process's host (`SharedConditions.read`), warning once
+    /// about a file that is there but ignored.
+    private func sharedConditions() -> DeviceConditions? {
+        let read = SharedConditions.read(configDirectory: configDirectory, maxAge: conditionsMaxAge)
+        let warn = sharedWarning.withLock { last -> Bool in
+            defer { last = read.warning }
+            return read.warning != nil && read.warning != last
+        }
+        if warn, let w = read.warning { logger.warning("device conditions: \(w)") }
+        return read.conditions
     }
 
     /// Records new conditions, and shares them with the other server processes of this config
@@ -89,10 +120,11 @@ final class AgentService: Sendable {
             defer { s = c }
             return s
         }
-        let before = earlier ?? SharedConditions.read(configDirectory: configDirectory) ?? Self.assumed
+        let before = earlier ?? sharedConditions() ?? Self.assumed
         do throws(SharedConditionsError) { try SharedConditions.write(c, configDirectory: configDirectory) } catch {
             logger.warning("device conditions: not shared with other server processes: \(error.reason)")
         }
+        startRefreshing()
         if before.network == .offline && c.network != .offline, let queue, let items = try? queue.ready(networkAvailable: true),
             !items.isEmpty
         {
@@ -105,6 +137,23 @@ final class AgentService: Sendable {
         return policy(for: c)
     }
 
+    /// Keeps the shared conditions fresh while this process runs: every fifth of
+    /// `--conditions-max-age` they are rewritten with a new `at`, as long as this
+    /// process was the last to write them (another host's report is never put back).
+    private func startRefreshing() {
+        refresher.withLock { r in
+            guard r == nil else { return }
+            r = ConditionsRefresher(every: max(1, conditionsMaxAge / 5)) { [weak self] in
+                guard let self, let c = self.reported.withLock({ $0 }) else { return }
+                do throws(SharedConditionsError) {
+                    try SharedConditions.write(c, configDirectory: self.configDirectory, onlyIfOurs: true)
+                } catch {
+                    self.logger.warning("device conditions: not refreshed for other server processes: \(error.reason)")
+                }
+            }
+        }
+    }
+
     func policy(for c: DeviceConditions) -> Policy {
         Policy(conditions: c, offlineTools: ToolTable.all.filter { !$0.requiresNetwork }.map(\.name))
     }
@@ -114,6 +163,21 @@ final class AgentService: Sendable {
     static func machineOwner(configDirectory: String) -> String {
         DeviceIdentity.id(configDirectory: configDirectory)
     }
+}
+
+/// A repeating timer on a queue of its own, cancelled when dropped.
+final class ConditionsRefresher: @unchecked Sendable {  // the Dispatch source is thread-safe
+    private let timer: any DispatchSourceTimer
+
+    init(every milliseconds: Int64, _ tick: @escaping @Sendable () -> Void) {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "workspace-bridge.conditions-refresh"))
+        let interval = DispatchTimeInterval.milliseconds(Int(milliseconds))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(Int(milliseconds / 10)))
+        timer.setEventHandler(handler: tick)
+        timer.resume()
+    }
+
+    deinit { timer.cancel() }
 }
 
 /// A plain lock held while the stores are opened (file I/O inside, so not a `Mutex` closure).

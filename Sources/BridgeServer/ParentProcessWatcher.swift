@@ -77,13 +77,8 @@ enum ParentProcessWatcher {
     static func isAlive(_ pid: Int32) -> Bool {
         guard kill(pid, 0) == 0 || errno == EPERM else { return false }
         #if os(Linux)
-        let fd = open("/proc/\(pid)/stat", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return true }
-        defer { close(fd) }
-        var buf = [UInt8](repeating: 0, count: 512)
-        let n = read(fd, &buf, buf.count)
-        guard n > 0, let close = buf[0..<n].lastIndex(of: UInt8(ascii: ")")), close + 2 < n else { return true }
-        return buf[close + 2] != UInt8(ascii: "Z")
+        guard let fields = ProcessIdentity.statFields(pid) else { return true }
+        return fields.first != "Z"
         #else
         return true
         #endif

@@ -47,6 +47,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// How long `exit`, end of input, a termination signal and `shutdown` wait for requests
     /// still running before giving up on them and naming them on stderr (`--exit-grace`).
     public var exitGrace: Duration = .seconds(10)
+    /// How long shared device conditions stay trusted after they were written
+    /// (`--conditions-max-age`); their writer rewrites them every fifth of it (`SharedConditions`).
+    public var conditionsMaxAge: Duration = .seconds(300)
 
     public init(localRoot: String? = nil, cloudRoot: String? = nil, maxMessageBytes: Int = 64 << 20,
                 enableDebugMethods: Bool = false, parentPollMilliseconds: Int = 250, environment: [String: String] = [:]) {

@@ -46,7 +46,8 @@ final class Services: Sendable {
         let client = self.client
         let lifecycle = self.lifecycle
         let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
-        self.agents = AgentService(configDirectory: configDir, logger: logger) { method, params in
+        self.agents = AgentService(configDirectory: configDir, conditionsMaxAge: configuration.conditionsMaxAge,
+                                   logger: logger) { method, params in
             // Session and queue notifications are this protocol's, not MCP's.
             if lifecycle.isMCP { return }
             client.get()?.notify(method, params)

@@ -68,6 +68,7 @@ enum Migrate: MethodDeclaration {
     static func handle(_ p: Params, _ call: Call) throws -> JSON {
         let options = p.options
         let storage = try call.services.storage()
+        defer { storage.logWarnings() }
         let before = try? storage.manager.active()
         call.progress?.begin(title: "Moving the workspace to \(options.to.rawValue) storage", percentage: 0)
         let report = try Migration(manager: storage.manager, options: options).run(isCancelled: { call.isCancelled }) { p in

@@ -25,6 +25,7 @@ final class StorageService: Sendable {
     private let settingsWatch = Mutex<FileWatcher?>(nil)
 
     init(manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void = { _ in }) {
+        Self.logWarnings(of: manager, to: logger)
         self.manager = manager
         self.logger = logger
         do {
@@ -45,7 +46,9 @@ final class StorageService: Sendable {
         let file = manager.settingsFile
         let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
         let reload: @Sendable () -> Void = {
-            guard manager.reloadChoice() else { return }
+            let changed = manager.reloadChoice()
+            logWarnings(of: manager, to: logger)
+            guard changed else { return }
             do {
                 let ws = try manager.active()
                 logger.notice("storage: another process chose \(manager.location.rawValue); following to \(ws.rootPath)")
@@ -70,7 +73,15 @@ final class StorageService: Sendable {
     /// `isCloudAvailable` tells why: this call never fails for that reason.
     func info() throws -> StorageInfo {
         let (files, bytes) = (try? tracker().totals()) ?? (0, 0)
+        defer { logWarnings() }
         return manager.info(files: files, bytes: bytes, provider: provider())
+    }
+
+    /// Logs why files of the configuration folder were ignored (each once, as it happens).
+    func logWarnings() { Self.logWarnings(of: manager, to: logger) }
+
+    private static func logWarnings(of manager: StorageManager, to logger: Logger) {
+        for w in manager.drainWarnings() { logger.warning("storage: \(w)") }
     }
 
     func provider() -> String? {

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import CWorkspaceShims
+import SystemSupport
 import Workspace
 
 /// Keeps sync engines away from the server's staging folder: Syncthing through `.stignore`,
@@ -25,23 +26,20 @@ enum IgnoreRules {
         }
     }
 
-    /// Appends `line` to a text file unless a line equal to it is already there.
+    /// Appends `line` to a text file unless a line equal to it is already there (a file over
+    /// `FileCap.ignoreList` is not read: the line is appended unchecked, a harmless repeat).
     static func appendLine(_ line: String, to path: String) {
-        var existing: [UInt8] = []
-        let r = Sys.openRegularHost(path, flags: O_RDONLY)
-        if r >= 0 {
-            var buf = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = read(r, &buf, buf.count)
-                if n <= 0 { break }
-                existing += buf[0..<n]
-            }
-            close(r)
+        var startsLine = true  // whether the file ends with a newline (or is empty)
+        switch BoundedFile.read(path, .ignoreList) {
+        case .bytes(let existing):
+            if existing.split(separator: 10).contains(where: { String(decoding: $0, as: UTF8.self) == line }) { return }
+            startsLine = existing.isEmpty || existing.last == 10
+        case .absent: break
+        case .ignored, .failed: startsLine = false
         }
-        if existing.split(separator: 10).contains(where: { String(decoding: $0, as: UTF8.self) == line }) { return }
         let w = Sys.openRegularHost(path, flags: O_WRONLY | O_CREAT | O_APPEND, mode: 0o644)
         guard w >= 0 else { return }
-        let text = (existing.isEmpty || existing.last == 10 ? "" : "\n") + line + "\n"
+        let text = (startsLine ? "" : "\n") + line + "\n"
         _ = text.withCString { write(w, $0, strlen($0)) }
         _ = fsync(w)
         close(w)

@@ -30,31 +30,44 @@ struct MachineSettings: Equatable {
         return configDirectory + "/storage-" + String(repeating: "0", count: 16 - hex.count) + hex + ".json"
     }
 
-    /// The persisted settings; the defaults when none were saved yet.
-    static func load(configDirectory: String, localRoot: String) throws(WorkspaceError) -> MachineSettings {
-        try loadIfPresent(configDirectory: configDirectory, localRoot: localRoot)
+    /// The persisted settings; the defaults when none were saved yet (or the file is ignored).
+    static func load(configDirectory: String, localRoot: String, warn: (String) -> Void) throws(WorkspaceError) -> MachineSettings {
+        try loadIfPresent(configDirectory: configDirectory, localRoot: localRoot, warn: warn)
             ?? MachineSettings(file: file(configDirectory: configDirectory, localRoot: localRoot))
     }
 
-    /// The persisted settings; nil when none were saved yet (no file).
-    static func loadIfPresent(configDirectory: String, localRoot: String) throws(WorkspaceError) -> MachineSettings? {
+    /// The persisted settings; nil when none were saved yet (no file). A file over
+    /// `FileCap.storageSettings`, not a regular file, or not a JSON object is ignored as if
+    /// absent, with `warn` told why (the server starts with the defaults: a choice to make);
+    /// only a failure to read it throws.
+    static func loadIfPresent(configDirectory: String, localRoot: String, warn: (String) -> Void) throws(WorkspaceError) -> MachineSettings? {
         let path = file(configDirectory: configDirectory, localRoot: localRoot)
         var s = MachineSettings(file: path)
-        let fd = Sys.openRegularHost(path, flags: O_RDONLY)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw WorkspaceError(.ioError, "cannot read the storage settings \(path): errno \(errno)", path: path)
+        let bytes: [UInt8]
+        switch BoundedFile.read(path, .storageSettings) {
+        case .absent: return nil
+        case .bytes(let b): bytes = b
+        case .ignored(let why): warn(why); return nil
+        case .failed(let e):
+            throw WorkspaceError(.ioError, "cannot read the storage settings \(path): \(describeErrno(e))", path: path)
         }
-        defer { close(fd) }
-        guard let bytes = FileIO.readToEnd(fd) else {
-            throw WorkspaceError(.ioError, "cannot read the storage settings \(path): errno \(errno)", path: path)
-        }
-        guard let json = try? JSONCodec.decode(bytes) else {
-            throw WorkspaceError(.ioError, "the storage settings \(path) are not valid JSON", path: path)
+        guard let json = try? JSONCodec.decode(bytes), json.objectValue != nil else {
+            warn("the storage settings \(path) are not valid JSON (a JSON object); ignored")
+            return nil
         }
         if let l = json["location"]?.stringValue, let loc = StorageLocation(rawValue: l) { s.location = loc }
         if let n = json["needsChoice"]?.boolValue { s.needsChoice = n }
         if let m = json["pendingMigration"], !m.isNull { s.pendingMigration = m }
+        return s
+    }
+
+    /// The persisted settings, nil when none were saved yet; a file the server ignores (too large,
+    /// not a regular file, not a JSON object) throws, saying why: for a caller that reports the
+    /// file rather than starting without it (`workspace-bridge doctor`'s `SavedChoice`).
+    static func loadIfPresent(configDirectory: String, localRoot: String) throws(WorkspaceError) -> MachineSettings? {
+        var ignored: String?
+        let s = try loadIfPresent(configDirectory: configDirectory, localRoot: localRoot) { ignored = $0 }
+        if let ignored { throw WorkspaceError(.ioError, ignored, path: file(configDirectory: configDirectory, localRoot: localRoot)) }
         return s
     }
 

@@ -106,7 +106,7 @@ public struct Migration: Sendable {
         report.skippedEntries = skippedEntries
         let resuming = pending.map { $0.to == options.to && $0.mode == options.mode.rawValue } ?? false
         var journal = MigrationJournal(file: MigrationJournal.file(configDirectory: manager.configDirectory, localRoot: manager.localRoot))
-        let done = resuming ? journal.load() : [:]
+        let done = resuming ? journal.load(warn: manager.warn) : [:]
         report.resumed = resuming && !done.isEmpty
 
         // Conflicts and space, decided before anything is written.

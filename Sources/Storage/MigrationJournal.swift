@@ -30,13 +30,18 @@ struct MigrationJournal {
             .replacingSuffix(".json", with: ".migration.jsonl")
     }
 
-    /// The entries already recorded (nothing when there is no journal).
-    func load() -> [String: Entry] {
+    /// The entries already recorded (nothing when there is no journal). A journal over
+    /// `FileCap.migrationJournal` (or not a regular file, or unreadable) is ignored, `warn` told
+    /// why: the migration then checks every file again, which costs time, never data.
+    func load(warn: (String) -> Void) -> [String: Entry] {
         var out: [String: Entry] = [:]
-        let fd = Sys.openRegularHost(file, flags: O_RDONLY)
-        guard fd >= 0 else { return out }
-        defer { close(fd) }
-        let bytes = FileIO.readToEnd(fd) ?? []
+        let bytes: [UInt8]
+        switch BoundedFile.read(file, .migrationJournal) {
+        case .absent: return out
+        case .bytes(let b): bytes = b
+        case .ignored(let why): warn(why); return out
+        case .failed(let e): warn("the migration journal \(file) cannot be read: \(describeErrno(e)); ignored"); return out
+        }
         for line in bytes.split(separator: 10) {
             guard let j = try? JSONCodec.decode(Array(line)), let path = j["path"]?.stringValue,
                 let outcome = j["outcome"]?.stringValue

@@ -14,7 +14,8 @@ public struct SavedChoice: Sendable, Equatable {
     }
 
     /// The persisted choice; nil when none was saved yet. Throws when the file cannot be read
-    /// or is not valid JSON (the server refuses to start on it likewise).
+    /// or is not valid JSON, or is over its size cap (the server starts without it, as if no
+    /// choice were saved, and warns: `doctor` reports it as a problem to fix).
     public static func load(configDirectory: String, localRoot: String) throws(WorkspaceError) -> SavedChoice? {
         guard let s = try MachineSettings.loadIfPresent(configDirectory: configDirectory, localRoot: localRoot) else { return nil }
         return SavedChoice(location: s.location, needsChoice: s.needsChoice, migrating: s.pendingMigration != nil)

@@ -66,14 +66,10 @@ struct SettingsFolder {
         return out.sorted()
     }
 
-    /// A file's bytes (regular files only, at most 16 MiB), or nil.
+    /// A file's bytes (regular files only, not through a link, at most `FileCap.syncedSettings`), or nil.
     func read(_ name: String) -> [UInt8]? {
-        let f = openat(fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-        guard f >= 0 else { return nil }
-        defer { posixClose(f) }
-        var st = stat()
-        guard fstat(f, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_size <= 16 << 20 else { return nil }
-        return FileIO.readToEnd(f)
+        guard case .bytes(let bytes) = BoundedFile.read(name, .syncedSettings, in: fd, followLinks: false) else { return nil }
+        return bytes
     }
 
     /// Replaces `name` with `bytes` crash-safely.

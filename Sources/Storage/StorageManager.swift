@@ -33,6 +33,8 @@ public final class StorageManager: Sendable {
     /// Serialises writing the settings file with re-reading it (`update`, `reloadChoice`), so a
     /// re-read never puts back a state older than one just written.
     private let writing = Mutex(())
+    /// Why a file in the configuration folder was ignored, until `drainWarnings` takes them.
+    private let warnings = Mutex<[String]>([])
 
     public init(localRoot: String, cloudRoot: String?, configDirectory: String,
                 template: WorkspaceTemplate = .default) throws(WorkspaceError) {
@@ -41,9 +43,23 @@ public final class StorageManager: Sendable {
         self.localRoot = local.rootPath
         self.cloudRoot = cloudRoot.map(Self.absolute)
         self.configDirectory = configDirectory
-        let settings = try MachineSettings.load(configDirectory: configDirectory, localRoot: local.rootPath)
+        var ignored: [String] = []
+        let settings = try MachineSettings.load(configDirectory: configDirectory, localRoot: local.rootPath) { ignored.append($0) }
         state = Mutex(State(settings: settings, cloud: nil, cloudIdentity: nil))
+        warnings.withLock { $0 = ignored }
     }
+
+    /// Why files of the configuration folder were ignored since the last call (too large,
+    /// damaged, not regular files: each treated as absent), for the caller to log.
+    public func drainWarnings() -> [String] {
+        warnings.withLock { w in
+            defer { w = [] }
+            return w
+        }
+    }
+
+    /// Keeps a warning for `drainWarnings`.
+    func warn(_ message: String) { warnings.withLock { $0.append(message) } }
 
     public var location: StorageLocation { state.withLock { $0.settings.location } }
 
@@ -139,7 +155,7 @@ public final class StorageManager: Sendable {
     /// another process runs stays its own. A file that is missing or cannot be read changes nothing.
     public func reloadChoice() -> Bool {
         writing.withLock { _ in
-            guard let loaded = (try? MachineSettings.loadIfPresent(configDirectory: configDirectory, localRoot: localRoot)) ?? nil
+            guard let loaded = (try? MachineSettings.loadIfPresent(configDirectory: configDirectory, localRoot: localRoot, warn: warn)) ?? nil
             else { return false }
             return state.withLock { s in
                 let moved = s.settings.location != loaded.location
@@ -172,7 +188,7 @@ public final class StorageManager: Sendable {
             pendingMigration: s.pendingMigration.flatMap(PendingMigration.init).map { p in
                 var p = p
                 p.filesDone = MigrationJournal(file: MigrationJournal.file(configDirectory: configDirectory, localRoot: localRoot))
-                    .load().count
+                    .load(warn: warn).count
                 return p
             })
     }

@@ -54,9 +54,22 @@ public enum FileIO {
     }
 
     /// Everything from the current position to the end of the file.
-    public static func readToEnd(_ fd: Int32) -> [UInt8]? {
+    public static func readToEnd(_ fd: Int32) -> [UInt8]? { readToEnd(fd, limit: Int.max - 1) }
+
+    /// Everything from the current position to the end of the file when that is at most `limit`
+    /// bytes; nil with errno `EFBIG` when there is more, nil with errno set when reading fails.
+    /// A regular file whose size already says it is too large is not read at all; otherwise
+    /// (a pipe, a `/proc` file that says 0, a file growing while read) at most `limit + 1` bytes
+    /// are ever held. A file that fits is read with one allocation, sized by `fstat`.
+    public static func readToEnd(_ fd: Int32, limit: Int) -> [UInt8]? {
+        precondition(limit >= 0 && limit < Int.max, "a read limit is a byte count")
         var st = stat()
-        var capacity = fstat(fd, &st) == 0 ? max(Int(st.st_size) + 1, 4096) : 65536
+        let size = fstat(fd, &st) == 0 ? max(Int(st.st_size), 0) : 65535
+        if (st.st_mode & S_IFMT) == S_IFREG, size - max(Int(lseek(fd, 0, SEEK_CUR)), 0) > limit {  // too large by its size: not read
+            errno = EFBIG
+            return nil
+        }
+        var capacity = min(max(size, 4095), limit) + 1
         var out = [UInt8]()
         while true {
             let start = out.count
@@ -73,7 +86,8 @@ public enum FileIO {
             }
             if got < 0 { return nil }
             if got < capacity { out.removeSubrange(got...); return out }
-            capacity *= 2
+            if capacity > limit { errno = EFBIG; return nil }
+            capacity = capacity > limit / 2 ? limit + 1 : capacity * 2
         }
     }
 

@@ -48,6 +48,9 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds exit, end of input, a termination signal (and shutdown) wait for the requests received before them to finish, before giving up on the ones still running and naming them on stderr.")
     var exitGrace: Double = 10
 
+    @Option(help: "Seconds device conditions another server process's host reported (<config>/device-conditions.json) stay trusted after they were last written; a server whose host reported them rewrites them every fifth of this. Give every process of one config folder the same value.")
+    var conditionsMaxAge: Double = 300
+
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
     var enableDebugMethods = false
 
@@ -58,6 +61,9 @@ struct ServerOptions: ParsableArguments {
             throw ValidationError("--idle-release-after must be a non-negative number of seconds")
         }
         guard exitGrace >= 0, exitGrace <= 86_400 else { throw ValidationError("--exit-grace must be a number of seconds from 0 to 86400") }
+        guard conditionsMaxAge >= 1, conditionsMaxAge <= 86_400 else {
+            throw ValidationError("--conditions-max-age must be a number of seconds from 1 to 86400")
+        }
     }
 
     /// What the server runs with; `mcp` serves MCP over NDJSON whatever `--framing` says.
@@ -75,6 +81,7 @@ struct ServerOptions: ParsableArguments {
         c.outputStallTimeout = outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil
         c.idleReleaseAfter = idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil
         c.exitGrace = .milliseconds(Int64(exitGrace * 1000))
+        c.conditionsMaxAge = .milliseconds(Int64(conditionsMaxAge * 1000))
         return c
     }
 }

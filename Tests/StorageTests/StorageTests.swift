@@ -27,6 +27,40 @@ struct StorageTests {
         #expect(!second.info(files: 0, bytes: 0, provider: nil).needsChoice)
     }
 
+    @Test("an oversized or damaged settings file (or migration journal) is ignored as absent, with a warning to drain")
+    func oversizedSettingsAreIgnored() throws {
+        let dir = tempDir()
+        mkdir(dir + "/cloud", 0o755)
+        let first = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        try first.choose(.cloud)
+        #expect(first.drainWarnings().isEmpty)
+        let settings = first.settingsFile
+        #expect(truncate(settings, 64 << 30) == 0)  // the valid settings, then 64 GiB of zeros
+        let second = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        #expect(second.location == .local && second.info(files: 0, bytes: 0, provider: nil).needsChoice)
+        let warnings = second.drainWarnings()
+        #expect(warnings.count == 1 && warnings[0].contains("larger than 1048576 bytes") && warnings[0].contains(settings))
+        #expect(second.drainWarnings().isEmpty)
+        #expect(!second.reloadChoice() && second.drainWarnings().count == 1)  // re-read: ignored again, said again
+        // A caller that reports the file instead of starting without it is told why.
+        #expect(throws: WorkspaceError.self) { try MachineSettings.loadIfPresent(configDirectory: dir + "/config", localRoot: second.localRoot) }
+
+        let journal = MigrationJournal(file: MigrationJournal.file(configDirectory: dir + "/config", localRoot: second.localRoot))
+        let fd = open(journal.file, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        #expect(fd >= 0 && ftruncate(fd, 1 << 40) == 0)
+        close(fd)
+        var said: [String] = []
+        #expect(journal.load { said.append($0) }.isEmpty)
+        #expect(said.count == 1 && said[0].contains("the migration journal"))
+
+        #expect(truncate(settings, 0) == 0)  // not JSON at all
+        let third = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        #expect(third.location == .local && third.drainWarnings().first?.contains("not valid JSON") == true)
+        try third.choose(.cloud)  // the next choice replaces the ignored file
+        let fourth = try StorageManager(localRoot: dir + "/local", cloudRoot: dir + "/cloud", configDirectory: dir + "/config")
+        #expect(fourth.location == .cloud && fourth.drainWarnings().isEmpty)
+    }
+
     @Test("choosing what is already chosen writes nothing and says so; a real change says it changed")
     func chooseAgain() throws {
         let dir = tempDir()

@@ -55,6 +55,12 @@ struct CommandLineTests {
         #expect(try configuration(["--exit-grace=0"])?.exitGrace == .zero)
     }
 
+    @Test("--conditions-max-age bounds how long shared device conditions are trusted")
+    func conditionsMaxAge() throws {
+        #expect(try configuration([])?.conditionsMaxAge == .seconds(300))
+        #expect(try configuration(["mcp", "--conditions-max-age", "2.5"])?.conditionsMaxAge == .milliseconds(2500))
+    }
+
     @Test("0 turns the stall timeout and the idle release off")
     func zeroMeansNever() throws {
         let c = try #require(try configuration(["--output-stall-timeout", "0", "--idle-release-after=0"]))
@@ -79,6 +85,7 @@ struct CommandLineTests {
         ["--max-message-bytes", "0"], ["--output-stall-timeout", "-1"], ["--idle-release-after", "nan"],
         ["--idle-release-after", "-2"], ["--framing", "xml"], ["--template", "garageband"], ["--log-level", "loud"], ["--max-message-bytes", "lots"],
         ["--exit-grace", "-1"], ["--exit-grace", "nan"],
+        ["--conditions-max-age", "0"], ["--conditions-max-age", "nan"], ["--conditions-max-age", "86401"],
         ["--local-root"], ["--session", "s"], ["serve", "--session", "s"], ["--unknown"],
         ["--enable-debug-methods=yes"], ["unknown-subcommand"], ["--local-root", "-x"],
     ]
