@@ -15,8 +15,15 @@ extension Connection {
     public var trace: Trace { Trace(rawValue: traceLevel.load(ordering: .relaxed)) ?? .off }
 
     /// Called after a handled message's answer (if any) was delivered.
+    ///
+    /// A message is traced at the level in force when it was read, never above the level now: one
+    /// read before `$/setTrace` turned tracing on is not traced whenever it finishes, and turning
+    /// tracing off silences every message still running. `$/setTrace` itself is traced at the
+    /// level it set.
     func traceHandled(_ job: Job, answer: JSON?, abandoned: Bool = false) {
-        let level = trace
+        let now = trace
+        let level = job.context.method == "$/setTrace"
+            ? now : Trace(rawValue: min(now.rawValue, job.traceAtAdmission.rawValue)) ?? .off
         guard level != .off, conventions.traces else { return }
         let context = job.context
         let elapsed = job.startedAt == 0 ? 0 : MonotonicClock.nanos() &- job.startedAt

@@ -257,7 +257,8 @@ public final class Connection: Sendable {
                 return
             }
         }
-        let job = Job(method: method, schedule: schedule, context: context, reply: reply, progressKey: tokenKey)
+        let job = Job(method: method, schedule: schedule, context: context, reply: reply, progressKey: tokenKey,
+                      traceAtAdmission: trace)
         // Counted in flight before any other thread can see (and finish) it.
         inFlight.enter()
         enum Admission { case runNow, queued, duplicate, inputEnded }

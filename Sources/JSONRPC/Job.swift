@@ -48,7 +48,12 @@ final class Job: @unchecked Sendable {
     /// cancel answered it): what `shutdown` waits for.
     var isAnswerSent: Bool { isAnswered && !writingAnswer.load(ordering: .acquiring) }
 
-    init(method: Method, schedule: Schedule, context: RequestContext, reply: Reply, progressKey: JSON?) {
+    /// The trace level in force when the message was read (see `Connection.traceHandled`).
+    let traceAtAdmission: Connection.Trace
+
+    init(method: Method, schedule: Schedule, context: RequestContext, reply: Reply, progressKey: JSON?,
+         traceAtAdmission: Connection.Trace) {
+        self.traceAtAdmission = traceAtAdmission
         self.method = method
         self.schedule = schedule
         self.context = context

@@ -64,6 +64,19 @@ def test_set_trace_turns_forwarding_on_and_off(spawn):
     assert log_messages(b, "now-off") == []
 
 
+def test_a_message_is_traced_at_the_level_in_force_when_it_was_read(spawn):
+    b = spawn(framing="ndjson", init=True)
+    slow = b.request("debug/sleep", {"ms": 300})       # read while tracing is off
+    b.notify("$/setTrace", {"value": "verbose"})
+    b.take(lambda m: m.get("method") == "$/logTrace" and "'$/setTrace'" in m["params"]["message"],
+           what="the $/logTrace of the $/setTrace that turned tracing on")
+    assert "startedAt" in b.response(slow)["result"]
+    b.result("ping")                                     # read after: traced
+    b.take(lambda m: m.get("method") == "$/logTrace" and "'ping'" in m["params"]["message"],
+           what="the $/logTrace of ping")
+    b.assert_silent(0.3)                                 # never a trace of the earlier debug/sleep
+
+
 def test_stdout_carries_only_protocol_bytes_and_logs_go_to_stderr(spawn, framing):
     b = spawn("--log-level", "trace", framing=framing, init=True)
     for level in ["trace", "debug", "info", "warning", "error", "critical"]:
