@@ -107,6 +107,7 @@ enum MCPMethods {
 enum ListMCPTools: MethodDeclaration {
     static let method = "tools/list"
     static let result = ResultShape.object(["tools"])
+    static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON { ["tools": .array(ToolTable.all.map(\.mcpJSON))] }
 }
 
@@ -133,6 +134,9 @@ protocol AsksForRoots: MethodDeclaration where Params == NoParams {}
 
 extension AsksForRoots {
     static var result: ResultShape { .null }
+    /// Sends `roots/list` and returns: the client's answer, later, updates the scope under its
+    /// own lock (`MCPRootScope`); the handler itself writes nothing.
+    static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         try MCPMethods.askForRoots(call)
         return .null
