@@ -103,7 +103,7 @@ enum Initialize: MethodDeclaration {
             "batches": true,
             "cancellation": true,
             "workDoneProgress": true,
-            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),
+            "maxMessageBytes": .int(Int64(configuration.transport.maxMessageBytes)),
             "workspace": ["root": .string((try? storage.manager.active().rootPath) ?? storage.manager.localRoot),
                           "didChangeFiles": true],
         ]
