@@ -242,7 +242,7 @@ struct SessionExtras: Sendable, Equatable {
         if !approvals.isEmpty { o["approvals"] = .array(approvals.map(\.stored)) }
         if !remembered.isEmpty {
             var r = JSONObject()
-            for k in remembered.keys.sorted() { r[k] = .string(remembered[k]!.rawValue) }
+            for (k, d) in remembered.sorted(by: { $0.key < $1.key }) { r[k] = .string(d.rawValue) }
             o["remembered"] = .object(r)
         }
         if !deferred.isEmpty { o["deferred"] = .array(deferred.map(\.stored)) }
