@@ -119,7 +119,7 @@ extension MessageRef {
 
 /// A tool call waiting for the user's consent, or decided.
 public struct Approval: Sendable, Equatable {
-    public enum Decision: String, Sendable { case allow, deny }
+    public enum Decision: String, Sendable, CaseIterable { case allow, deny }
     public var approvalId: String
     public var toolCallId: String
     public var name: String

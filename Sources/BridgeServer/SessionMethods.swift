@@ -166,7 +166,7 @@ enum TransitionSession: SessionMethod {
         var error: JSON?
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
-            to = SessionState(rawValue: try p.requiredChoice("to", SessionState.allCases.map(\.rawValue), expected: "a session state"))!
+            to = try p.requiredChoice("to", as: SessionState.self, expected: "a session state")
             error = p.value("error")
         }
     }
