@@ -17,8 +17,8 @@ public struct TransportOptions: Sendable, Equatable {
     /// How long the connection must be idle before memory is given back (`--idle-release-after`);
     /// nil: never.
     public var idleReleaseAfter: Duration? = .seconds(1)
-    /// How long end of input and `shutdown` wait for requests still running before giving up on
-    /// them and naming them on stderr (`--exit-grace`).
+    /// How long `exit`, end of input, a termination signal and `shutdown` wait for requests
+    /// still running before giving up on them and naming them on stderr (`--exit-grace`).
     public var exitGrace: Duration = .seconds(10)
     /// The least severe level logged (`--log-level`).
     public var logLevel: Logger.Level = .info

@@ -125,6 +125,6 @@ final class MCPRootScope: Sendable {
 
 extension String {
     fileprivate init(cChars buf: [CChar]) {
-        self = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        self = buf.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     }
 }
