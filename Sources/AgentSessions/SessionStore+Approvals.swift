@@ -128,7 +128,7 @@ extension SessionStore {
             throw SessionError(.invalidArgument, "tool call \(toolCallId) has already begun; it cannot be deferred",
                                data: ["toolCallId": .string(toolCallId)])
         }
-        try refuseIfFinal(try h.session, doing: "defer tool calls")
+        try refuseIfFinal(h.session, doing: "defer tool calls")
         try prepareWrite(h)
         try commit(h, [["t": "defer", "call": .string(toolCallId), "name": .string(name), "args": arguments,
                         "reason": .string(reason), "at": .int(now())]])

@@ -44,7 +44,8 @@ extension SessionStore {
         r["at"] = .int(now())
         try commit(h, [.object(r)])
         let made = try committed(h.session.extras.compactions.last, "compaction", h)
-        if archivableBytes(try h.session) >= max(64 * 1024, try h.session.end / 4) {
+        let after = try h.session
+        if archivableBytes(after) >= max(64 * 1024, after.end / 4) {
             do { _ = try rewriteLocked(h) } catch {
                 warn(id, "the journal was not rewritten after a compaction (recovery stays correct, only slower): \(error.message)")
                 if !h.loaded { try? current(h) }

@@ -80,7 +80,7 @@ extension SessionStore {
         do {
             defer { h.lock.unlock() }
             try current(h)
-            try refuseIfFinal(try h.session, doing: "record usage")
+            try refuseIfFinal(h.session, doing: "record usage")
             try prepareWrite(h)
             let d = try h.session
             try refuseIfFinal(d, doing: "record usage")

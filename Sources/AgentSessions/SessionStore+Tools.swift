@@ -14,10 +14,10 @@ extension SessionStore {
         defer { h.lock.unlock() }
         if let done = try recorded(h, toolCallId) { return done }
         if h.live.contains(toolCallId) { return .inProgress }
-        try refuseIfFinal(try h.session, doing: "run tool calls")
+        try refuseIfFinal(h.session, doing: "run tool calls")
         try prepareWrite(h)
         if let done = try recorded(h, toolCallId) { return done }  // the lease may have brought newer records
-        try refuseIfFinal(try h.session, doing: "run tool calls")
+        try refuseIfFinal(h.session, doing: "run tool calls")
         try commit(h, [["t": "begin", "call": .string(toolCallId), "name": .string(name), "args": arguments,
                         "at": .int(now())]])
         h.live.insert(toolCallId)
