@@ -22,7 +22,7 @@ enum CRC32C {
         var n = bytes.count
         var crc: UInt32 = 0xFFFF_FFFF
         table.withUnsafeBufferPointer { tb in
-            let t = tb.baseAddress!
+            let t = tb
             while n >= 8 {
                 let lo = p.loadUnaligned(as: UInt32.self).littleEndian ^ crc
                 let hi = (p + 4).loadUnaligned(as: UInt32.self).littleEndian

@@ -29,6 +29,13 @@ struct JournalBuild {
         bytes += line
     }
 
+    /// Adds one `msg` record holding `messages` (read back from a journal), dated by the last;
+    /// no messages, no record.
+    mutating func add(messages: [Message]) throws(SessionError) {
+        guard let last = messages.last else { return }
+        try add(["t": "msg", "m": .array(messages.map(\.stored)), "at": .int(last.atNanos)])
+    }
+
     /// Adds an intact line copied from another journal (checksum and newline included) whose
     /// record holds messages: `messages` are the ids at the positions kept. No JSON is parsed.
     mutating func copyMessageLine(_ line: ArraySlice<UInt8>, crc: UInt32, at: Int64,

@@ -142,8 +142,7 @@ public final class OfflineQueue: Sendable {
         var bytes: [UInt8] = []
         var offset = writer.end
         for r in records {
-            let line = JournalLine.encode(r)
-            let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
+            let (line, crc) = JournalLine.encodeWithChecksum(r)
             do { try next.apply(r, ref: RecordRef(offset: offset, length: Int32(line.count)), crc: crc) } catch {
                 throw .invalid("internal: a queue record does not fit: \(error.message)")
             }
@@ -183,7 +182,8 @@ public final class OfflineQueue: Sendable {
                                      requiresNetwork: requiresNetwork, at: at)
                 return ([["t": "enq", "item": item.stored, "at": .int(at)]], nil)
             }
-            return i.state.items[i.state.byKey[idempotencyKey]!]
+            guard let k = i.state.byKey[idempotencyKey] else { throw .invalid("internal: the queue does not show item \(id) just enqueued") }
+            return i.state.items[k]
         }
     }
 
@@ -228,7 +228,8 @@ public final class OfflineQueue: Sendable {
                 guard let k = s.byId[id] else { throw .notFound("queue item", id) }
                 return (try record(s.items[k]).map { [$0] } ?? [], nil)
             }
-            return i.state.items[i.state.byId[id]!]
+            guard let k = i.state.byId[id] else { throw .notFound("queue item", id) }
+            return i.state.items[k]
         }
     }
 

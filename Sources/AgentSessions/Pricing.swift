@@ -25,15 +25,22 @@ public struct Pricing: Sendable, Equatable {
     /// The tier priced when a session names neither a known model nor a tier.
     public var defaultTier: ModelTier = .balanced
 
-    public static let defaultTiers: [ModelTier: Price] = [
-        .fast: Price(input: 0.25, output: 1.25),
-        .balanced: Price(input: 3, output: 15),
-        .powerful: Price(input: 15, output: 75),
-    ]
+    /// Each tier's price when the table names none (a total function: every tier has one).
+    public static func defaultPrice(_ tier: ModelTier) -> Price {
+        switch tier {
+        case .fast: Price(input: 0.25, output: 1.25)
+        case .balanced: Price(input: 3, output: 15)
+        case .powerful: Price(input: 15, output: 75)
+        }
+    }
+
+    public static let defaultTiers: [ModelTier: Price] = Dictionary(uniqueKeysWithValues: ModelTier.allCases.map {
+        ($0, defaultPrice($0))
+    })
 
     /// The seeds' model ids, each at its tier's default price.
     public static let seedModels: [String: Price] = Dictionary(uniqueKeysWithValues: ModelTier.allCases.map {
-        ($0.seedModelId, defaultTiers[$0]!)
+        ($0.seedModelId, defaultPrice($0))
     })
 
     public init(tiers: [ModelTier: Price] = Pricing.defaultTiers, models: [String: Price] = [:]) {
@@ -65,7 +72,7 @@ public struct Pricing: Sendable, Equatable {
             return .unpriced(model)
         }
         let t = tier ?? defaultTier
-        return .tier(t, tiers[t] ?? Self.defaultTiers[t]!)
+        return .tier(t, tiers[t] ?? Self.defaultPrice(t))
     }
 
     /// The defaults overridden by `{"tiers": {"fast": {"input": …, "output": …}, …},
@@ -138,7 +145,7 @@ public struct Pricing: Sendable, Equatable {
         var t = JSONObject()
         for tier in ModelTier.allCases { if let p = tiers[tier] { t[tier.rawValue] = p.json } }
         var m = JSONObject()
-        for name in models.keys.sorted() { m[name] = models[name]!.json }
+        for (name, p) in models.sorted(by: { $0.key < $1.key }) { m[name] = p.json }
         return ["tiers": .object(t), "models": .object(m), "defaultTier": .string(defaultTier.rawValue)]
     }
 }

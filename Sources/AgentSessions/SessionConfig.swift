@@ -6,8 +6,15 @@ public enum ModelTier: String, Sendable, CaseIterable, Comparable {
     case balanced
     case powerful
 
-    public static func < (a: ModelTier, b: ModelTier) -> Bool {
-        allCases.firstIndex(of: a)! < allCases.firstIndex(of: b)!
+    public static func < (a: ModelTier, b: ModelTier) -> Bool { a.rank < b.rank }
+
+    /// The position in `allCases` (smallest first).
+    private var rank: Int {
+        switch self {
+        case .fast: 0
+        case .balanced: 1
+        case .powerful: 2
+        }
     }
 }
 

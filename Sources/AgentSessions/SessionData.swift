@@ -70,6 +70,17 @@ struct SessionData: Sendable, Equatable {
     var lastCrc: UInt32 = 0
     var sinceSnapshot = 0
 
+    /// A session with no record applied yet (`records`, `end` and `sinceSnapshot` 0): what a
+    /// `create` record starts from, and the placeholder of a journal damaged from its first record.
+    init(id: String, title: String, agentType: String, at: Int64) {
+        self.id = id
+        self.title = title
+        self.agentType = agentType
+        config = SessionConfig()
+        createdAt = at
+        updatedAt = at
+    }
+
     /// The state defined by a journal's first record: `create` (a new session), or `base` (the
     /// first record of a rewritten, forked or imported journal: every fact of the session that no
     /// later record carries — state, usage, lineage, compactions, approvals — in one record).

@@ -119,7 +119,7 @@ extension MessageRef {
 
 /// A tool call waiting for the user's consent, or decided.
 public struct Approval: Sendable, Equatable {
-    public enum Decision: String, Sendable { case allow, deny }
+    public enum Decision: String, Sendable, CaseIterable { case allow, deny }
     public var approvalId: String
     public var toolCallId: String
     public var name: String
@@ -242,7 +242,7 @@ struct SessionExtras: Sendable, Equatable {
         if !approvals.isEmpty { o["approvals"] = .array(approvals.map(\.stored)) }
         if !remembered.isEmpty {
             var r = JSONObject()
-            for k in remembered.keys.sorted() { r[k] = .string(remembered[k]!.rawValue) }
+            for (k, d) in remembered.sorted(by: { $0.key < $1.key }) { r[k] = .string(d.rawValue) }
             o["remembered"] = .object(r)
         }
         if !deferred.isEmpty { o["deferred"] = .array(deferred.map(\.stored)) }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSON
 
 /// A plain mutex that can be held across calls (`backgroundAll` holds many at once).
 final class Lock: @unchecked Sendable {
@@ -60,6 +61,36 @@ final class SessionHandle: @unchecked Sendable {
     deinit { writer?.closeFile() }
 
     var journalPath: String { folder + "/" + Journal.file }
+
+    /// The session as loaded. Code under the lock reads it after `SessionStore.current` (which
+    /// throws `NotFound` when the folder holds no session), so this never throws there; were a
+    /// path to miss that step, the client gets `NotFound`, not a crashed server.
+    var session: SessionData {
+        get throws(SessionError) {
+            guard let data else { throw .notFound("session", id) }
+            return data
+        }
+    }
+
+    /// The journal open for appending (`SessionStore.prepareWrite` done): its end and descriptor.
+    /// Without one (a path that skipped `prepareWrite`) an `IOError`, never a crash.
+    var openWriter: JournalWriter {
+        get throws(SessionError) {
+            guard let writer else { throw notWritable }
+            return writer
+        }
+    }
+
+    /// Runs `body` on the journal open for appending (see `openWriter`), keeping what it changes.
+    func withWriter<R>(_ body: (inout JournalWriter) throws(SessionError) -> R) throws(SessionError) -> R {
+        guard var w = writer else { throw notWritable }
+        defer { writer = w }
+        return try body(&w)
+    }
+
+    private var notWritable: SessionError {
+        SessionError(.ioError, "internal: the journal of session \(id) is not open for writing", data: ["id": .string(id)])
+    }
 
     func closeWriter() {
         writer?.closeFile()

@@ -64,10 +64,12 @@ enum SessionLoader {
             let body = UnsafeRawBufferPointer(rebasing: raw[Int(e.ref.offset) + 9..<Int(e.ref.end) - 1])
             do {
                 let record = try JSONCodec.decode(body)
-                if data == nil {
-                    data = try SessionData(create: record, ref: e.ref, crc: e.crc)
+                if var d = data {
+                    data = nil  // `d` the only reference: applying changes it in place
+                    defer { data = d }
+                    try d.apply(record, ref: e.ref, crc: e.crc)
                 } else {
-                    try data!.apply(record, ref: e.ref, crc: e.crc)
+                    data = try SessionData(create: record, ref: e.ref, crc: e.crc)
                 }
             } catch {
                 fault = .damaged(record: i, offset: e.ref.offset)
@@ -86,14 +88,9 @@ enum SessionLoader {
 
     /// What a session whose very first record is damaged looks like: failed, read-only.
     private static func placeholder(id: String, at: Int64) -> SessionData {
-        var d = try! SessionData(
-            create: ["t": "create", "id": .string(id), "title": "", "agentType": "", "at": .int(at)],
-            ref: RecordRef(offset: 0, length: 0), crc: 0)
+        var d = SessionData(id: id, title: "", agentType: "", at: at)
         d.state = .failed
         d.error = ["code": "IOError", "message": "the session's journal is damaged from its first record"]
-        d.records = 0
-        d.end = 0
-        d.sinceSnapshot = 0
         return d
     }
 }

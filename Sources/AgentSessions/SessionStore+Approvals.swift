@@ -17,10 +17,10 @@ extension SessionStore {
     public func setApprovalPolicy(id: String, _ policy: ApprovalPolicy) throws(SessionError) -> Session {
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        if h.data!.extras.approvalPolicy != policy {
+        if try h.session.extras.approvalPolicy != policy {
             try commit(h, [["t": "policy", "policy": policy.json, "at": .int(now())]])
         }
-        return view(h)
+        return try view(h)
     }
 
     /// Decides whether tool call `toolCallId` may run under the session's approval policy. A call
@@ -37,19 +37,19 @@ extension SessionStore {
         guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        if let known = try decided(h.data!, toolCallId, tool, arguments) { return known }
-        guard h.data!.extras.approvalPolicy.requiresConsent(tool) else { return .notNeeded }
-        if let remembered = h.data!.extras.remembered[Approval.rememberKey(tool.name, tool.effect)] {
+        if let known = try decided(h.session, toolCallId, tool, arguments) { return known }
+        guard try h.session.extras.approvalPolicy.requiresConsent(tool) else { return .notNeeded }
+        if let remembered = try h.session.extras.remembered[Approval.rememberKey(tool.name, tool.effect)] {
             return remembered == .allow ? .allowed : .denied
         }
         try prepareWrite(h)
-        if let known = try decided(h.data!, toolCallId, tool, arguments) { return known }
+        if let known = try decided(h.session, toolCallId, tool, arguments) { return known }
         let aid = SessionNames.randomId("apr_")
         var ask: JSONObject = ["t": "ask", "aid": .string(aid), "call": .string(toolCallId), "name": .string(tool.name),
                                "args": arguments, "fx": .string(tool.effect.rawValue), "at": .int(now())]
         if let origin { ask["by"] = .string(origin) }
         try commit(h, [.object(ask)])
-        return .pending(h.data!.extras.approvals.last!)
+        return .pending(try committed(h.session.extras.approvals.last, "approval", h))
     }
 
     /// For callers without tool call ids of their own (MCP's `tools/call`): the newest approval
@@ -62,7 +62,7 @@ extension SessionStore {
                              matches: (JSON) -> Bool) throws(SessionError) -> (open: Approval?, policyAsks: Bool) {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        let d = h.data!
+        let d = try h.session
         let open = d.extras.approvals.last { $0.name == tool.name && d.toolCalls[$0.toolCallId] == nil && matches($0.arguments) }
         return (open, d.extras.approvalPolicy.requiresConsent(tool))
     }
@@ -71,7 +71,7 @@ extension SessionStore {
     public func approval(id: String, approvalId: String) throws(SessionError) -> Approval? {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        return h.data!.extras.approvals.last { $0.approvalId == approvalId }
+        return try h.session.extras.approvals.last { $0.approvalId == approvalId }
     }
 
     /// The approval already asked for `toolCallId`, nil when none; one asked for another tool or
@@ -100,7 +100,7 @@ extension SessionStore {
                         remember: Bool = false) throws(SessionError) -> Approval {
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        guard let a = h.data!.extras.approvals.last(where: { $0.toolCallId == toolCallId }) else {
+        guard let a = try h.session.extras.approvals.last(where: { $0.toolCallId == toolCallId }) else {
             throw SessionError(.notFound, "session \(id) has no approval for tool call \(toolCallId)",
                                data: ["id": .string(id), "toolCallId": .string(toolCallId)])
         }
@@ -113,7 +113,7 @@ extension SessionStore {
         }
         try commit(h, [["t": "decide", "aid": .string(a.approvalId), "decision": .string(decision.rawValue),
                         "remember": .bool(remember), "at": .int(now())]])
-        return h.data!.extras.approvals.last { $0.toolCallId == toolCallId }!
+        return try committed(h.session.extras.approvals.last { $0.toolCallId == toolCallId }, "decision", h)
     }
 
     /// Records that the device policy deferred tool call `toolCallId` (durably; visible in
@@ -124,15 +124,15 @@ extension SessionStore {
         guard !toolCallId.isEmpty else { throw .invalid("toolCallId must not be empty") }
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        if h.data!.toolCalls[toolCallId] != nil {
+        if try h.session.toolCalls[toolCallId] != nil {
             throw SessionError(.invalidArgument, "tool call \(toolCallId) has already begun; it cannot be deferred",
                                data: ["toolCallId": .string(toolCallId)])
         }
-        try refuseIfFinal(h.data!, doing: "defer tool calls")
+        try refuseIfFinal(h.session, doing: "defer tool calls")
         try prepareWrite(h)
         try commit(h, [["t": "defer", "call": .string(toolCallId), "name": .string(name), "args": arguments,
                         "reason": .string(reason), "at": .int(now())]])
-        return h.data!.extras.deferred.last!
+        return try committed(h.session.extras.deferred.last, "deferral", h)
     }
 
     /// The open deferral of a call of `name` in session `id` whose arguments `matches` accepts
@@ -142,7 +142,7 @@ extension SessionStore {
                              matches: (JSON) -> Bool) throws(SessionError) -> DeferredCall? {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        let candidates = h.data!.extras.deferred.filter { $0.name == name }
+        let candidates = try h.session.extras.deferred.filter { $0.name == name }
         if let preferring, let c = candidates.first(where: { $0.toolCallId == preferring }) { return c }
         return candidates.first { matches($0.arguments) }
     }

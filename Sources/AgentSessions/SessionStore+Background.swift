@@ -26,13 +26,16 @@ extension SessionStore {
                     continue
                 }
                 try prepareWrite(h)
-                let from = h.data!.state
+                let from = try h.session.state
                 guard from.isActive else { h.lock.unlock(); continue }
                 let record: JSON = ["t": "ckpt", "cid": .string(SessionNames.randomId("ckpt_")), "from": .string(from.rawValue),
                                     "to": "backgrounded", "reason": "background", "at": .int(now())]
                 let (bytes, next) = try stage(h, [record])
-                let before = h.writer!.end
-                try h.writer!.append(bytes)
+                let before = try h.withWriter { w throws(SessionError) in
+                    let before = w.end
+                    try w.append(bytes)
+                    return before
+                }
                 staged.append(Staged(h: h, next: next, from: from, before: before))
             } catch {
                 if error.kind != .notFound { warn(h.id, "not backgrounded: \(error)") }  // not a session: skip quietly
@@ -44,14 +47,18 @@ extension SessionStore {
         for s in staged {
             defer { s.h.lock.unlock() }
             do {
-                try s.h.writer!.sync()
+                try s.h.withWriter { w throws(SessionError) in
+                    do throws(SessionError) { try w.sync() } catch {
+                        w.rollBack(to: s.before)
+                        throw error
+                    }
+                }
             } catch {
-                s.h.writer!.rollBack(to: s.before)
                 warn(s.h.id, "not backgrounded: \(error)")
                 continue
             }
             adopt(s.h, s.next)
-            sessions.append(view(s.h))
+            sessions.append(view(s.h, s.next))
             changes.append(StateChange(id: s.h.id, from: s.from, to: .backgrounded, reason: "background"))
         }
         notify(changes)
@@ -66,7 +73,7 @@ extension SessionStore {
             h.lock.lock()
             defer { h.lock.unlock() }
             guard (try? current(h)) != nil, let d = h.data, d.state == .backgrounded else { continue }
-            let s = view(h)
+            let s = view(h, d)
             var checkpoint: JSON?
             if let c = d.checkpoint {
                 let partial = c.partial.flatMap { try? readRecord(h, $0)["partial"] } ?? .null

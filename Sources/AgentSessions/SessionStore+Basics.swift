@@ -21,7 +21,7 @@ extension SessionStore {
         if let metadata { record["metadata"] = metadata }
         if approvalPolicy != .none { record["approvalPolicy"] = approvalPolicy.json }
         record["at"] = .int(now())
-        let line = JournalLine.encode(.object(record))
+        let (line, crc) = JournalLine.encodeWithChecksum(.object(record))
         var writer: JournalWriter
         do throws(SessionError) {
             var lease = LeaseView()
@@ -41,21 +41,20 @@ extension SessionStore {
         }
         Disk.syncDirectory(folder)
         Disk.syncDirectory(directory)
-        let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
         h.data = try? SessionData(create: .object(record), ref: RecordRef(offset: 0, length: Int32(line.count)), crc: crc)
         h.loaded = true
         h.writer = writer
         h.validEnd = writer.end
         h.identity = Disk.identity(fd: writer.fd)
         handles.withLock { $0[id] = h }
-        return view(h)
+        return try view(h)
     }
 
     /// The session's facts; with `withBytesOnDisk`, also what its folder holds on disk.
     public func get(id: String, withBytesOnDisk: Bool = false) throws(SessionError) -> Session {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        var s = view(h)
+        var s = try view(h)
         if withBytesOnDisk { s.bytesOnDisk = folderBytes(h.folder) }
         return s
     }
@@ -75,9 +74,9 @@ extension SessionStore {
         for h in allHandles() {
             h.lock.lock()
             defer { h.lock.unlock() }
-            guard (try? current(h)) != nil, !h.deleted, h.data != nil else { continue }
-            if let state, h.data!.state != state { continue }
-            all.append(view(h))
+            guard (try? current(h)) != nil, !h.deleted, let d = h.data else { continue }
+            if let state, d.state != state { continue }
+            all.append(view(h, d))
         }
         all.sort { ($0.createdAtNanos, $0.id) < ($1.createdAtNanos, $1.id) }
         if let after { all.removeAll { ($0.createdAtNanos, $0.id) <= after } }

@@ -17,7 +17,7 @@ extension SessionStore {
         guard !summary.isNull else { throw .invalid("a compaction needs a summary") }
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        let d = h.data!
+        let d = try h.session
         guard let j = d.messageIndex[throughMessageId], !d.messages[j].isPlaceholder else {
             throw SessionError(.invalidArgument, "session \(id) has no message \(throughMessageId) to compact through",
                                data: ["throughMessageId": .string(throughMessageId)])
@@ -43,8 +43,9 @@ extension SessionStore {
         if role != .system { r["role"] = .string(role.rawValue) }
         r["at"] = .int(now())
         try commit(h, [.object(r)])
-        let made = h.data!.extras.compactions.last!
-        if archivableBytes(h.data!) >= max(64 * 1024, h.data!.end / 4) {
+        let made = try committed(h.session.extras.compactions.last, "compaction", h)
+        let after = try h.session
+        if archivableBytes(after) >= max(64 * 1024, after.end / 4) {
             do { _ = try rewriteLocked(h) } catch {
                 warn(id, "the journal was not rewritten after a compaction (recovery stays correct, only slower): \(error.message)")
                 if !h.loaded { try? current(h) }
@@ -58,7 +59,7 @@ extension SessionStore {
     public func uncompact(id: String, compactionId: String) throws(SessionError) -> Compaction {
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        guard let c = h.data!.extras.compactions.first(where: { $0.id == compactionId }) else {
+        guard let c = try h.session.extras.compactions.first(where: { $0.id == compactionId }) else {
             throw SessionError(.notFound, "session \(id) has no compaction \(compactionId)",
                                data: ["id": .string(id), "compactionId": .string(compactionId)])
         }
@@ -78,7 +79,7 @@ extension SessionStore {
         }
         r["at"] = .int(now())
         try commit(h, [.object(r)])
-        return publicCompaction(h.data!.extras.compactions.first { $0.id == compactionId }!)
+        return publicCompaction(try committed(h.session.extras.compactions.first { $0.id == compactionId }, "compaction", h))
     }
 
     /// Bytes of journal records holding originals of active compactions (what a rewrite moves out).

@@ -36,7 +36,7 @@ extension SessionStore {
     /// Lock held on `h`.
     private func forkJournal(_ h: SessionHandle, newId: String, atMessageId: String?,
                              title: String?) throws(SessionError) -> (JournalBuild, [JSON]) {
-        let d = h.data!
+        let d = try h.session
         var k = d.messages.count - 1
         if let atMessageId {
             guard let i = d.messageIndex[atMessageId] else {
@@ -102,8 +102,7 @@ extension SessionStore {
                     let (l, crc) = try line(m.record)
                     b.copyMessageLine(l, crc: crc, at: d.updatedAt, messages: group.map { ($0.id, $0.position) })
                 } else {
-                    let msgs = try readMessages(h, group)
-                    try b.add(["t": "msg", "m": .array(msgs.map(\.stored)), "at": .int(msgs.last!.atNanos)])
+                    try b.add(messages: try readMessages(h, group))
                 }
                 g = e + 1
             }
@@ -169,6 +168,6 @@ extension SessionStore {
         h.validEnd = b.data.end
         h.identity = Disk.identity(path: h.journalPath)
         handles.withLock { $0[id] = h }
-        return view(h)
+        return try view(h)
     }
 }

@@ -45,19 +45,19 @@ extension SessionStore {
         do {
             defer { h.lock.unlock() }
             try current(h)
-            let from = h.data!.state
+            let from = try h.session.state
             // Already there (a retry whose answer was lost): nothing is written, nothing is sent.
-            if from == to { return (view(h), from) }
+            if from == to { return (try view(h), from) }
             guard from.canTransition(to: to) else { throw .invalidTransition(from, to) }
             try prepareWrite(h)
-            let from2 = h.data!.state  // the lease may have brought a newer state
-            if from2 == to { return (view(h), from2) }
+            let from2 = try h.session.state  // the lease may have brought a newer state
+            if from2 == to { return (try view(h), from2) }
             guard from2.canTransition(to: to) else { throw .invalidTransition(from2, to) }
             var r: JSONObject = ["t": "state", "from": .string(from2.rawValue), "to": .string(to.rawValue)]
             if to == .failed, let error { r["error"] = error }
             r["at"] = .int(now())
             try commit(h, [.object(r)])
-            result = (view(h), from2)
+            result = (try view(h), from2)
         }
         notify([StateChange(id: id, from: result.from, to: to, reason: reason(of: error))])
         return result
@@ -80,9 +80,9 @@ extension SessionStore {
         do {
             defer { h.lock.unlock() }
             try current(h)
-            try refuseIfFinal(h.data!, doing: "record usage")
+            try refuseIfFinal(h.session, doing: "record usage")
             try prepareWrite(h)
-            let d = h.data!
+            let d = try h.session
             try refuseIfFinal(d, doing: "record usage")
             let quote = pricing.quote(model: model ?? d.config.model, tier: d.config.modelTier)
             let cost = pricing.cost(inputTokens: inputTokens, outputTokens: outputTokens,
@@ -107,7 +107,7 @@ extension SessionStore {
             }
             r["at"] = .int(now())
             try commit(h, [.object(r)])
-            let s = view(h)
+            let s = try view(h)
             var made = UsageReport(usage: s.usage, remaining: Budget.remaining(s.config, s.usage), exceeded: exceeded, session: s)
             if case .unpriced(let m) = quote { made.unpricedModel = m }
             report = made
@@ -118,9 +118,9 @@ extension SessionStore {
 
     func refuseIfFinal(_ d: SessionData, doing what: String) throws(SessionError) {
         guard d.state.isFinal else { return }
-        if d.error?["code"]?.stringValue == "BudgetExceeded" {
+        if let error = d.error, error["code"]?.stringValue == "BudgetExceeded" {
             throw SessionError(.budgetExceeded, "session \(d.id) went over its budget; cannot \(what)",
-                               data: ["id": .string(d.id), "error": d.error!])
+                               data: ["id": .string(d.id), "error": error])
         }
         throw SessionError(.invalidArgument, "session \(d.id) is \(d.state.rawValue); cannot \(what)",
                            data: ["id": .string(d.id), "state": .string(d.state.rawValue)])
@@ -153,18 +153,18 @@ extension SessionStore {
         do {
             defer { h.lock.unlock() }
             try current(h)
-            if !h.data!.state.isFinal {
+            if try !h.session.state.isFinal {
                 try prepareWrite(h)
-                if h.data!.state == .backgrounded {
+                if try h.session.state == .backgrounded {
                     try commit(h, [["t": "state", "from": "backgrounded", "to": "running", "reason": "resume",
                                     "at": .int(now())]])
                     change = StateChange(id: id, from: .backgrounded, to: .running, reason: "resume")
                 }
             }
-            let d = h.data!
+            let d = try h.session
             let tail = try readMessages(h, d.messages.suffix(50))
             let partial = try d.checkpoint?.partial.map { ref throws(SessionError) in try readRecord(h, ref)["partial"] ?? .null }
-            let s = view(h)
+            let s = try view(h)
             result = ResumeResult(session: s, messagesTail: tail, pendingToolCalls: s.pendingToolCalls, partialResults: partial)
         }
         if let change { notify([change]) }

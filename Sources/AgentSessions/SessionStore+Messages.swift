@@ -13,7 +13,7 @@ extension SessionStore {
         guard !messages.isEmpty else { return 0 }
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
-        let d = h.data!
+        let d = try h.session
         let at = now()
         var seen = Set<String>()
         var stored: [JSON] = []
@@ -36,7 +36,7 @@ extension SessionStore {
     func compactedIds(_ h: SessionHandle) throws(SessionError) -> Set<String> {
         if let known = h.compactedIds { return known }
         var ids = Set<String>()
-        let active = h.data!.extras.compactions.filter { $0.isActive && $0.originalsDroppedAtNanos == nil }
+        let active = try h.session.extras.compactions.filter { $0.isActive && $0.originalsDroppedAtNanos == nil }
         for c in active { for r in c.originals ?? [] { ids.insert(r.id) } }
         if active.contains(where: { $0.originals == nil }) {
             for (_, list) in try Archive.read(folder: h.folder, cids: Set(active.map(\.id))) { for m in list { ids.insert(m.id) } }
@@ -54,7 +54,7 @@ extension SessionStore {
         guard limit >= 1 else { throw .invalid("limit must be at least 1") }
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        let d = h.data!
+        let d = try h.session
         var start = 0
         if let after {
             guard let i = d.messageIndex[after] else {
@@ -69,7 +69,7 @@ extension SessionStore {
         var out: [Message] = []
         for m in page {
             out.append(m)
-            if let shown = m.compaction, let c = h.data!.extras.compactions.first(where: { $0.id == shown.id }) {
+            if let shown = m.compaction, let c = try h.session.extras.compactions.first(where: { $0.id == shown.id }) {
                 for var o in try originals(h, c) {
                     o.compactedBy = c.id
                     out.append(o)
@@ -108,7 +108,7 @@ extension SessionStore {
         try withJournal(h) { fd throws(SessionError) in
             for ref in refs {
                 if ref.isPlaceholder {
-                    guard let c = h.data!.extras.compactions.first(where: { $0.id == ref.id }) else {
+                    guard let c = try h.session.extras.compactions.first(where: { $0.id == ref.id }) else {
                         throw .io("compaction \(ref.id) of session \(h.id) is unknown", errno: EIO, path: h.journalPath)
                     }
                     out.append(Message(summaryOf: c))

@@ -67,7 +67,7 @@ extension SessionStore {
     public func export(id: String) throws(SessionError) -> ExportedSession {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        let d = h.data!
+        let d = try h.session
         var session: JSONObject = ["id": .string(d.id), "title": .string(d.title), "agentType": .string(d.agentType),
                                    "state": .string(d.state.rawValue)]
         if let error = d.error { session["error"] = error }
@@ -91,7 +91,10 @@ extension SessionStore {
                 messages.append(["placeOf": .string(c.id)])
                 continue
             }
-            let full = d.extras.compactions.first { $0.id == c.id }!
+            guard let full = d.extras.compactions.first(where: { $0.id == c.id }) else {
+                throw SessionError(.ioError, "message \(m.id) names compaction \(c.id), which the session does not have",
+                                   data: ["compactionId": .string(c.id)])
+            }
             let originals = try full.originals.map { refs throws(SessionError) in try readMessages(h, refs[...]) }
                 ?? archived[c.id] ?? []
             guard originals.count == c.count else {

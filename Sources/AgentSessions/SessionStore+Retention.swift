@@ -99,7 +99,7 @@ extension SessionStore {
         let t = now()
         var expired: [String] = []
         if let keep = policy.keepCompactedOriginalsSeconds {
-            expired = h.data!.extras.compactions.filter {
+            expired = try h.session.extras.compactions.filter {
                 $0.isActive && $0.originalsDroppedAtNanos == nil && t - $0.atNanos >= keep * 1_000_000_000
             }.map(\.id)
         }
@@ -114,7 +114,7 @@ extension SessionStore {
             _ = try rewriteLocked(h)
             // Compacted originals go first, oldest compaction first.
             while folderBytes(h.folder) > max,
-                  let c = h.data!.extras.compactions.first(where: { $0.isActive && $0.originalsDroppedAtNanos == nil }) {
+                  let c = try h.session.extras.compactions.first(where: { $0.isActive && $0.originalsDroppedAtNanos == nil }) {
                 try dropOriginals(h, [c.id])
                 dropped.append(c.id)
             }
@@ -134,11 +134,11 @@ extension SessionStore {
     /// nothing shows; the next prune removes them. Lock held, `prepareWrite(h)` done.
     func dropOriginals(_ h: SessionHandle, _ cids: [String]) throws(SessionError) {
         try commit(h, [["t": "drop", "cids": .array(cids.map(JSON.string)), "at": .int(now())]])
-        if h.data!.extras.compactions.contains(where: { cids.contains($0.id) && $0.originals != nil }) {
+        if try h.session.extras.compactions.contains(where: { cids.contains($0.id) && $0.originals != nil }) {
             _ = try rewriteLocked(h)
             try prepareWrite(h)
         }
-        let keep = Set(h.data!.extras.compactions.filter { $0.isActive && $0.originalsDroppedAtNanos == nil }.map(\.id))
+        let keep = Set(try h.session.extras.compactions.filter { $0.isActive && $0.originalsDroppedAtNanos == nil }.map(\.id))
         try Archive.retain(folder: h.folder, keep: keep)
     }
 
@@ -146,7 +146,7 @@ extension SessionStore {
     /// folded) into a `retention` compaction until the journal would fit in 3/4 of `max`, drops
     /// its originals, and rewrites. Returns how many messages were folded. Lock held.
     func foldOldest(_ h: SessionHandle, max: Int64) throws(SessionError) -> Int {
-        let d = h.data!
+        let d = try h.session
         let target = max * 3 / 4
         var excess = folderBytes(h.folder) - target
         // The first run of plain messages, from the start (skipping compaction places).

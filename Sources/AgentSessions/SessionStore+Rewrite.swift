@@ -40,7 +40,7 @@ extension SessionStore {
 
     /// Lock held, `prepareWrite(h)` done.
     func rewriteLocked(_ h: SessionHandle) throws(SessionError) -> (before: Int64, after: Int64) {
-        let d = h.data!
+        let d = try h.session
         let before = h.writer?.end ?? d.end
         let at = now()
         var extras = d.extras
@@ -63,8 +63,7 @@ extension SessionStore {
             if !m.isPlaceholder { chunk.append(m) }
             let last = k == d.messages.count - 1
             if !chunk.isEmpty && (m.isPlaceholder || chunk.count == 256 || last) {
-                let msgs = try readMessages(h, chunk[...])
-                try b.add(["t": "msg", "m": .array(msgs.map(\.stored)), "at": .int(msgs.last!.atNanos)])
+                try b.add(messages: try readMessages(h, chunk[...]))
                 chunk = []
             }
             if m.isPlaceholder {
@@ -106,8 +105,9 @@ extension SessionStore {
         h.fault = nil
         h.identity = Disk.identity(path: h.journalPath)
         // Keep the journal open for appending, as `prepareWrite` left it (the lease is still ours).
-        h.writer = try JournalWriter.openForAppend(h.journalPath, validEnd: next.end)
-        h.identity = Disk.identity(fd: h.writer!.fd)
+        let writer = try JournalWriter.openForAppend(h.journalPath, validEnd: next.end)
+        h.writer = writer
+        h.identity = Disk.identity(fd: writer.fd)
         return (before, next.end)
     }
 

@@ -14,10 +14,10 @@ extension SessionStore {
         defer { h.lock.unlock() }
         if let done = try recorded(h, toolCallId) { return done }
         if h.live.contains(toolCallId) { return .inProgress }
-        try refuseIfFinal(h.data!, doing: "run tool calls")
+        try refuseIfFinal(h.session, doing: "run tool calls")
         try prepareWrite(h)
         if let done = try recorded(h, toolCallId) { return done }  // the lease may have brought newer records
-        try refuseIfFinal(h.data!, doing: "run tool calls")
+        try refuseIfFinal(h.session, doing: "run tool calls")
         try commit(h, [["t": "begin", "call": .string(toolCallId), "name": .string(name), "args": arguments,
                         "at": .int(now())]])
         h.live.insert(toolCallId)
@@ -25,7 +25,7 @@ extension SessionStore {
     }
 
     private func recorded(_ h: SessionHandle, _ toolCallId: String) throws(SessionError) -> ToolCallBegin? {
-        guard let t = h.data!.toolCalls[toolCallId], let ref = t.result else { return nil }
+        guard let t = try h.session.toolCalls[toolCallId], let ref = t.result else { return nil }
         let r = try readRecord(h, ref)
         return .recorded(result: r["result"] ?? .null, isError: t.isError)
     }
@@ -36,9 +36,9 @@ extension SessionStore {
     public func finishToolCall(id: String, toolCallId: String, result: JSON, isError: Bool = false) throws(SessionError) {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        if h.data!.toolCalls[toolCallId]?.isFinished == true { h.live.remove(toolCallId); return }
+        if try h.session.toolCalls[toolCallId]?.isFinished == true { h.live.remove(toolCallId); return }
         try prepareWrite(h)
-        let d = h.data!
+        let d = try h.session
         let declared = d.declared.first { $0.toolCallId == toolCallId }
         // Known from its beginning, the front end's checkpoint, a deferral or an approval request
         // (a refused or abandoned call is closed with a result too).
@@ -86,7 +86,7 @@ extension SessionStore {
     public func toolCallResult(id: String, toolCallId: String) throws(SessionError) -> (result: JSON, isError: Bool, name: String)? {
         let h = try locked(id, forWriting: false)
         defer { h.lock.unlock() }
-        guard case .recorded(let result, let isError)? = try recorded(h, toolCallId), let name = h.data!.toolCalls[toolCallId]?.name
+        guard case .recorded(let result, let isError)? = try recorded(h, toolCallId), let name = try h.session.toolCalls[toolCallId]?.name
         else { return nil }
         return (result, isError, name)
     }

@@ -162,8 +162,10 @@ public final class SessionStore: Sendable {
     }
 
     /// The client's view of a loaded session. Lock held.
-    func view(_ h: SessionHandle) -> Session {
-        let d = h.data!
+    func view(_ h: SessionHandle) throws(SessionError) -> Session { view(h, try h.session) }
+
+    /// The client's view of `d`, the session `h` holds. Lock held.
+    func view(_ h: SessionHandle, _ d: SessionData) -> Session {
         var otherOwnerRuns = false
         if h.writer == nil, !d.unfinishedCalls.isEmpty, let lease = LeaseFile.read(h.folder, view: &h.leaseView) {
             otherOwnerRuns = lease.owner != owner && lease.expiresAt > now()
@@ -195,20 +197,20 @@ public final class SessionStore: Sendable {
         case nil:
             break
         }
-        h.writer = try JournalWriter.openForAppend(h.journalPath, validEnd: h.validEnd)
+        let writer = try JournalWriter.openForAppend(h.journalPath, validEnd: h.validEnd)
+        h.writer = writer
         h.fault = nil
-        h.identity = Disk.identity(fd: h.writer!.fd)
+        h.identity = Disk.identity(fd: writer.fd)
     }
 
     /// Encodes `records` and applies them to a copy of the state (which validates them).
     func stage(_ h: SessionHandle, _ records: [JSON]) throws(SessionError) -> (bytes: [UInt8], next: SessionData) {
-        var next = h.data!
+        var next = try h.session
         var bytes: [UInt8] = []
-        var offset = h.writer!.end
+        var offset = try h.openWriter.end
         for r in records {
-            let line = JournalLine.encode(r)
+            let (line, crc) = JournalLine.encodeWithChecksum(r)
             let ref = RecordRef(offset: offset, length: Int32(line.count))
-            let crc = line.withUnsafeBytes { JournalLine.verify(UnsafeRawBufferPointer(rebasing: $0.dropLast()))! }
             do { try next.apply(r, ref: ref, crc: crc) } catch {
                 throw SessionError(.invalidArgument, "internal: a record does not fit the session: \(error.message)")
             }
@@ -228,7 +230,8 @@ public final class SessionStore: Sendable {
     /// keep the old state for a failed write) copied every tool call and message the session
     /// had, which made each commit cost the session's size.
     func commit(_ h: SessionHandle, _ records: [JSON], durable: Bool = true) throws(SessionError) {
-        let before = h.writer!.end
+        let before = try h.openWriter.end
+        var next = try h.session
         var bytes: [UInt8] = []
         var staged: [(record: JSON, ref: RecordRef, crc: UInt32)] = []
         staged.reserveCapacity(records.count)
@@ -238,14 +241,14 @@ public final class SessionStore: Sendable {
             staged.append((r, ref, crc))
             bytes += line
         }
-        try h.writer!.append(bytes)
-        if durable {
-            do { try h.writer!.sync() } catch {
-                h.writer!.rollBack(to: before)
+        try h.withWriter { w throws(SessionError) in
+            try w.append(bytes)
+            guard durable else { return }
+            do throws(SessionError) { try w.sync() } catch {
+                w.rollBack(to: before)
                 throw error
             }
         }
-        var next = h.data!
         h.data = nil  // `next` is now the only reference: applying changes it in place
         if h.compactedIds != nil,
            records.contains(where: { ["compact", "uncompact", "drop"].contains($0["t"]?.stringValue ?? "") }) {
@@ -256,16 +259,28 @@ public final class SessionStore: Sendable {
         } catch {
             // A record the store built does not fit its own state (a bug): take the records back
             // and read the session again from its journal.
-            h.writer!.rollBack(to: before)
+            h.writer?.rollBack(to: before)
             h.loaded = false
             throw SessionError(.invalidArgument, "internal: a record does not fit the session: \(error.message)")
         }
         adopt(h, next)
     }
 
+    /// What the records just committed made (an approval, a compaction, a deferral), read back
+    /// from the state, where it always is once `commit` returned; were it not (a bug), an
+    /// internal error rather than a crash.
+    func committed<T>(_ value: T?, _ what: String, _ h: SessionHandle) throws(SessionError) -> T {
+        guard let value else {
+            throw SessionError(.invalidArgument, "internal: session \(h.id) does not show the \(what) just recorded",
+                               data: ["id": .string(h.id)])
+        }
+        return value
+    }
+
     /// Keeps a durable state, and writes a snapshot when one is due.
     func adopt(_ h: SessionHandle, _ next: SessionData) {
-        h.data = next
+        var next = next
+        h.data = nil  // keeps `next` the only reference, as `commit` does
         h.validEnd = next.end
         h.identity = h.writer.flatMap { Disk.identity(fd: $0.fd) }
         // A snapshot costs the session's size, so they come at least every `snapshotInterval`
@@ -274,10 +289,11 @@ public final class SessionStore: Sendable {
         if next.sinceSnapshot >= max(snapshotInterval, next.records / 4) {
             do {
                 try next.snapshot.write(to: h.folder + "/" + Journal.snapshot)
-                h.data!.sinceSnapshot = 0
+                next.sinceSnapshot = 0
             } catch {
                 warn(h.id, "cannot write a snapshot (recovery stays correct, only slower): \(error.message)")
             }
         }
+        h.data = next
     }
 }

@@ -27,8 +27,13 @@ public enum WorkDecision: Sendable, Equatable {
     /// `queued` (whether the call was recorded to run later) and `confirmable`.
     public func error(queued: Bool) -> SessionError? {
         guard case .deferred(let reason, let confirmable, let message) = self else { return nil }
-        return SessionError(.deferred, message, data: ["reason": .string(reason), "queued": .bool(queued),
-                                                       "confirmable": .bool(confirmable)])
+        return Self.deferredError(reason: reason, confirmable: confirmable, message: message, queued: queued)
+    }
+
+    /// The typed error of a deferral (see `error(queued:)`).
+    public static func deferredError(reason: String, confirmable: Bool, message: String, queued: Bool) -> SessionError {
+        SessionError(.deferred, message, data: ["reason": .string(reason), "queued": .bool(queued),
+                                                "confirmable": .bool(confirmable)])
     }
 
     /// `{allowed: true}` or `{allowed: false, reason, confirmable, message}`.

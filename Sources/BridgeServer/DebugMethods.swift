@@ -45,6 +45,7 @@ enum DebugMethods {
 enum DebugEcho: MethodDeclaration {
     static let method = "debug/echo"
     static let result = ResultShape.object(["value"])
+    static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var value: JSON
         init(_ p: ParamReader) throws { value = try p.required("value") }
@@ -126,6 +127,7 @@ enum DebugFail: MethodDeclaration {
     static let method = "debug/fail"
     static let result = ResultShape.any
     static let inline = true
+    static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var domain: Bool
         init(_ p: ParamReader) throws { domain = try p.choice("kind", ["internal", "domain"]) == "domain" }
@@ -140,6 +142,7 @@ enum DebugLog: MethodDeclaration {
     static let method = "debug/log"
     static let result = ResultShape.object([])
     static let inline = true
+    static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var level: Logger.Level
         var message: String
@@ -157,6 +160,7 @@ enum DebugLog: MethodDeclaration {
 enum DebugBlob: MethodDeclaration {
     static let method = "debug/blob"
     static let result = ResultShape.object(["data"])
+    static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var bytes: Int
         init(_ p: ParamReader) throws { bytes = Int(try p.requiredInt("bytes", in: 0...(1 << 30))) }

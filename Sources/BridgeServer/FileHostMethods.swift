@@ -7,6 +7,8 @@ import Workspace
 enum WatchFiles: MethodDeclaration {
     static let method = "watchFiles"
     static let result = ResultShape.object(["watching"])
+    /// Writes the connection's watch (ordered with `unwatchFiles`: the later one wins).
+    static func schedule(_ p: Params) -> Schedule { .claims([.write("watch", "files")]) }
     struct Params: MethodParams {
         var glob: Glob?
         init(_ p: ParamReader) throws { glob = try p.glob() }
@@ -20,6 +22,7 @@ enum WatchFiles: MethodDeclaration {
 enum UnwatchFiles: MethodDeclaration {
     static let method = "unwatchFiles"
     static let result = ResultShape.object(["watching"])
+    static func schedule(_ p: NoParams) -> Schedule { .claims([.write("watch", "files")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         call.services.changes.unwatch()
         return ["watching": false]

@@ -39,6 +39,9 @@ enum WillEnterForeground: MethodDeclaration {
 enum SetConditions: MethodDeclaration {
     static let method = "host/setConditions"
     static let result = ResultShape.object(["policy"])
+    /// Writes the device conditions (a second report waits for the first, so each compares
+    /// with the one before it) and reads the queue (`queue/ready` when coming back online).
+    static func schedule(_ p: Params) -> Schedule { .claims([.write("conditions", ""), .read("queue", "")]) }
     struct Params: MethodParams {
         var conditions: DeviceConditions
         init(_ p: ParamReader) throws {

@@ -105,7 +105,7 @@ enum Initialize: MethodDeclaration {
             "maxBatchBytes": .int(Int64(Connection.maxBatchBytes)),
             "cancellation": true,
             "workDoneProgress": true,
-            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)),
+            "maxMessageBytes": .int(Int64(configuration.transport.maxMessageBytes)),
             "workspace": ["root": .string((try? storage.manager.active().rootPath) ?? storage.manager.localRoot),
                           "didChangeFiles": true],
         ]

@@ -43,6 +43,8 @@ enum Initialized: MethodDeclaration {
     static let method = "initialized"
     static let result = ResultShape.null
     static let inline = true
+    /// Closes the handshake `initialize` opened and touches nothing shared.
+    static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .null }
 }
 

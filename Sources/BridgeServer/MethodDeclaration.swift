@@ -79,7 +79,6 @@ protocol MethodDeclaration: Sendable {
 extension MethodDeclaration {
     static var inline: Bool { false }
     static var unreadParams: [String] { [] }
-    static func schedule(_ p: Params) throws -> Schedule { .free }
     static var prepares: Bool { false }
     static func prepare(_ p: Params, _ call: Call) throws {}
 

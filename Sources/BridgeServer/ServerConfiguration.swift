@@ -1,6 +1,4 @@
-import JSONRPC
 import Workspace
-import Logging
 
 /// Everything the server process is started with: the one value the command line's options
 /// (`workspace-bridge`'s `ServerOptions`) map into, passed in and never read from globals.
@@ -12,7 +10,6 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// The layout of a root used for the first time (`--template`); nil: the client's
     /// `initializationOptions.template`, else the default.
     public var template: WorkspaceTemplate?
-    public var maxMessageBytes: Int
     /// Adds the `debug/*` methods used by tests and benchmarks.
     public var enableDebugMethods: Bool
     /// How often the `initialize` `processId` is checked, in milliseconds.
@@ -32,31 +29,17 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var mcpApprovalTimeout: Duration = .seconds(300)
     /// The process environment (for the default data folder), passed in rather than read globally.
     public var environment: [String: String]
-    /// How messages are framed on stdin/stdout (`--framing`; always NDJSON for `mcp`).
-    public var framing: FramingMode = .auto
-    /// The least severe level logged (`--log-level`).
-    public var logLevel: Logger.Level = .info
-    /// A file logs are appended to besides stderr (`--log-file`).
-    public var logFile: String?
-    /// How long one write to a client that reads nothing may block before the process ends
-    /// (`--output-stall-timeout`); nil: for ever.
-    public var outputStallTimeout: Duration? = .seconds(60)
-    /// How long the connection must be idle before memory is given back (`--idle-release-after`);
-    /// nil: never.
-    public var idleReleaseAfter: Duration? = .seconds(1)
-    /// How long `exit`, end of input, a termination signal and `shutdown` wait for requests
-    /// still running before giving up on them and naming them on stderr (`--exit-grace`).
-    public var exitGrace: Duration = .seconds(10)
+    /// How the process talks to its client (framing, limits, timeouts, log).
+    public var transport = TransportOptions()
     /// How long shared device conditions stay trusted after they were written
     /// (`--conditions-max-age`); their writer rewrites them every fifth of it (`SharedConditions`).
     public var conditionsMaxAge: Duration = .seconds(300)
 
-    public init(localRoot: String? = nil, cloudRoot: String? = nil, maxMessageBytes: Int = 64 << 20,
-                enableDebugMethods: Bool = false, parentPollMilliseconds: Int = 250, environment: [String: String] = [:]) {
+    public init(localRoot: String? = nil, cloudRoot: String? = nil, enableDebugMethods: Bool = false,
+                parentPollMilliseconds: Int = 250, environment: [String: String] = [:]) {
         self.environment = environment
         self.localRoot = localRoot
         self.cloudRoot = cloudRoot
-        self.maxMessageBytes = maxMessageBytes
         self.enableDebugMethods = enableDebugMethods
         self.parentPollMilliseconds = parentPollMilliseconds
     }

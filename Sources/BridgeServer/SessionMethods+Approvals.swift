@@ -38,7 +38,7 @@ enum ApproveToolCall: MethodDeclaration {
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
             toolCallId = try p.requiredString("toolCallId")
-            decision = Approval.Decision(rawValue: try p.requiredChoice("decision", ["allow", "deny"], expected: "\"allow\" or \"deny\""))!
+            decision = try p.requiredChoice("decision", as: Approval.Decision.self, expected: "\"allow\" or \"deny\"")
             remember = try p.bool("remember") ?? false
         }
     }

@@ -7,6 +7,9 @@ import JSONRPC
 enum CreateSession: MethodDeclaration {
     static let method = "session/create"
     static let result = ResultShape.object(SessionMethods.sessionFields)
+    /// Writes only a session no request can name before the answer (the store's index has its
+    /// own lock); claiming all sessions would make it wait for a running tool call of any.
+    static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var title: String?
         var agentType: String?

@@ -86,12 +86,15 @@ struct SessionID: SessionParams {
 enum ListTools: MethodDeclaration {
     static let method = "agent/listTools"
     static let result = ResultShape.array
+    static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .array(ToolTable.all.map(\.json)) }
 }
 
 enum ListSessions: MethodDeclaration {
     static let method = "session/list"
     static let result = ResultShape.object(["sessions", "nextCursor"])
+    /// A snapshot of the store's index (under its lock): it does not wait for running tool calls.
+    static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var state: SessionState?
         var limit: Int
@@ -163,7 +166,7 @@ enum TransitionSession: SessionMethod {
         var error: JSON?
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
-            to = SessionState(rawValue: try p.requiredChoice("to", SessionState.allCases.map(\.rawValue), expected: "a session state"))!
+            to = try p.requiredChoice("to", as: SessionState.self, expected: "a session state")
             error = p.value("error")
         }
     }

@@ -67,9 +67,9 @@ extension SessionMethods {
         case .run: break
         }
         let device = deviceDecision(tool, userConfirmed: tc.userConfirmed, agents: call.services.agents)
-        if case .deferred(let reason, _, _) = device.decision {
+        if case .deferred(let reason, let confirmable, let message) = device.decision {
             try deferCall(store, session: tc.session, toolCallId: tc.toolCallId, tool: tool, arguments: tc.arguments, reason: reason)
-            throw device.decision.error(queued: true)!
+            throw WorkDecision.deferredError(reason: reason, confirmable: confirmable, message: message, queued: true)
         }
         switch try store.beginToolCall(id: tc.session, toolCallId: tc.toolCallId, name: tc.name, arguments: tc.arguments) {
         case .recorded(let result, _): return result

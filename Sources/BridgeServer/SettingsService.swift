@@ -57,12 +57,13 @@ final class SettingsService: Sendable {
 
     private func open(root: String, manager: StorageManager, connection: Connection, logger: Logger) -> SettingsStore {
         state.withLock { s in
-            if s.device == nil { s.device = DeviceIdentity.id(configDirectory: manager.configDirectory) }
+            let device = s.device ?? DeviceIdentity.id(configDirectory: manager.configDirectory)
+            s.device = device
             s.manager = manager
             s.connection = connection
             s.logger = logger
             if let store = s.stores[root] { return store }
-            let store = SettingsStore(rootPath: root, device: s.device!)
+            let store = SettingsStore(rootPath: root, device: device)
             s.stores[root] = store
             return store
         }

@@ -30,8 +30,7 @@ enum ChooseStorage: MethodDeclaration {
     struct Params: MethodParams {
         var location: StorageChoice
         init(_ p: ParamReader) throws {
-            location = StorageChoice(rawValue: try p.requiredChoice("location", StorageChoice.allCases.map(\.rawValue),
-                                                                    expected: "\"local\", \"cloud\" or \"decideLater\""))!
+            location = try p.requiredChoice("location", as: StorageChoice.self, expected: "\"local\", \"cloud\" or \"decideLater\"")
         }
     }
     static func schedule(_ p: Params) -> Schedule { .barrier }
@@ -55,12 +54,9 @@ enum Migrate: MethodDeclaration {
     struct Params: MethodParams {
         var options: Migration.Options
         init(_ p: ParamReader) throws {
-            let to = try p.requiredChoice("to", StorageLocation.allCases.map(\.rawValue), expected: "\"local\" or \"cloud\"")
-            options = Migration.Options(to: StorageLocation(rawValue: to)!)
-            if let m = try p.choice("mode", Migration.Mode.allCases.map(\.rawValue)) { options.mode = Migration.Mode(rawValue: m)! }
-            if let c = try p.choice("onConflict", Migration.OnConflict.allCases.map(\.rawValue)) {
-                options.onConflict = Migration.OnConflict(rawValue: c)!
-            }
+            options = Migration.Options(to: try p.requiredChoice("to", as: StorageLocation.self, expected: "\"local\" or \"cloud\""))
+            if let m = try p.choice("mode", as: Migration.Mode.self) { options.mode = m }
+            if let c = try p.choice("onConflict", as: Migration.OnConflict.self) { options.onConflict = c }
             options.dryRun = try p.bool("dryRun") ?? false
         }
     }

@@ -44,7 +44,7 @@ final class StorageService: Sendable {
     private static func watchChoice(_ manager: StorageManager, logger: Logger, moved: @escaping @Sendable (Workspace) throws -> Void)
         -> (FileWatcher, @Sendable () -> Void)? {
         let file = manager.settingsFile
-        let name = String(file[file.index(after: file.lastIndex(of: "/")!)...])
+        let name = file.split(separator: "/").last.map(String.init) ?? file
         let reload: @Sendable () -> Void = {
             let changed = manager.reloadChoice()
             logWarnings(of: manager, to: logger)

@@ -10,8 +10,8 @@ extension WorkspaceError: DomainError {
     public var data: JSONObject {
         var d = JSONObject()
         if let path { d["path"] = .string(path) }
-        for key in details.keys.sorted() {
-            switch details[key]! {
+        for (key, value) in details.sorted(by: { $0.key < $1.key }) {
+            switch value {
             case .string(let s): d[key] = .string(s)
             case .int(let i): d[key] = .int(i)
             case .null: d[key] = .null

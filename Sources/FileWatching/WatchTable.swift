@@ -29,8 +29,8 @@ struct WatchTable {
     /// recorded already.
     @discardableResult
     mutating func recordFile(_ name: String, in wd: Int32) -> Bool {
-        guard nodes[wd] != nil else { return false }
-        return !nodes[wd]!.files.insert(name).inserted
+        guard let inserted = nodes[wd]?.files.insert(name).inserted else { return false }
+        return !inserted
     }
 
     mutating func forgetFile(_ name: String, in wd: Int32) {
@@ -64,9 +64,9 @@ struct WatchTable {
                 return dropped + removeSubtree(wd)
             }
             detach(wd)
-            nodes[wd]!.parent = parent
-            nodes[wd]!.name = name
-            nodes[wd]!.path = path
+            nodes[wd]?.parent = parent
+            nodes[wd]?.name = name
+            nodes[wd]?.path = path
             attach(wd)
             renameDescendants(of: wd)
             return dropped

@@ -59,9 +59,10 @@ struct ArrayPartDump {
         if let t = template, o.count == keys.count, update(t, from: o) { return (t, false) }
         if let t = template { wb_json_decref(t) }
         var tree = JanssonTree(splicing: false)
-        template = tree.make(e)
+        let made = tree.make(e)
+        template = made
         keys = o.members.map(\.key)
-        return (template!, false)
+        return (made, false)
     }
 
     /// Sets the values of `t` (whose keys are `keys`) to those of `o`; false, with `t` left
@@ -69,8 +70,7 @@ struct ArrayPartDump {
     private func update(_ t: UnsafeMutablePointer<json_t>, from o: JSONObject) -> Bool {
         var it = json_object_iter(t)
         for (k, m) in zip(keys, o.members) {
-            guard let cur = it, k == m.key else { return false }
-            let v = json_object_iter_value(cur)!
+            guard let cur = it, k == m.key, let v = json_object_iter_value(cur) else { return false }
             switch (m.value, wb_json_typeof(v)) {
             case (.string(var s), JSON_STRING):
                 _ = s.withUTF8 { json_string_setn_nocheck(v, JanssonTree.chars($0), $0.count) }

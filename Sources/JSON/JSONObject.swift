@@ -35,7 +35,7 @@ public struct JSONObject: Sendable, Equatable {
 
     private mutating func didAppend(_ key: String) {
         if lookup != nil {
-            lookup![key] = members.count - 1
+            lookup?[key] = members.count - 1
         } else if members.count > Self.indexThreshold {
             rebuildLookup()
         }

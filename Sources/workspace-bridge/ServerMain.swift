@@ -44,13 +44,13 @@ enum ServerMain {
         JSONCodec.prepareForThreads()
 
         var fileFD: Int32?
-        if let logFile = configuration.logFile {
+        if let logFile = configuration.transport.logFile {
             let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw StartupError("cannot open --log-file \(logFile)") }
             fileFD = fd
         }
         let sink = ClientLogSink()
-        let level = configuration.logLevel
+        let level = configuration.transport.logLevel
         let logFD = fileFD
         LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
         let logger = Logger(label: "workspace-bridge")
@@ -58,15 +58,11 @@ enum ServerMain {
         let server = BridgeServer(configuration: configuration, logSink: sink, logger: logger)
         let connection = Connection(
             input: 0, output: protocolOut,
-            options: Connection.Options(framing: configuration.framing, maxMessageBytes: configuration.maxMessageBytes,
-                                        outputStallTimeout: configuration.outputStallTimeout,
-                                        idleAfter: configuration.idleReleaseAfter,
-                                        onIdle: { releaseIdleMemory(logger) },
-                                        exitGrace: configuration.exitGrace),
+            options: configuration.transport.connectionOptions(onIdle: { releaseIdleMemory(logger) }),
             router: server, logger: logger)
         sink.attach(connection)
         do {
-            try SignalStop.start(signals, connection: connection, grace: configuration.exitGrace)
+            try SignalStop.start(signals, connection: connection, grace: configuration.transport.exitGrace)
         } catch {
             throw StartupError("cannot take termination signals: \(error)")
         }

@@ -9,9 +9,12 @@ extension FramingMode: ExpressibleByArgument {}
 extension WorkspaceTemplate: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-/// The options shared by `serve` and `mcp`: each one declared here once, with its default and
-/// its rule, and mapped once into the `ServerConfiguration` the server runs with.
+/// The options shared by `serve`, `mcp` and `doctor`: each one declared here once, with its rule,
+/// and mapped once into the `ServerConfiguration` the server runs with. The transport's defaults
+/// are not restated: they are read from `TransportOptions()`, where they are declared.
 struct ServerOptions: ParsableArguments {
+    private static let defaults = TransportOptions()
+
     @Option(help: "The local workspace root.")
     var localRoot: String?
 
@@ -28,25 +31,25 @@ struct ServerOptions: ParsableArguments {
     var template: WorkspaceTemplate?
 
     @Option(help: "Message framing: auto (decided by the first byte), lsp (Content-Length) or ndjson.")
-    var framing: FramingMode = .auto
+    var framing: FramingMode = defaults.framing
 
     @Option(help: "The largest message accepted, in bytes; larger ones are answered with an error and skipped.")
-    var maxMessageBytes: Int = 64 << 20
+    var maxMessageBytes: Int = defaults.maxMessageBytes
 
     @Option(help: "Log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+    var logLevel: Logger.Level = defaults.logLevel
 
     @Option(help: "Also append logs to this file.")
     var logFile: String?
 
     @Option(help: "Seconds a client may read none of the server's output while it waits, before the server disconnects (exit status 1); 0 waits for ever.")
-    var outputStallTimeout: Int = 60
+    var outputStallTimeout: Int = Int(seconds(defaults.outputStallTimeout))
 
     @Option(help: "Seconds with no input and no request in flight after which the server gives memory back (its code pages and free heap: see docs/decisions.md); 0 never does.")
-    var idleReleaseAfter: Double = 1
+    var idleReleaseAfter: Double = seconds(defaults.idleReleaseAfter)
 
     @Option(help: "Seconds exit, end of input, a termination signal (and shutdown) wait for the requests received before them to finish, before giving up on the ones still running and naming them on stderr.")
-    var exitGrace: Double = 10
+    var exitGrace: Double = seconds(defaults.exitGrace)
 
     @Option(help: "Seconds device conditions another server process's host reported (<config>/device-conditions.json) stay trusted after they were last written; a server whose host reported them rewrites them every fifth of this. Give every process of one config folder the same value.")
     var conditionsMaxAge: Double = 300
@@ -69,19 +72,26 @@ struct ServerOptions: ParsableArguments {
     /// What the server runs with; `mcp` serves MCP over NDJSON whatever `--framing` says.
     func configuration(mcp: Bool = false, session: String? = nil, environment: [String: String] = [:]) -> ServerConfiguration {
         let cloud = cloudRoot ?? icloudContainer.map { ICloudContainer.documentsPath(identifier: $0) ?? "/nonexistent/icloud/\($0)" }
-        var c = ServerConfiguration(localRoot: localRoot, cloudRoot: cloud, maxMessageBytes: maxMessageBytes,
-                                    enableDebugMethods: enableDebugMethods, environment: environment)
+        var c = ServerConfiguration(localRoot: localRoot, cloudRoot: cloud, enableDebugMethods: enableDebugMethods,
+                                    environment: environment)
         c.configDirectory = configDir
         c.template = template
         c.forceMCP = mcp
         c.mcpSession = session
-        c.framing = mcp ? .ndjson : framing
-        c.logLevel = logLevel
-        c.logFile = logFile
-        c.outputStallTimeout = outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil
-        c.idleReleaseAfter = idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil
-        c.exitGrace = .milliseconds(Int64(exitGrace * 1000))
+        c.transport.framing = mcp ? .ndjson : framing
+        c.transport.maxMessageBytes = maxMessageBytes
+        c.transport.logLevel = logLevel
+        c.transport.logFile = logFile
+        c.transport.outputStallTimeout = outputStallTimeout > 0 ? .seconds(outputStallTimeout) : nil
+        c.transport.idleReleaseAfter = idleReleaseAfter > 0 ? .milliseconds(Int64(idleReleaseAfter * 1000)) : nil
+        c.transport.exitGrace = .milliseconds(Int64(exitGrace * 1000))
         c.conditionsMaxAge = .milliseconds(Int64(conditionsMaxAge * 1000))
         return c
+    }
+
+    /// A duration as the command line spells it: seconds, 0 for none.
+    private static func seconds(_ d: Duration?) -> Double {
+        guard let d else { return 0 }
+        return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
     }
 }

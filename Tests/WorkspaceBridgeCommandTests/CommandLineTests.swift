@@ -23,8 +23,8 @@ struct CommandLineTests {
     func defaults() throws {
         let c = try #require(try configuration([]))
         #expect(c == ServerConfiguration())
-        #expect(c.framing == .auto && c.logLevel == .info && c.maxMessageBytes == 64 << 20)
-        #expect(c.outputStallTimeout == .seconds(60) && c.idleReleaseAfter == .seconds(1))
+        #expect(c.transport.framing == .auto && c.transport.logLevel == .info && c.transport.maxMessageBytes == 64 << 20)
+        #expect(c.transport.outputStallTimeout == .seconds(60) && c.transport.idleReleaseAfter == .seconds(1))
         #expect(try configuration(["serve"]) == c)
     }
 
@@ -36,8 +36,8 @@ struct CommandLineTests {
             "--output-stall-timeout", "5", "--idle-release-after", "0.25", "--enable-debug-methods",
         ]))
         #expect(c.localRoot == "/w" && c.cloudRoot == "/c" && c.configDirectory == "/cfg")
-        #expect(c.framing == .lsp && c.maxMessageBytes == 1024 && c.logLevel == .debug && c.logFile == "/tmp/x.log")
-        #expect(c.outputStallTimeout == .seconds(5) && c.idleReleaseAfter == .milliseconds(250))
+        #expect(c.transport.framing == .lsp && c.transport.maxMessageBytes == 1024 && c.transport.logLevel == .debug && c.transport.logFile == "/tmp/x.log")
+        #expect(c.transport.outputStallTimeout == .seconds(5) && c.transport.idleReleaseAfter == .milliseconds(250))
         #expect(c.enableDebugMethods && !c.forceMCP && c.mcpSession == nil)
     }
 
@@ -50,9 +50,9 @@ struct CommandLineTests {
 
     @Test("--exit-grace bounds how long end of input waits for stuck requests")
     func exitGrace() throws {
-        #expect(try configuration([])?.exitGrace == .seconds(10))
-        #expect(try configuration(["--exit-grace", "2.5"])?.exitGrace == .milliseconds(2500))
-        #expect(try configuration(["--exit-grace=0"])?.exitGrace == .zero)
+        #expect(try configuration([])?.transport.exitGrace == .seconds(10))
+        #expect(try configuration(["--exit-grace", "2.5"])?.transport.exitGrace == .milliseconds(2500))
+        #expect(try configuration(["--exit-grace=0"])?.transport.exitGrace == .zero)
     }
 
     @Test("--conditions-max-age bounds how long shared device conditions are trusted")
@@ -64,13 +64,13 @@ struct CommandLineTests {
     @Test("0 turns the stall timeout and the idle release off")
     func zeroMeansNever() throws {
         let c = try #require(try configuration(["--output-stall-timeout", "0", "--idle-release-after=0"]))
-        #expect(c.outputStallTimeout == nil && c.idleReleaseAfter == nil)
+        #expect(c.transport.outputStallTimeout == nil && c.transport.idleReleaseAfter == nil)
     }
 
     @Test("mcp serves MCP over NDJSON, journaling into the given session")
     func mcp() throws {
         let c = try #require(try configuration(["mcp", "--session", "sess_1", "--framing", "lsp", "--local-root", "/w"]))
-        #expect(c.forceMCP && c.mcpSession == "sess_1" && c.framing == .ndjson && c.localRoot == "/w")
+        #expect(c.forceMCP && c.mcpSession == "sess_1" && c.transport.framing == .ndjson && c.localRoot == "/w")
         #expect(try configuration(["mcp"])?.mcpSession == nil)
     }
 

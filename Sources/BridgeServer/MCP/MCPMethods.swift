@@ -10,7 +10,9 @@ import Workspace
 /// the connection to MCP rules (`MCPConventions`); from then on these methods are served instead
 /// of the LSP-style ones. Tool calls are journaled into a session, like any other agent's.
 enum MCPMethods {
-    static let supportedVersions = ["2025-06-18", "2025-11-25"]
+    /// The newest handshake version, answered when the client asks for one not supported.
+    static let latestVersion = "2025-11-25"
+    static let supportedVersions = ["2025-06-18", latestVersion]
 
     /// The MCP face's requests (both eras: `MCPModern` dispatches each message by its `_meta`).
     static let requests: [any MCPRequestDeclaration.Type] = [
@@ -25,7 +27,7 @@ enum MCPMethods {
         // An initialize in the modern envelope is a modern request, and the modern era has no handshake.
         if try MCPEnvelope.parse(p.source) != nil { throw RPCError.methodNotFound("initialize") }
         let asked = try p.string("protocolVersion")
-        let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? supportedVersions.last!
+        let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? latestVersion
         services.lifecycle.setMCP()
         services.mcpRoots.clientDeclaresRoots(try p.object("capabilities")?.object("roots") != nil)
         services.mcpApprovals.clientDeclaresElicitation(p.value("capabilities")?.objectValue)
@@ -107,6 +109,7 @@ enum MCPMethods {
 enum ListMCPTools: MethodDeclaration {
     static let method = "tools/list"
     static let result = ResultShape.object(["tools"])
+    static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON { ["tools": .array(ToolTable.all.map(\.mcpJSON))] }
 }
 
@@ -133,6 +136,9 @@ protocol AsksForRoots: MethodDeclaration where Params == NoParams {}
 
 extension AsksForRoots {
     static var result: ResultShape { .null }
+    /// Sends `roots/list` and returns: the client's answer, later, updates the scope under its
+    /// own lock (`MCPRootScope`); the handler itself writes nothing.
+    static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         try MCPMethods.askForRoots(call)
         return .null

@@ -127,6 +127,8 @@ struct ResourceURI: MethodParams {
 enum ListResources: MethodDeclaration {
     static let method = "resources/list"
     static let result = ResultShape.object(["resources", "nextCursor"])
+    /// Reads the workspace's listing (waits for earlier writes, like `listFiles` of the root).
+    static func schedule(_ p: Params) -> Schedule { .claims([.read("file", "")]) }
     struct Params: MethodParams {
         var cursor: String?
         init(_ p: ParamReader) throws { cursor = try p.string("cursor") }
@@ -159,6 +161,9 @@ enum ListResources: MethodDeclaration {
 enum ReadResource: MethodDeclaration {
     static let method = "resources/read"
     static let result = ResultShape.object(["contents"])
+    /// Reads one file, named by a URI resolved against the workspace root only when it runs:
+    /// claims a read of the whole workspace (earlier writes land first, like `loadFile`).
+    static func schedule(_ p: ResourceURI) -> Schedule { .claims([.read("file", "")]) }
     static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
         let ws = try call.services.workspace()
         let path = try MCPResources.path(ofURI: p.uri, in: ws)
@@ -178,6 +183,7 @@ enum ReadResource: MethodDeclaration {
 enum ResourceTemplates: MethodDeclaration {
     static let method = "resources/templates/list"
     static let result = ResultShape.object(["resourceTemplates"])
+    static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         let ws = try call.services.workspace()
         return ["resourceTemplates": [[
@@ -190,6 +196,8 @@ enum ResourceTemplates: MethodDeclaration {
 enum SubscribeResource: MethodDeclaration {
     static let method = "resources/subscribe"
     static let result = ResultShape.object([])
+    /// Writes the resource watch (ordered with `resources/unsubscribe`).
+    static func schedule(_ p: ResourceURI) -> Schedule { .claims([.write("watch", "resources")]) }
     static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
         let services = call.services
         let ws = try services.workspace()
@@ -208,6 +216,7 @@ enum SubscribeResource: MethodDeclaration {
 enum UnsubscribeResource: MethodDeclaration {
     static let method = "resources/unsubscribe"
     static let result = ResultShape.object([])
+    static func schedule(_ p: ResourceURI) -> Schedule { .claims([.write("watch", "resources")]) }
     static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
         try call.services.resourceWatch.unsubscribe(uri: p.uri, workspace: try call.services.workspace())
         return .object(JSONObject())

@@ -16,6 +16,9 @@ enum ListenSubscriptions: MCPRequestDeclaration {
     static let subscriptionKey = "io.modelcontextprotocol/subscriptionId"
     static let result = ResultShape.null
     static let servedIn2025 = false
+    /// Claims nothing: the stream stays open until cancelled, and a claim would hold back
+    /// every later request that conflicts with it for as long.
+    static func schedule(_ p: Params) -> Schedule { .free }
 
     struct Params: MethodParams {
         /// The resource URIs asked for, in order (checked against the workspace by the handler).

@@ -9,7 +9,7 @@ import Workspace
 
 /// The seeds' agent habits as tools: the accumulated `context.md`, and a dated agent journal.
 enum ContextTools {
-    static let contextPath = try! WorkspacePath("context.md")
+    static let contextPath = WorkspacePath.root.appending("context.md")
 
     static let all: [Tool] = [
         .declared(ReadContext.self, title: "Read the accumulated context",

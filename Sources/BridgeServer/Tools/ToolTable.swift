@@ -12,7 +12,7 @@ enum ToolTable {
         guard Set(byName.keys) == Set(ToolSchemas.names) else {
             fatalError("the tools implemented (\(byName.keys.sorted())) are not the schema's x-tool-table (\(ToolSchemas.names))")
         }
-        return ToolSchemas.names.map { byName[$0]! }
+        return ToolSchemas.names.compactMap { byName[$0] }  // every name: checked just above
     }()
 
     /// Runs a tool: unknown names are a protocol error (`-32602`); bad arguments and domain
