@@ -1,0 +1,22 @@
+/// How `workspace-bridge acp` runs: the agent it spawns and the bounds it keeps.
+public struct ACPConfiguration: Sendable {
+    /// The ACP protocol version the face speaks to both sides.
+    public static let protocolVersion: Int64 = 1
+
+    /// The agent's command line (`AGENT ARGS…`), looked up in PATH.
+    public var agentCommand: [String]
+    /// The largest message accepted from either side; a larger line is refused (from the editor)
+    /// or dropped (from the agent), and the stream goes on.
+    public var maxMessageBytes: Int
+
+    public init(agentCommand: [String], maxMessageBytes: Int = 64 << 20) {
+        self.agentCommand = agentCommand
+        self.maxMessageBytes = maxMessageBytes
+    }
+
+    /// The agent's name as sessions record it (`agentType`): the command's file name.
+    public var agentName: String {
+        guard let c = agentCommand.first else { return "acp" }
+        return c.split(separator: "/").last.map(String.init) ?? c
+    }
+}

@@ -1,0 +1,142 @@
+import AgentSessions
+import Dispatch
+import JSON
+import JSONRPC
+import Logging
+
+/// The ACP face: to the editor an ACP v1 agent, to the downstream agent an ACP client.
+///
+/// Guarantees:
+/// - Transparent: whatever the face does not own goes through unchanged both ways (methods,
+///   `_`-prefixed extensions, `_meta`, unknown fields); only `id`, `sessionId` (the editor sees
+///   our session ids, the agent its own) and `$/cancel_request`'s `requestId` are rewritten.
+/// - Ids: the editor's and the agent's request ids are separate spaces; each side only ever
+///   sees ids it chose or ids we chose for it, so a collision cannot misroute an answer.
+/// - Durable: every prompt, `session/update`, permission request and outcome, and stop reason
+///   is journaled in the session before it is passed on (`Outbox`).
+/// - The agent may die: pending requests are answered with `AgentUnavailable`, the proxy keeps
+///   serving, and the next request for a session starts the agent again and reattaches it.
+///
+/// Threads: all state is touched on one serial queue (`loop`); the two readers post to it.
+public final class ACPProxy: @unchecked Sendable {
+    let configuration: ACPConfiguration
+    let store: SessionStore
+    let logger: Logger
+    let editor: OutputChannel
+    let outbox: Outbox
+    let loop = DispatchQueue(label: "acp.loop")
+
+    // Everything below is touched on `loop` only.
+    var agent: AgentProcess?
+    var agentReady = false
+    var generation = 0
+    var waitingForAgent: [(Result<Void, RPCError>) -> Void] = []
+    /// The editor's `initialize` params (sent again to each new agent run) and what the agent can do.
+    var editorInitialize: JSON?
+    /// Our answer to `initialize`: the agent's, with what the face adds.
+    var initializeResult: JSON = [:]
+    var agentCapabilities = AgentCapabilities()
+    var nextAgentId: Int64 = 1
+    var toAgent: [Int64: PendingToAgent] = [:]
+    var nextEditorId: Int64 = 1
+    var toEditor: [Int64: PendingToEditor] = [:]
+    /// Our session id ↔ the agent's, for the sessions the running agent has.
+    var attached: [String: String] = [:]
+    var ours: [String: String] = [:]
+    var attaching: [String: [(Result<Void, RPCError>) -> Void]] = [:]
+    /// Agent sessions whose own replay (`session/load` to the agent) the editor must not see again.
+    var muted: Set<String> = []
+    /// Sessions started afresh on an agent that could not load them: their history goes before the next prompt.
+    var handoverDue: Set<String> = []
+    /// The `mcpServers` (and `additionalDirectories`) the editor last gave each session.
+    var sessionSetup: [String: JSON] = [:]
+    /// The agent's id of each session in this process's latest agent run that had it.
+    var agentSessionIds: [String: String] = [:]
+
+    public init(configuration: ACPConfiguration, store: SessionStore, editorOutput: Int32, logger: Logger) {
+        self.configuration = configuration
+        self.store = store
+        self.logger = logger
+        editor = OutputChannel(fd: editorOutput, framing: .ndjson)
+        outbox = Outbox(store: store, logger: logger)
+    }
+
+    /// Serves the editor on `input` until it ends; then stops the agent and returns once every
+    /// journaled record is on disk and every message is written.
+    public func run(input: Int32) {
+        MessageStream.read(fd: input, maxMessageBytes: configuration.maxMessageBytes,
+                           onMessage: { m in loop.async { self.fromEditor(m) } },
+                           onFault: { why in
+                               let e = RPCError.parseError(why)
+                               loop.async { self.outbox.post { self.editor.send(OutgoingMessage.error(id: nil, e)) } }
+                           },
+                           onEnd: {})
+        loop.sync {
+            agent?.stop()
+            agent = nil
+        }
+        outbox.flush()
+        editor.close()
+        store.close()
+    }
+
+    // MARK: Sending
+
+    /// Sends to the editor after `records` are durable in `session`.
+    func toEditorSide(_ message: JSON, session: String? = nil, records: [MessageInput] = []) {
+        let editor = self.editor
+        outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { editor.send(message) }))
+    }
+
+    func answerEditor(_ id: RequestID, _ result: JSON) { toEditorSide(OutgoingMessage.response(id: id, result: result)) }
+    func failEditor(_ id: RequestID, _ error: RPCError) { toEditorSide(OutgoingMessage.error(id: id, error)) }
+
+    /// Sends to the running agent after `records` are durable in `session`.
+    func toAgentSide(_ message: JSON, session: String? = nil, records: [MessageInput] = []) {
+        guard let agent else { return }
+        outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { agent.send(message) }))
+    }
+
+    /// Sends a request of ours (or one we forward) to the agent; `pending` says what its answer is for.
+    func requestAgent(_ method: String, _ params: JSON?, pending: PendingToAgent, session: String? = nil,
+                      records: [MessageInput] = [], extra: JSONObject = [:]) {
+        let id = nextAgentId
+        nextAgentId += 1
+        toAgent[id] = pending
+        var o: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
+        if let params { o["params"] = params }
+        for (k, v) in extra.members where o[k] == nil { o[k] = v }
+        toAgentSide(.object(o), session: session, records: records)
+    }
+}
+
+/// What the proxy owes for a request it sent to the agent.
+enum PendingToAgent {
+    /// The editor's request `id`: the answer goes back to it (after `method`'s own handling).
+    case editor(id: RequestID, method: String, session: String?)
+    /// A request of the proxy's own: the agent's `result` or its `error` object.
+    case proxy((Result<JSON, AgentError>) -> Void)
+}
+
+/// The agent's error answer, as it sent it (or ours, when it died first).
+struct AgentError: Error {
+    var json: JSON
+    init(_ json: JSON) { self.json = json }
+    init(_ e: RPCError) { json = e.json }
+}
+
+/// What the proxy owes for a request the agent sent to the editor.
+struct PendingToEditor {
+    var agentId: JSON
+    var generation: Int
+    var method: String
+    var session: String?
+}
+
+/// What the agent said it can do at `initialize` (what the proxy adds is not here).
+struct AgentCapabilities {
+    var loadSession = false
+    var resume = false
+    var close = false
+    var delete = false
+}

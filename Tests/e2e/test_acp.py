@@ -1,0 +1,106 @@
+"""The ACP face (`workspace-bridge acp -- AGENT`), end to end: the PyPI ACP SDK plays the editor
+and the downstream agents (Tests/e2e/acp_agents/), through the real binary; every message both
+ways is validated against the vendored ACP v1 schema (acp_schema.py)."""
+import acp
+import pytest
+
+from acp_helpers import Proxy, check_agent_logs, run
+
+
+@pytest.fixture
+def root(tmp_path):
+    r = tmp_path / "root"
+    r.mkdir()
+    return r
+
+
+def test_initialize_advertises_the_agent_plus_the_store(binary, root, tmp_path):
+    async def go():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            r = await p.start()
+            assert r.protocol_version == 1
+            caps = r.agent_capabilities
+            assert caps.load_session is True
+            sc = caps.session_capabilities
+            assert sc.list is not None and sc.resume is not None and sc.close is not None and sc.delete is not None
+            assert r.agent_info.name == "TestAgent"  # the agent's own answer, passed through
+        return p
+    p = run(go())
+    assert p.conformance.checked >= 2 and check_agent_logs(p) >= 2
+
+
+def test_streaming_permission_and_ids(binary, root, tmp_path):
+    async def go():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            a, b = await p.new(), await p.new()
+            assert a.startswith("sess_") and b.startswith("sess_") and a != b
+            r = await p.prompt(a, "stream 20")
+            assert r.stop_reason == "end_turn"
+            kinds = [u["sessionUpdate"] for s, u in p.editor.updates if s == a]
+            assert kinds[:3] == ["agent_thought_chunk", "plan", "tool_call"]
+            assert kinds[-2:] == ["tool_call_update", "usage_update"]
+            assert p.editor.texts(a) == "".join(f"c{i} " for i in range(20))
+            # Requests the agent makes of the editor come with our session id and go back to it.
+            r = await p.prompt(b, "permission")
+            assert p.editor.permissions and p.editor.permissions[0]["sessionId"] == b
+            assert p.editor.texts(b) == "permission: allow"
+            # Two prompts at once on two sessions: each answer reaches its own request.
+            r1, r2 = await asyncio.gather(p.prompt(a, "hello a"), p.prompt(b, "hello b"))
+            assert r1.stop_reason == r2.stop_reason == "end_turn"
+            assert p.editor.texts(a).endswith("echo: hello a") and p.editor.texts(b).endswith("echo: hello b")
+        return p
+    p = run(go())
+    assert check_agent_logs(p) > 40
+
+
+def test_extension_methods_and_unknown_fields_pass_unchanged(binary, root, tmp_path):
+    async def go():
+        p = Proxy(binary, root, "ext_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            sid = await p.new()
+            await p.prompt(sid, "ext")
+            # The agent's `_wb_test/ping` reached the editor with our session id and its _meta,
+            # and the editor's answer came back to the agent.
+            assert p.editor.ext_calls == [("wb_test/ping", {"sessionId": sid, "n": 41, "_meta": {"x": 1}})]
+            assert p.editor.texts(sid) == "pong: 42"
+            await asyncio.sleep(0.2)
+            assert p.editor.ext_notes == [("wb_test/note", {"sessionId": sid, "hello": "editor"})]
+            # The editor's extension request, with fields the schema does not know, reaches the
+            # agent unchanged (no session id of ours in it) and its answer comes back unchanged.
+            params = {"a": [1, {"b": None}], "_meta": {"k": "v"}, "unknownField": 1.5}
+            r = await p.call(p.conn.ext_method("wb_test/echo", params))
+            assert r == {"echoed": params, "method": "wb_test/echo"}
+        return p
+    p = run(go())
+    check_agent_logs(p)
+
+
+def test_agent_crash_mid_turn_is_an_error_and_the_next_prompt_restarts_it(binary, root, tmp_path):
+    async def go():
+        p = Proxy(binary, root, "crash_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            sid = await p.new()
+            await p.prompt(sid, "stream 2")
+            with pytest.raises(acp.RequestError) as e:
+                await p.prompt(sid, "crash")
+            assert e.value.data["code"] == "AgentUnavailable"
+            assert "exited with status 3" in e.value.data["reason"]
+            assert p.editor.texts(sid).endswith("before the crash")
+            # The proxy is still there; the session too: the next prompt starts the agent again,
+            # which loads its session (its own context: the prompts before the crash).
+            r = await p.prompt(sid, "remember")
+            assert r.stop_reason == "end_turn"
+            assert p.editor.texts(sid).endswith("context: stream 2 | crash")
+            assert p.process.returncode is None
+        return p
+    p = run(go())
+    assert len(list(p.agent_logs.glob("agent-*.jsonl"))) == 2
+    check_agent_logs(p)
+
+
+import asyncio  # noqa: E402
