@@ -29,6 +29,7 @@ extension ACPProxy {
         result["protocolVersion"] = .int(ACPConfiguration.protocolVersion)
         result["agentCapabilities"] = .object(caps)
         initializeResult = .object(result)
+        agentName = r["agentInfo"]?["name"]?.stringValue ?? configuration.agentName
     }
 
     /// `session/new`: the agent makes its session, then we make ours (durably) and the editor
@@ -49,8 +50,8 @@ extension ACPProxy {
                     let info = ACPSessionInfo(cwd: cwd, additionalDirectories: params["additionalDirectories"], agentSessionId: agentSid)
                     let session: Session
                     do throws(SessionError) {
-                        session = try self.store.create(title: ACPSessionInfo.defaultTitle, agentType: self.configuration.agentName,
-                                                        metadata: info.metadata(agent: self.configuration.agentName))
+                        session = try self.store.create(title: ACPSessionInfo.defaultTitle, agentType: self.agentName,
+                                                        metadata: info.metadata(agent: self.agentName))
                     } catch {
                         return self.failEditor(id, ACPErrors.store(error))
                     }

@@ -36,6 +36,8 @@ public final class ACPProxy: @unchecked Sendable {
     /// Our answer to `initialize`: the agent's, with what the face adds.
     var initializeResult: JSON = [:]
     var agentCapabilities = AgentCapabilities()
+    /// The agent's name for the sessions it makes: its `agentInfo.name`, else its command's file name.
+    var agentName = ""
     var nextAgentId: Int64 = 1
     var toAgent: [Int64: PendingToAgent] = [:]
     var nextEditorId: Int64 = 1
