@@ -2,8 +2,8 @@ import AgentSessions
 import JSONRPC
 
 /// The errors the ACP face itself answers with. Codes are ACP's (`ErrorCode` in the ACP schema:
-/// JSON-RPC's, plus -32002 "resource not found"); `data.code` is the typed name from our
-/// contract (`schema/openrpc.json`, `ErrorData.code`).
+/// JSON-RPC's, plus -32002 "resource not found", sent with `NotFound`); `data.code` is the typed
+/// name from our contract (`schema/openrpc.json`, `ErrorData.code`).
 enum ACPErrors {
     /// The agent exited, or could not be started, before it answered.
     static func agentUnavailable(_ why: String, method: String) -> RPCError {
@@ -18,7 +18,7 @@ enum ACPErrors {
     }
 
     static func notInitialized(_ method: String) -> RPCError {
-        RPCError(code: ErrorCode.invalidRequest, message: "\(method) before initialize", dataCode: "ServerNotInitialized")
+        .invalidRequest("\(method) before initialize: send initialize first")
     }
 
     static func invalidParams(_ field: String, _ expected: String) -> RPCError {

@@ -24,7 +24,7 @@ extension ACPProxy {
         do {
             agent = try AgentProcess(command: configuration.agentCommand, generation: run,
                                      maxMessageBytes: configuration.maxMessageBytes,
-                                     onMessage: { m in self.loop.async { self.fromAgent(m, run: run) } },
+                                     onMessage: { m in self.loop.sync { self.fromAgent(m, run: run) } },
                                      onExit: { why in self.loop.async { self.agentExited(why, run: run) } })
         } catch {
             agent = nil

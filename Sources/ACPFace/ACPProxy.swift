@@ -17,7 +17,9 @@ import Logging
 /// - The agent may die: pending requests are answered with `AgentUnavailable`, the proxy keeps
 ///   serving, and the next request for a session starts the agent again and reattaches it.
 ///
-/// Threads: all state is touched on one serial queue (`loop`); the two readers post to it.
+/// Threads: all state is touched on one serial queue (`loop`); the two readers hand it each
+/// message and wait (`sync`), so a side that is not read from (the editor not reading our
+/// output, the outbox full) stops our reading of the other side: memory stays bounded.
 public final class ACPProxy: @unchecked Sendable {
     let configuration: ACPConfiguration
     let store: SessionStore
@@ -67,7 +69,7 @@ public final class ACPProxy: @unchecked Sendable {
     /// journaled record is on disk and every message is written.
     public func run(input: Int32) {
         MessageStream.read(fd: input, maxMessageBytes: configuration.maxMessageBytes,
-                           onMessage: { m in loop.async { self.fromEditor(m) } },
+                           onMessage: { m in loop.sync { self.fromEditor(m) } },
                            onFault: { why in
                                let e = RPCError.parseError(why)
                                loop.async { self.outbox.post { self.editor.send(OutgoingMessage.error(id: nil, e)) } }

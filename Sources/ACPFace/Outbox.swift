@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import AgentSessions
 import Dispatch
 import Logging
@@ -8,7 +13,8 @@ import Synchronization
 /// Guarantees: items leave in the order they were posted; an item's journal records are durable
 /// in the session's journal (one `fsync` per session per batch) before its `send` runs, so the
 /// editor is never shown what is not on disk; items posted while a batch is being flushed form
-/// the next batch. A journal write that fails is logged and the item is still sent (the agent's
+/// the next batch. At most `limit` items wait: `post` blocks while that many do (back-pressure
+/// on the reader that posts). A journal write that fails is logged and the item is still sent (the agent's
 /// turn goes on; the gap is named on stderr).
 final class Outbox: Sendable {
     struct Item: Sendable {
@@ -20,6 +26,7 @@ final class Outbox: Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "acp.outbox")
     private let pending = Mutex<(items: [Item], scheduled: Bool)>(([], false))
+    static let limit = 4096
 
     init(store: SessionStore, logger: Logger) {
         self.store = store
@@ -28,6 +35,7 @@ final class Outbox: Sendable {
 
     /// Posts one item (journal records, then its send).
     func post(_ item: Item) {
+        while pending.withLock({ $0.items.count }) >= Self.limit { usleep(500) }
         let schedule = pending.withLock { p -> Bool in
             p.items.append(item)
             defer { p.scheduled = true }
