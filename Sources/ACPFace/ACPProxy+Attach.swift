@@ -60,7 +60,8 @@ extension ACPProxy {
                 }
             }))
         }
-        guard let known = agentSessionIds[sid] ?? info.agentSessionId,
+        // A fork's inherited agent session is its parent's: never reuse it (a fork starts afresh).
+        guard let known = agentSessionIds[sid] ?? (session.lineage == nil ? info.agentSessionId : nil),
               (resume && agentCapabilities.resume) || agentCapabilities.loadSession else { return fresh() }
         let method = resume && agentCapabilities.resume ? "session/resume" : "session/load"
         params["sessionId"] = .string(known)

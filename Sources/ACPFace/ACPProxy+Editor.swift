@@ -39,6 +39,7 @@ extension ACPProxy {
         case "session/resume": loadSession(id, params ?? [:], replay: false)
         case "session/close": closeSession(id, params ?? [:])
         case "session/delete": deleteSession(id, params ?? [:])
+        case "session/fork": forkSession(id, params ?? [:])
         default:
             let extra = Self.extras(message)
             guard let sid = params?["sessionId"]?.stringValue, isOurs(sid) else {

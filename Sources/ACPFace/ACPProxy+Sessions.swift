@@ -15,7 +15,7 @@ extension ACPProxy {
     }
 
     /// Records what the agent can do and makes our answer: its own, at version 1, plus
-    /// `loadSession` and `sessionCapabilities` `list`, `resume`, `close`, `delete`.
+    /// `loadSession` and `sessionCapabilities` `list`, `resume`, `close`, `delete`, `fork`.
     func agentInitialized(_ r: JSON) {
         var caps = r["agentCapabilities"]?.objectValue ?? [:]
         var session = caps["sessionCapabilities"]?.objectValue ?? [:]
@@ -23,7 +23,7 @@ extension ACPProxy {
         agentCapabilities = AgentCapabilities(loadSession: caps["loadSession"]?.boolValue ?? false,
                                               resume: has("resume"), close: has("close"), delete: has("delete"))
         caps["loadSession"] = true
-        for k in ["list", "resume", "close", "delete"] where !has(k) { session[k] = .object([:]) }
+        for k in ["list", "resume", "close", "delete", "fork"] where !has(k) { session[k] = .object([:]) }
         caps["sessionCapabilities"] = .object(session)
         var result = r.objectValue ?? [:]
         result["protocolVersion"] = .int(ACPConfiguration.protocolVersion)

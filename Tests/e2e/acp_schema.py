@@ -10,21 +10,27 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schema/vendor/acp/schema.json").read_text())
+VENDOR = Path(__file__).resolve().parents[2] / "schema/vendor/acp"
+SCHEMA = json.loads((VENDOR / "schema.json").read_text())
 DEFS = SCHEMA["$defs"]
+# The unstable schema of the same release: only for what the stable one does not define
+# (session/fork, which the face serves).
+UNSTABLE_DEFS = json.loads((VENDOR / "schema.unstable.json").read_text())["$defs"]
 _validators = {}
 
 
 def _validator(name):
     if name not in _validators:
-        _validators[name] = Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": DEFS})
+        defs = DEFS if name in DEFS else UNSTABLE_DEFS
+        _validators[name] = Draft202012Validator({"$ref": f"#/$defs/{name}", "$defs": defs})
     return _validators[name]
 
 
 def _def_for(method, side, suffixes):
-    for name, d in DEFS.items():
-        if d.get("x-method") == method and d.get("x-side") == side and name.endswith(suffixes):
-            return name
+    for defs in (DEFS, UNSTABLE_DEFS):
+        for name, d in defs.items():
+            if d.get("x-method") == method and d.get("x-side") == side and name.endswith(suffixes):
+                return name
     return None
 
 

@@ -168,3 +168,31 @@ def test_kill_9_mid_stream_loses_nothing_the_editor_saw(binary, root, tmp_path):
             assert replayed[1:1 + len(seen)] == seen
         return p
     run(second())
+
+
+def test_fork_is_ours_and_goes_on_apart_from_its_parent(binary, root, tmp_path):
+    async def go():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            r = await p.start()
+            assert r.agent_capabilities.session_capabilities.fork is not None
+            parent = await p.new()
+            await p.prompt(parent, "first")
+            fork = (await p.call(p.conn._conn.send_request(
+                "session/fork", {"sessionId": parent, "cwd": str(root), "mcpServers": []})))["sessionId"]
+            assert fork.startswith("sess_") and fork != parent
+            # The fork's agent session is a fresh one, handed the history once.
+            await p.prompt(fork, "remember")
+            assert "context: \nhistory: [workspace-bridge]" in p.editor.texts(fork) and "User: first" in p.editor.texts(fork)
+            await p.prompt(parent, "remember")
+            assert p.editor.texts(parent).endswith("context: first")
+            # Loading the fork replays the parent's history, then its own.
+            n = len(p.editor.updates)
+            await p.call(p.conn.load_session(cwd=str(root), session_id=fork, mcp_servers=[]))
+            replayed = [u for s, u in p.editor.updates[n:] if s == fork]
+            assert [u["content"]["text"] for u in replayed if u["sessionUpdate"] == "user_message_chunk"] == ["first", "remember"]
+            with pytest.raises(acp.RequestError) as e:
+                await p.call(p.conn._conn.send_request("session/fork", {"sessionId": parent, "cwd": "/elsewhere", "mcpServers": []}))
+            assert e.value.data["code"] == "InvalidParams"
+        return p
+    check_agent_logs(run(go()))
