@@ -8,10 +8,14 @@ public struct ACPConfiguration: Sendable {
     /// The largest message accepted from either side; a larger line is refused (from the editor)
     /// or dropped (from the agent), and the stream goes on.
     public var maxMessageBytes: Int
+    /// How long, once the editor's input ends, requests already forwarded may take to be answered
+    /// before the agent is stopped (`--exit-grace`).
+    public var exitGrace: Duration
 
-    public init(agentCommand: [String], maxMessageBytes: Int = 64 << 20) {
+    public init(agentCommand: [String], maxMessageBytes: Int = 64 << 20, exitGrace: Duration = .seconds(10)) {
         self.agentCommand = agentCommand
         self.maxMessageBytes = maxMessageBytes
+        self.exitGrace = exitGrace
     }
 
     /// The agent's name as sessions record it (`agentType`): the command's file name.

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import AgentSessions
 import Dispatch
 import JSON
@@ -65,8 +70,9 @@ public final class ACPProxy: @unchecked Sendable {
         outbox = Outbox(store: store, logger: logger)
     }
 
-    /// Serves the editor on `input` until it ends; then stops the agent and returns once every
-    /// journaled record is on disk and every message is written.
+    /// Serves the editor on `input` until it ends; then lets the agent answer what it was asked
+    /// (within `exitGrace`), stops it, and returns once every journaled record is on disk and
+    /// every message is written.
     public func run(input: Int32) {
         MessageStream.read(fd: input, maxMessageBytes: configuration.maxMessageBytes,
                            onMessage: { m in loop.sync { self.fromEditor(m) } },
@@ -75,6 +81,11 @@ public final class ACPProxy: @unchecked Sendable {
                                loop.async { self.outbox.post { self.editor.send(OutgoingMessage.error(id: nil, e)) } }
                            },
                            onEnd: {})
+        // What the editor asked before its input ended is still answered, within the grace.
+        let deadline = ContinuousClock.now + configuration.exitGrace
+        while ContinuousClock.now < deadline, loop.sync(execute: { !(toAgent.isEmpty && waitingForAgent.isEmpty && attaching.isEmpty) }) {
+            usleep(2_000)
+        }
         loop.sync {
             agent?.stop()
             agent = nil

@@ -21,7 +21,7 @@ struct ACP: ParsableCommand {
             Example (Zed settings.json, agent_servers):
               "Bridged agent": { "command": "workspace-bridge", "args": ["acp", "--", "my-agent", "--acp"] }
             Only the storage options (--local-root, --cloud-root, --icloud-container, --config-dir, \
-            --template), --max-message-bytes, --log-level and --log-file apply to acp.
+            --template), --max-message-bytes, --exit-grace, --log-level and --log-file apply to acp.
             """)
 
     @OptionGroup var options: ServerOptions
@@ -57,7 +57,7 @@ struct ACP: ParsableCommand {
         let store = SessionStore(directory: root + "/.workspace/sessions", owner: DeviceIdentity.id(configDirectory: configDirectory),
                                  pricing: pricing)
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
-        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, maxMessageBytes: c.maxMessageBytes),
+        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, maxMessageBytes: c.maxMessageBytes, exitGrace: c.exitGrace),
                              store: store, editorOutput: protocolOut, logger: logger)
         proxy.run(input: 0)
         #if canImport(Glibc)

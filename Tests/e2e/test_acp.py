@@ -103,4 +103,60 @@ def test_agent_crash_mid_turn_is_an_error_and_the_next_prompt_restarts_it(binary
     check_agent_logs(p)
 
 
+def test_cancel_notifications_reach_the_agent_with_its_own_ids(binary, root, tmp_path):
+    async def go():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            sid = await p.new()
+            await p.prompt(sid, "hello")
+            await p.conn.cancel(session_id=sid)
+            await p.prompt(sid, "after cancel")  # ordered after the cancel on the agent's stream
+        return p, sid
+    p, sid = run(go())
+    check_agent_logs(p)
+    seen = [json.loads(l)["message"] for log in p.agent_logs.glob("*.jsonl") for l in log.read_text().splitlines()]
+    agent_sid = next(m["result"]["sessionId"] for m in seen if "result" in m and "sessionId" in (m["result"] or {}))
+    cancels = [m for m in seen if m.get("method") == "session/cancel"]
+    assert [c["params"] for c in cancels] == [{"sessionId": agent_sid}] and agent_sid != sid
+
+
+def test_bad_input_gets_an_error_and_the_proxy_goes_on(binary, root, tmp_path):
+    cmd = [str(binary), "acp", "--local-root", str(root), "--config-dir", str(tmp_path / "config"), "--",
+           sys.executable, str(AGENTS / "stream_agent.py")]
+    lines = [b"{not json\n", b'{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/"}}\n',
+             b'{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":1}}\n',
+             b'{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"relative"}}\n',
+             b'{"jsonrpc":"2.0","id":10,"method":"session/load","params":{"sessionId":"sess_0000000000000000","cwd":"/","mcpServers":[]}}\n']
+    out = subprocess.run(cmd, input=b"".join(lines), capture_output=True, timeout=30).stdout
+    answers = [json.loads(l) for l in out.splitlines()]
+    c = Conformance()
+    c.pending["client"].update({"7": "session/new", "8": "initialize", "9": "session/new", "10": "session/load"})
+    for a in answers:
+        if a.get("id") is not None:  # (the parse error's id is null: no request to match it with)
+            c.check("agent", a)
+    by_id = {a.get("id"): a for a in answers}
+    assert by_id[None]["error"]["code"] == -32700 and by_id[None]["error"]["data"]["code"] == "ParseError"
+    assert by_id[7]["error"]["code"] == -32600  # before initialize
+    assert by_id[8]["result"]["protocolVersion"] == 1
+    assert by_id[9]["error"]["data"] == {"code": "InvalidParams", "field": "cwd", "expected": "an absolute path"}
+    assert by_id[10]["error"]["code"] == -32002 and by_id[10]["error"]["data"]["code"] == "NotFound"
+
+
+def test_an_agent_that_cannot_start_is_a_clear_error(binary, root, tmp_path):
+    cmd = [str(binary), "acp", "--local-root", str(root), "--config-dir", str(tmp_path / "config"), "--",
+           str(tmp_path / "no-such-agent")]
+    req = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n'
+    r = subprocess.run(cmd, input=req, capture_output=True, timeout=30)
+    answer = json.loads(r.stdout)
+    assert answer["error"]["data"]["code"] == "AgentUnavailable" and "no-such-agent" in answer["error"]["message"]
+    assert r.returncode == 0
+
+
 import asyncio  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from acp_helpers import AGENTS  # noqa: E402
+from acp_schema import Conformance  # noqa: E402
