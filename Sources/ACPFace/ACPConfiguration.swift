@@ -1,3 +1,5 @@
+import AgentSessions
+
 /// How `workspace-bridge acp` runs: the agent it spawns and the bounds it keeps.
 public struct ACPConfiguration: Sendable {
     /// The ACP protocol version the face speaks to both sides.
@@ -11,11 +13,16 @@ public struct ACPConfiguration: Sendable {
     /// How long, once the editor's input ends, requests already forwarded may take to be answered
     /// before the agent is stopped (`--exit-grace`).
     public var exitGrace: Duration
+    /// `--approval-policy`: the policy of the sessions this process makes, which then weighs the
+    /// agent's permission requests (`ACPProxy+Consent`); nil: they all go to the editor.
+    public var approvalPolicy: ApprovalPolicy?
 
-    public init(agentCommand: [String], maxMessageBytes: Int = 64 << 20, exitGrace: Duration = .seconds(10)) {
+    public init(agentCommand: [String], maxMessageBytes: Int = 64 << 20, exitGrace: Duration = .seconds(10),
+                approvalPolicy: ApprovalPolicy? = nil) {
         self.agentCommand = agentCommand
         self.maxMessageBytes = maxMessageBytes
         self.exitGrace = exitGrace
+        self.approvalPolicy = approvalPolicy
     }
 
     /// The agent's name as sessions record it (`agentType`): the command's file name.

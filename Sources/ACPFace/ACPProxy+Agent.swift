@@ -65,7 +65,10 @@ extension ACPProxy {
             nextEditorId += 1
             var p = params
             let sid = mapToEditor(&p)
-            toEditor[k] = PendingToEditor(agentId: id.json, generation: run, method: method, session: sid)
+            if method == "session/request_permission", let sid, let params,
+               answeredByPolicy(session: sid, agentId: id.json, params: params, extra: Self.extras(message)) { return }
+            toEditor[k] = PendingToEditor(agentId: id.json, generation: run, method: method, session: sid,
+                                          params: method == "session/request_permission" ? params : nil)
             var o = Self.extras(message)
             o["jsonrpc"] = "2.0"
             o["id"] = .int(k)

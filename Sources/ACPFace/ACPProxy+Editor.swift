@@ -103,7 +103,11 @@ extension ACPProxy {
         guard pending.generation == generation, agent != nil else { return }  // that agent run is gone
         var o: JSONObject = ["jsonrpc": "2.0", "id": pending.agentId]
         if let error { o["error"] = error } else { o["result"] = result ?? .null }
-        let records = pending.method == "session/request_permission" ? [ACPRecords.permissionOutcome(result: result, error: error)] : []
+        var records: [MessageInput] = []
+        if pending.method == "session/request_permission" {
+            records = [ACPRecords.permissionOutcome(result: result, error: error)]
+            if let sid = pending.session, let request = pending.params { recordDecision(session: sid, request: request, result: result) }
+        }
         toAgentSide(.object(o), session: pending.session, records: records)
     }
 

@@ -47,11 +47,14 @@ extension ACPProxy {
                     guard let agentSid = r["sessionId"]?.stringValue else {
                         return self.failEditor(id, .internalError("the agent's session/new answer has no sessionId"))
                     }
-                    let info = ACPSessionInfo(cwd: cwd, additionalDirectories: params["additionalDirectories"], agentSessionId: agentSid)
+                    let policy = self.configuration.approvalPolicy
+                    let info = ACPSessionInfo(cwd: cwd, additionalDirectories: params["additionalDirectories"], agentSessionId: agentSid,
+                                              consent: policy != nil)
                     let session: Session
                     do throws(SessionError) {
                         session = try self.store.create(title: ACPSessionInfo.defaultTitle, agentType: self.agentName,
-                                                        metadata: info.metadata(agent: self.agentName))
+                                                        metadata: info.metadata(agent: self.agentName),
+                                                        approvalPolicy: policy ?? .none)
                     } catch {
                         return self.failEditor(id, ACPErrors.store(error))
                     }

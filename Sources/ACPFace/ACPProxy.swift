@@ -61,6 +61,8 @@ public final class ACPProxy: @unchecked Sendable {
     var sessionSetup: [String: JSON] = [:]
     /// The agent's id of each session in this process's latest agent run that had it.
     var agentSessionIds: [String: String] = [:]
+    /// Whether each session's approval policy weighs permission requests (`isGated`).
+    var gated: [String: Bool] = [:]
 
     public init(configuration: ACPConfiguration, store: SessionStore, editorOutput: Int32, logger: Logger) {
         self.configuration = configuration
@@ -146,6 +148,8 @@ struct PendingToEditor {
     var generation: Int
     var method: String
     var session: String?
+    /// The request's params (kept for a permission request: its options decide the approval).
+    var params: JSON?
 }
 
 /// What the agent said it can do at `initialize` (what the proxy adds is not here).

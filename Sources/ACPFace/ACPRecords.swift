@@ -7,7 +7,8 @@ import JSON
 /// `prompt` (role user: the prompt's content blocks, as the editor sent them), `update` (the
 /// `session/update`'s `update` object verbatim; role user, assistant, tool or system by its
 /// `sessionUpdate`), `permission` (role tool: the agent's request, `toolCall` and `options`),
-/// `permissionOutcome` (role tool: the editor's `outcome`, or the error it answered with) and
+/// `permissionOutcome` (role tool: the `outcome`, or the error the editor answered with; `by`
+/// `editor`, or `policy` when the session's approval policy answered) and
 /// `stop` (role system: the turn's `stopReason`, or the error that ended it). Replay gives back
 /// prompts as `user_message_chunk` updates and updates unchanged, in journal order.
 enum ACPRecords {
@@ -32,8 +33,8 @@ enum ACPRecords {
         return MessageInput(role: .tool, content: ["acp": "permission", "request": .object(request)])
     }
 
-    static func permissionOutcome(result: JSON?, error: JSON?) -> MessageInput {
-        var o: JSONObject = ["acp": "permissionOutcome"]
+    static func permissionOutcome(result: JSON?, error: JSON?, by: String = "editor") -> MessageInput {
+        var o: JSONObject = ["acp": "permissionOutcome", "by": .string(by)]
         if let outcome = result?["outcome"] { o["outcome"] = outcome }
         if let error { o["error"] = error }
         return MessageInput(role: .tool, content: .object(o))

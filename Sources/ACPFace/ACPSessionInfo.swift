@@ -3,7 +3,8 @@ import JSON
 
 /// What an ACP session keeps in our session's `metadata.acp`: the `cwd` and
 /// `additionalDirectories` it was started with, the agent's own id for it at creation
-/// (`agentSessionId`) and the agent's name. (Never the editor's `mcpServers`: they may carry
+/// (`agentSessionId`), the agent's name, and `consent: true` when it was made with
+/// `--approval-policy`. (Never the editor's `mcpServers`: they may carry
 /// secrets in `env`, and the journal may be synced.)
 struct ACPSessionInfo {
     static let defaultTitle = "Untitled"
@@ -11,11 +12,14 @@ struct ACPSessionInfo {
     var cwd: String
     var additionalDirectories: JSON?
     var agentSessionId: String?
+    /// Made with `--approval-policy`: the session's policy weighs the agent's permission requests.
+    var consent = false
 
-    init(cwd: String, additionalDirectories: JSON?, agentSessionId: String?) {
+    init(cwd: String, additionalDirectories: JSON?, agentSessionId: String?, consent: Bool) {
         self.cwd = cwd
         self.additionalDirectories = additionalDirectories
         self.agentSessionId = agentSessionId
+        self.consent = consent
     }
 
     /// Nil for a session the ACP face did not start.
@@ -24,12 +28,14 @@ struct ACPSessionInfo {
         self.cwd = cwd
         additionalDirectories = acp["additionalDirectories"]
         agentSessionId = acp["agentSessionId"]?.stringValue
+        consent = acp["consent"]?.boolValue ?? false
     }
 
     func metadata(agent: String) -> JSON {
         var o: JSONObject = ["cwd": .string(cwd), "agent": .string(agent)]
         if let additionalDirectories { o["additionalDirectories"] = additionalDirectories }
         if let agentSessionId { o["agentSessionId"] = .string(agentSessionId) }
+        if consent { o["consent"] = true }
         return ["acp": .object(o)]
     }
 

@@ -26,10 +26,16 @@ struct ACP: ParsableCommand {
 
     @OptionGroup var options: ServerOptions
 
+    @Option(help: "The approval policy of the sessions this process creates, which then answers the agent's permission requests it does not need to ask about: none (every request allowed without asking), destructive (the editor is asked for every call that replaces or removes existing content), write (asked for every call that changes anything). Without it, every permission request goes to the editor.")
+    var approvalPolicy: String?
+
     @Argument(parsing: .postTerminator, help: "The agent's command and its arguments, after --.")
     var agent: [String] = []
 
     func validate() throws {
+        if let approvalPolicy, ApprovalPolicy(named: approvalPolicy) == nil {
+            throw ValidationError("--approval-policy must be none, destructive or write")
+        }
         guard !agent.isEmpty else { throw ValidationError("give the agent's command after --, e.g. workspace-bridge acp -- my-agent --acp") }
     }
 
@@ -57,7 +63,8 @@ struct ACP: ParsableCommand {
         let store = SessionStore(directory: root + "/.workspace/sessions", owner: DeviceIdentity.id(configDirectory: configDirectory),
                                  pricing: pricing)
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
-        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, maxMessageBytes: c.maxMessageBytes, exitGrace: c.exitGrace),
+        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, maxMessageBytes: c.maxMessageBytes, exitGrace: c.exitGrace,
+                                                              approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:))),
                              store: store, editorOutput: protocolOut, logger: logger)
         proxy.run(input: 0)
         #if canImport(Glibc)

@@ -18,10 +18,11 @@ CALL_TIMEOUT = 30
 
 
 class Editor:
-    """The editor: keeps every session/update it is shown (raw params, in order), allows the
-    first permission option, answers the extension method `_wb_test/ping` with n + 1."""
+    """The editor: keeps every session/update it is shown (raw params, in order), picks the
+    permission option `choose` (else the first), answers the extension method `_wb_test/ping` with n + 1."""
 
     def __init__(self):
+        self.choose = None       # the optionId to pick (None: the first option)
         self.updates = []        # (sessionId, update dict), as received
         self.permissions = []    # raw params of session/request_permission
         self.ext_calls = []      # (method, params)
@@ -31,7 +32,7 @@ class Editor:
         self.conn = conn
 
     async def request_permission(self, session_id, tool_call, options, **kw):
-        return S.RequestPermissionResponse(outcome=S.AllowedOutcome(outcome="selected", option_id=options[0].option_id))
+        return S.RequestPermissionResponse(outcome=S.AllowedOutcome(outcome="selected", option_id=self.choose or options[0].option_id))
 
     async def session_update(self, session_id, update, **kw):
         pass
@@ -52,8 +53,8 @@ class Editor:
 class Proxy:
     """One run of `workspace-bridge acp` with an agent; `conn` is the SDK's client connection."""
 
-    def __init__(self, binary, root, agent, tmp):
-        self.binary, self.root, self.agent, self.tmp = binary, root, agent, Path(tmp)
+    def __init__(self, binary, root, agent, tmp, *options):
+        self.binary, self.root, self.agent, self.tmp, self.options = binary, root, agent, Path(tmp), list(options)
         self.editor = Editor()
         self.conformance = Conformance()
         self.agent_logs = self.tmp / "agent-logs"
@@ -73,7 +74,7 @@ class Proxy:
     @contextlib.asynccontextmanager
     async def run(self):
         env = dict(os.environ, ACP_AGENT_LOG=str(self.agent_logs), ACP_AGENT_STATE=str(self.state))
-        args = ["acp", "--local-root", str(self.root), "--config-dir", str(self.tmp / "config"), "--",
+        args = ["acp", "--local-root", str(self.root), "--config-dir", str(self.tmp / "config"), *self.options, "--",
                 sys.executable, str(AGENTS / f"{self.agent}.py")]
         async with acp.spawn_agent_process(self.editor, str(self.binary), *args, env=env,
                                            observers=[self._observe]) as (conn, process):

@@ -3,7 +3,8 @@
 Each prompt is a command (its first text block):
   stream N     N agent_message_chunk updates "c0 " … plus a thought, a plan, a tool call with
                its update and a usage_update; answers end_turn
-  permission   asks the client's permission for a tool call; says which option came back
+  permission [KIND]  asks the client's permission for a tool call of that kind (edit by
+               default; options allow, always, reject); says which option came back
   remember     says which earlier prompts of this session it has in context ("context: a | b"),
                and, when the prompt has more than one text block, the first ("history: …")
   anything     echoes it ("echo: <all text blocks joined>")
@@ -83,12 +84,16 @@ class TestAgent:
                 await self.say(sid, f"c{i} ")
             await self.conn.session_update(sid, update_tool_call("t1", status="completed"))
             await self.conn.session_update(sid, S.UsageUpdate(session_update="usage_update", used=120, size=1000))
-        elif command == "permission":
+        elif command.startswith("permission"):
+            kind = command.split()[1] if len(command.split()) > 1 else "edit"
+            call_id = f"t{len(earlier)}"
             options = [S.PermissionOption(option_id="allow", name="Allow", kind="allow_once"),
+                       S.PermissionOption(option_id="always", name="Always allow", kind="allow_always"),
                        S.PermissionOption(option_id="reject", name="Reject", kind="reject_once")]
-            await self.conn.session_update(sid, start_tool_call("t2", "Write file", kind="edit", status="pending"))
+            await self.conn.session_update(sid, start_tool_call(call_id, "Write file", kind=kind, status="pending"))
             answer = await self.conn.request_permission(
-                session_id=sid, tool_call=S.ToolCallUpdate(tool_call_id="t2", title="Write file"), options=options)
+                session_id=sid, options=options,
+                tool_call=S.ToolCallUpdate(tool_call_id=call_id, title="Write file", kind=kind, raw_input={"path": "a.md"}))
             chosen = getattr(answer.outcome, "option_id", "cancelled")
             await self.say(sid, f"permission: {chosen}")
         elif command == "remember":
