@@ -95,11 +95,13 @@ extension ACPProxy {
             return failEditor(id, ACPErrors.store(error))
         }
         sessionSetup[sid] = Self.setup(params)
-        for m in messages {
-            for update in ACPRecords.replay(m) {
-                toEditorSide(OutgoingMessage.notification("session/update", ["sessionId": .string(sid), "update": update]))
-            }
+        // The replay leaves as one item of the outbox: in order, before the answer, after
+        // whatever was posted before it.
+        let shown = messages.flatMap(ACPRecords.replay).map { update in
+            OutgoingMessage.notification("session/update", ["sessionId": .string(sid), "update": update])
         }
+        let editor = self.editor
+        outbox.post { for n in shown { editor.send(n) } }
         withAgent(failing: id, method) {
             self.attach(sid, resume: !replay) { r in
                 switch r {

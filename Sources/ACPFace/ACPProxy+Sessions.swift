@@ -82,13 +82,13 @@ extension ACPProxy {
     }
 
     /// `session/list`: the ACP sessions of the active root, oldest first, `cwd` filtered; a page
-    /// is one page of the store (it may hold fewer than it scanned: follow `nextCursor`).
+    /// is one page of 1,000 sessions of the store (it may hold fewer: follow `nextCursor`).
     func listSessions(_ id: RequestID, _ params: JSON) {
         let cwd = params["cwd"]
         if let cwd, !cwd.isNull, cwd.stringValue == nil { return failEditor(id, ACPErrors.invalidParams("cwd", "a string")) }
         let cursor = params["cursor"]?.stringValue
         do throws(SessionError) {
-            let page = try store.list(limit: 100, cursor: cursor)
+            let page = try store.list(limit: 1000, cursor: cursor)
             var listed: [JSON] = []
             for s in page.sessions {
                 guard let info = ACPSessionInfo(s), cwd?.stringValue.map({ $0 == info.cwd }) ?? true else { continue }

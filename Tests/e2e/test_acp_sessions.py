@@ -23,6 +23,8 @@ def stored(spawn, root, tmp_path, sid):
     """The session and its messages, as the JSON-RPC face shows them."""
     b = spawn("--local-root", str(root), "--config-dir", str(tmp_path / "config"), init=True)
     session = b.result("session/get", {"id": sid})
+    # Front ends see ACP sessions as any other (point 6 of issue 24, list side).
+    assert sid in [x["id"] for x in b.result("session/list", {"limit": 100})["sessions"]]
     messages = b.result("session/messages", {"id": sid, "limit": 1000})["messages"]
 
     return session, [m["content"] for m in messages]
