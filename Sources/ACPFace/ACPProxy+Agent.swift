@@ -38,7 +38,8 @@ extension ACPProxy {
             case .success(let r):
                 guard r["protocolVersion"]?.intValue == ACPConfiguration.protocolVersion else {
                     self.logger.error("acp: the agent answered initialize with protocol version \(r["protocolVersion"].map { "\($0)" } ?? "none"), not 1")
-                    self.agent?.stop()
+                    self.agent?.closeInput()
+                    self.agent?.terminate()
                     self.finishStarting(.failure(.internalError("the agent does not speak ACP protocol version 1")))
                     return
                 }

@@ -73,7 +73,7 @@ public final class ACPProxy: @unchecked Sendable {
     }
 
     /// Serves the editor on `input` until it ends; then lets the agent answer what it was asked
-    /// (within `exitGrace`), stops it, and returns once every journaled record is on disk and
+    /// (within `exitGrace`), ends its input (SIGTERM if it has not exited 2 s later), and returns once every journaled record is on disk and
     /// every message is written.
     public func run(input: Int32) {
         MessageStream.read(fd: input, maxMessageBytes: configuration.maxMessageBytes,
@@ -88,10 +88,11 @@ public final class ACPProxy: @unchecked Sendable {
         while ContinuousClock.now < deadline, loop.sync(execute: { !(toAgent.isEmpty && waitingForAgent.isEmpty && attaching.isEmpty) }) {
             usleep(2_000)
         }
-        loop.sync {
-            agent?.stop()
-            agent = nil
+        let last = loop.sync { () -> AgentProcess? in
+            defer { agent = nil }
+            return agent
         }
+        last?.stop()
         outbox.flush()
         editor.close()
         store.close()

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import JSON
 import JSONRPC
+import Synchronization
 import SystemSupport
 
 /// One run of the downstream agent: a child process whose stdin and stdout are pipes to us
@@ -58,25 +59,51 @@ final class AgentProcess: Sendable {
         output = OutputChannel(fd: toChild[1], framing: .ndjson)
         let readFD = fromChild[0]
         let pid = child
+        let reaped = self.reaped
         try OSThread.detach {
             MessageStream.read(fd: readFD, maxMessageBytes: maxMessageBytes, onMessage: onMessage,
                                onFault: { _ in }, onEnd: {
                 close(readFD)
+                // Wait for the exit without reaping, then reap under the lock `terminate` signals
+                // under: the pid cannot be another process's while it is signalled.
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
                 var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                reaped.done.withLock { done in
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    done = true
+                }
                 onExit(Self.describe(status))
             })
         }
     }
 
+    /// Whether the child has been reaped (its pid may then be anyone's).
+    private final class Reaped: Sendable { let done = Mutex(false) }
+    private let reaped = Reaped()
+
     /// Sends one message to the agent (dropped once the agent is gone).
     func send(_ message: JSON) { output.send(message) }
 
-    /// Asks the agent to end (end of its input, then SIGTERM); `onExit` follows when it has.
-    func stop() {
+    /// Ends the agent's input (what was sent before is written first): an ACP agent ends then.
+    func closeInput() {
         output.close()
         close(stdinFD)
-        kill(pid, SIGTERM)
+    }
+
+    /// Sends SIGTERM, unless the agent has already exited and been reaped.
+    func terminate() {
+        reaped.done.withLock { done in if !done { kill(pid, SIGTERM) } }
+    }
+
+    var hasExited: Bool { reaped.done.withLock { $0 } }
+
+    /// Ends the agent: end of input, `patience` for it to exit by itself, then SIGTERM.
+    func stop(patience: Duration = .seconds(2)) {
+        closeInput()
+        let deadline = ContinuousClock.now + patience
+        while !hasExited, ContinuousClock.now < deadline { usleep(2_000) }
+        terminate()
     }
 
     private static func describe(_ status: Int32) -> String {
