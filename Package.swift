@@ -115,6 +115,7 @@ let package = Package(
         .testTarget(name: "AgentSessionsTests", dependencies: ["AgentSessions", "JSON", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "SettingsTests", dependencies: ["Storage", "JSON"], swiftSettings: strict),
+        .testTarget(name: "ACPFaceTests", dependencies: ["ACPFace", "AgentSessions", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
         .testTarget(name: "WorkspaceBridgeCommandTests", dependencies: ["workspace-bridge", "BridgeServer", "JSONRPC", "Workspace"], swiftSettings: strict),
         // Fuzzing (Tests/Fuzz/README.md): the targets, one libFuzzer driver per target (a replayer
