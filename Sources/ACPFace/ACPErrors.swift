@@ -12,6 +12,12 @@ enum ACPErrors {
                  dataCode: "AgentUnavailable", data: ["method": .string(method), "reason": .string(why)])
     }
 
+    /// Too many requests are waiting for an answer from the other side (`limit` of them).
+    static func busy(limit: Int) -> RPCError {
+        RPCError(code: -32803, message: "\(limit) requests are already waiting for an answer; send this one again later",
+                 dataCode: "ServerBusy", data: ["reason": "pendingRequests", "limit": .int(Int64(limit))])
+    }
+
     static func sessionNotFound(_ id: String) -> RPCError {
         RPCError(code: -32002, message: "No session \(id) in the workspace's session store", dataCode: "NotFound",
                  data: ["sessionId": .string(id)])

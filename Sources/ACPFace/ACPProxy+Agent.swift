@@ -6,6 +6,7 @@ extension ACPProxy {
     /// Runs `body` once an agent is running and initialized (starting one with the editor's
     /// `initialize` when none is); fails `id` with `AgentUnavailable` when none can be.
     func withAgent(failing id: RequestID, _ method: String, _ body: @escaping () -> Void) {
+        guard toAgent.count < Self.pendingLimit else { return failEditor(id, ACPErrors.busy(limit: Self.pendingLimit)) }
         ensureAgent { result in
             switch result {
             case .success: body()
@@ -62,6 +63,9 @@ extension ACPProxy {
         guard run == generation else { return }
         switch IncomingMessage(message) {
         case .request(let id, let method, let params):
+            guard toEditor.count < Self.pendingLimit else {
+                return toAgentSide(OutgoingMessage.error(id: id, ACPErrors.busy(limit: Self.pendingLimit)))
+            }
             let k = nextEditorId
             nextEditorId += 1
             var p = params

@@ -32,6 +32,8 @@ public final class ACPProxy: @unchecked Sendable {
     let editor: OutputChannel
     let outbox: Outbox
     let loop = DispatchQueue(label: "acp.loop")
+    /// The most requests that may wait for an answer in each direction; past it, `ServerBusy`.
+    static let pendingLimit = 10_000
 
     // Everything below is touched on `loop` only.
     var agent: AgentProcess?

@@ -223,8 +223,9 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # over data.limit bytes: refused whole before parsing, id null) or answerBytes (this member only
     # reads and its result would take the batch's answer past data.limit bytes, the --max-message-
     # bytes: send it on its own). ServerBusy: stuckHandlers (every worker thread is taken and
-    # data.limit cancelled requests are still stuck in system calls) or threadLimit (the system
-    # refused a new thread, data.errno); nothing was done, send the request again later.
+    # data.limit cancelled requests are still stuck in system calls), threadLimit (the system
+    # refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests
+    # already wait for the other side's answers); nothing was done, send the request again later.
     # AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it
     # could not start.
     'reason': str,
