@@ -16,10 +16,13 @@ public struct ACPConfiguration: Sendable {
     /// `--approval-policy`: the policy of the sessions this process makes, which then weighs the
     /// agent's permission requests (`ACPProxy+Consent`); nil: they all go to the editor.
     public var approvalPolicy: ApprovalPolicy?
+    /// The active storage root: sessions' `cwd` and `additionalDirectories` must be inside it.
+    public var workspaceRoot: String
 
-    public init(agentCommand: [String], maxMessageBytes: Int = 64 << 20, exitGrace: Duration = .seconds(10),
-                approvalPolicy: ApprovalPolicy? = nil) {
+    public init(agentCommand: [String], workspaceRoot: String, maxMessageBytes: Int = 64 << 20,
+                exitGrace: Duration = .seconds(10), approvalPolicy: ApprovalPolicy? = nil) {
         self.agentCommand = agentCommand
+        self.workspaceRoot = workspaceRoot
         self.maxMessageBytes = maxMessageBytes
         self.exitGrace = exitGrace
         self.approvalPolicy = approvalPolicy

@@ -39,8 +39,7 @@ extension ACPProxy {
             for w in waiting { w(r.map { _ in () }) }
         }
         var params = sessionSetup[sid]?.objectValue ?? ["mcpServers": .array([])]
-        params["cwd"] = .string(info.cwd)
-        if params["additionalDirectories"] == nil, let dirs = info.additionalDirectories { params["additionalDirectories"] = dirs }
+        for (k, v) in info.paths(inside).members where k == "cwd" || params[k] == nil { params[k] = v }
         let fresh: () -> Void = {
             var p = params
             p["sessionId"] = nil
@@ -85,6 +84,7 @@ extension ACPProxy {
     func loadSession(_ id: RequestID, _ params: JSON, replay: Bool) {
         let method = replay ? "session/load" : "session/resume"
         guard let sid = params["sessionId"]?.stringValue else { return failEditor(id, ACPErrors.invalidParams("sessionId", "a string")) }
+        if let refusal = inside.refusal(params) { return failEditor(id, refusal) }
         let messages: [Message]
         do throws(SessionError) {
             guard ACPSessionInfo(try store.get(id: sid)) != nil else {

@@ -15,8 +15,8 @@ extension ACPProxy {
             guard let info = ACPSessionInfo(try store.get(id: sid)) else {
                 return failEditor(id, ACPErrors.invalidParams("sessionId", "a session started through the ACP face (it has no cwd)"))
             }
-            if let cwd = params["cwd"]?.stringValue, cwd != info.cwd {
-                return failEditor(id, ACPErrors.invalidParams("cwd", "the forked session's cwd, \(info.cwd)"))
+            if let cwd = params["cwd"]?.stringValue, inside.relative(cwd) != info.cwd {
+                return failEditor(id, ACPErrors.invalidParams("cwd", "the forked session's cwd, \(inside.absolute(info.cwd))"))
             }
             fork = try store.fork(id: sid)
         } catch {

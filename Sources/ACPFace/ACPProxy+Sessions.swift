@@ -33,11 +33,10 @@ extension ACPProxy {
     }
 
     /// `session/new`: the agent makes its session, then we make ours (durably) and the editor
-    /// gets our id.
+    /// gets our id. `cwd` and `additionalDirectories` must be inside the active root (`InsideRoot`).
     func newSession(_ id: RequestID, _ params: JSON, extra: JSONObject) {
-        guard let cwd = params["cwd"]?.stringValue, cwd.hasPrefix("/") else {
-            return failEditor(id, ACPErrors.invalidParams("cwd", "an absolute path"))
-        }
+        if let refusal = inside.refusal(params) { return failEditor(id, refusal) }
+        guard let cwd = params["cwd"]?.stringValue else { return }
         withAgent(failing: id, "session/new") {
             self.requestAgent("session/new", params, pending: .proxy({ result in
                 switch result {
@@ -48,7 +47,8 @@ extension ACPProxy {
                         return self.failEditor(id, .internalError("the agent's session/new answer has no sessionId"))
                     }
                     let policy = self.configuration.approvalPolicy
-                    let info = ACPSessionInfo(cwd: cwd, additionalDirectories: params["additionalDirectories"], agentSessionId: agentSid,
+                    let dirs = (params["additionalDirectories"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(self.inside.relative) }
+                    let info = ACPSessionInfo(cwd: self.inside.relative(cwd) ?? "", directories: dirs, agentSessionId: agentSid,
                                               consent: policy != nil)
                     let session: Session
                     do throws(SessionError) {
@@ -90,9 +90,11 @@ extension ACPProxy {
         do throws(SessionError) {
             let page = try store.list(limit: 1000, cursor: cursor)
             var listed: [JSON] = []
+            // The filter is compared inside the root (a path outside it matches nothing).
+            let wanted = cwd?.stringValue.map { inside.relative($0) }
             for s in page.sessions {
-                guard let info = ACPSessionInfo(s), cwd?.stringValue.map({ $0 == info.cwd }) ?? true else { continue }
-                listed.append(ACPSessionInfo.listed(s, info))
+                guard let info = ACPSessionInfo(s), wanted.map({ $0 == info.cwd }) ?? true else { continue }
+                listed.append(ACPSessionInfo.listed(s, info, inside))
             }
             var result: JSONObject = ["sessions": .array(listed)]
             if let next = page.nextCursor { result["nextCursor"] = .string(next) }

@@ -31,6 +31,7 @@ public final class ACPProxy: @unchecked Sendable {
     let logger: Logger
     let editor: OutputChannel
     let outbox: Outbox
+    let inside: InsideRoot
     let loop = DispatchQueue(label: "acp.loop")
     /// The most requests that may wait for an answer in each direction; past it, `ServerBusy`.
     static let pendingLimit = 10_000
@@ -72,6 +73,7 @@ public final class ACPProxy: @unchecked Sendable {
         self.logger = logger
         editor = OutputChannel(fd: editorOutput, framing: .ndjson)
         outbox = Outbox(store: store, logger: logger)
+        inside = InsideRoot(configuration.workspaceRoot)
     }
 
     /// Serves the editor on `input` until it ends; then lets the agent answer what it was asked

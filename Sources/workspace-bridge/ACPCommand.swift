@@ -63,7 +63,7 @@ struct ACP: ParsableCommand {
         let store = SessionStore(directory: root + "/.workspace/sessions", owner: DeviceIdentity.id(configDirectory: configDirectory),
                                  pricing: pricing)
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
-        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, maxMessageBytes: c.maxMessageBytes, exitGrace: c.exitGrace,
+        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: c.maxMessageBytes, exitGrace: c.exitGrace,
                                                               approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:))),
                              store: store, editorOutput: protocolOut, logger: logger)
         proxy.run(input: 0)

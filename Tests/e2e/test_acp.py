@@ -127,7 +127,7 @@ def test_bad_input_gets_an_error_and_the_proxy_goes_on(binary, root, tmp_path):
     lines = [b"{not json\n", b'{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/"}}\n',
              b'{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":1}}\n',
              b'{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"relative"}}\n',
-             b'{"jsonrpc":"2.0","id":10,"method":"session/load","params":{"sessionId":"sess_0000000000000000","cwd":"/","mcpServers":[]}}\n']
+             b'{"jsonrpc":"2.0","id":10,"method":"session/load","params":{"sessionId":"sess_0000000000000000","cwd":"%s","mcpServers":[]}}\n' % str(root).encode()]
     out = subprocess.run(cmd, input=b"".join(lines), capture_output=True, timeout=30).stdout
     answers = [json.loads(l) for l in out.splitlines()]
     c = Conformance()
@@ -141,6 +141,28 @@ def test_bad_input_gets_an_error_and_the_proxy_goes_on(binary, root, tmp_path):
     assert by_id[8]["result"]["protocolVersion"] == 1
     assert by_id[9]["error"]["data"] == {"code": "InvalidParams", "field": "cwd", "expected": "an absolute path"}
     assert by_id[10]["error"]["code"] == -32002 and by_id[10]["error"]["data"]["code"] == "NotFound"
+
+
+def test_the_agents_world_is_the_workspace(binary, root, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (root / "link").symlink_to(outside)
+
+    async def go():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            for cwd, dirs in [(str(outside), []), (str(root / "link"), []), (str(root / ".." / "outside"), []),
+                              (str(root), [str(outside)]), (str(root / "missing"), [])]:
+                with pytest.raises(acp.RequestError) as e:
+                    await p.call(p.conn.new_session(cwd=cwd, additional_directories=dirs, mcp_servers=[]))
+                assert e.value.data["code"] == "OutsideWorkspace", cwd
+            sid = await p.new(str(root))
+            with pytest.raises(acp.RequestError) as e:
+                await p.call(p.conn.load_session(cwd=str(outside), session_id=sid, mcp_servers=[]))
+            assert e.value.data["code"] == "OutsideWorkspace"
+        return p
+    check_agent_logs(run(go()))
 
 
 def test_an_agent_that_cannot_start_is_a_clear_error(binary, root, tmp_path):

@@ -42,7 +42,7 @@ def test_every_prompt_update_permission_and_stop_is_journaled(binary, root, tmp_
     p, sid = run(go())
     session, contents = stored(spawn, root, tmp_path, sid)
     assert session["title"] == "stream 3" and session["agentType"] == "TestAgent"
-    assert session["metadata"]["acp"]["cwd"] == str(root)
+    assert session["metadata"]["acp"]["cwdInRoot"] == ""  # relative: the root has another path on another device
     kinds = [c["acp"] for c in contents]
     assert kinds == ["prompt"] + ["update"] * 8 + ["stop", "prompt", "update", "permission", "permissionOutcome", "update", "stop"]
     # Updates verbatim, in the order the editor saw them.
