@@ -198,3 +198,36 @@ def test_fork_is_ours_and_goes_on_apart_from_its_parent(binary, root, tmp_path):
             assert e.value.data["code"] == "InvalidParams"
         return p
     check_agent_logs(run(go()))
+
+
+def test_a_session_travels_with_the_root_to_another_device(binary, root, tmp_path):
+    """What a sync engine does, done by hand: the root copied to another path, opened by another
+    device (its own config folder, so its own device id)."""
+    import shutil
+    (root / "proj").mkdir()
+
+    async def device_a():
+        p = Proxy(binary, root, "noload_agent", tmp_path / "a")
+        async with p.run():
+            await p.start()
+            sid = await p.new(str(root / "proj"))
+            await p.prompt(sid, "started on A")
+        return sid
+    (tmp_path / "a").mkdir()
+    sid = run(device_a())
+    other = tmp_path / "device-b-root"
+    shutil.copytree(root, other, symlinks=True)
+
+    async def device_b():
+        (tmp_path / "b").mkdir()
+        p = Proxy(binary, other, "noload_agent", tmp_path / "b")
+        async with p.run():
+            await p.start()
+            listed = await p.call(p.conn.list_sessions())
+            assert [(s.session_id, s.cwd, s.title) for s in listed.sessions] == [(sid, str(other / "proj"), "started on A")]
+            await p.call(p.conn.load_session(cwd=str(other / "proj"), session_id=sid, mcp_servers=[]))
+            assert p.editor.texts(sid) == "echo: started on A"
+            await p.prompt(sid, "remember")
+            assert "User: started on A" in p.editor.texts(sid)
+        return p
+    check_agent_logs(run(device_b()))
