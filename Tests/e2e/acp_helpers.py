@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import acp
+import pytest
 from acp import schema as S
 
 from acp_schema import Conformance
@@ -108,6 +109,14 @@ def check_agent_logs(proxy):
             c.check("client" if entry["dir"] == "in" else "agent", entry["message"])
             n += 1
     return n
+
+
+@pytest.fixture
+def root(tmp_path):
+    """The workspace root of a test (the agents' sessions live in it)."""
+    r = tmp_path / "root"
+    r.mkdir()
+    return r
 
 
 def run(coro):

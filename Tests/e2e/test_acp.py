@@ -4,14 +4,8 @@ ways is validated against the vendored ACP v1 schema (acp_schema.py)."""
 import acp
 import pytest
 
-from acp_helpers import Proxy, check_agent_logs, run
+from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
 
-
-@pytest.fixture
-def root(tmp_path):
-    r = tmp_path / "root"
-    r.mkdir()
-    return r
 
 
 def test_initialize_advertises_the_agent_plus_the_store(binary, root, tmp_path):

@@ -4,14 +4,8 @@ the editor is asked only when the policy leaves it to the user; every request an
 journaled. The PyPI ACP SDK plays both ends; every message is validated (acp_helpers)."""
 import pytest
 
-from acp_helpers import Proxy, check_agent_logs, run
+from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
 
-
-@pytest.fixture
-def root(tmp_path):
-    r = tmp_path / "root"
-    r.mkdir()
-    return r
 
 
 def test_destructive_asks_the_editor_only_for_replacing_calls_and_remembers(binary, root, tmp_path, spawn):

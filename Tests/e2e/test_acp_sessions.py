@@ -9,14 +9,8 @@ import signal
 import acp
 import pytest
 
-from acp_helpers import Proxy, check_agent_logs, run
+from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
 
-
-@pytest.fixture
-def root(tmp_path):
-    r = tmp_path / "root"
-    r.mkdir()
-    return r
 
 
 def stored(spawn, root, tmp_path, sid):
