@@ -93,7 +93,10 @@ public final class ACPProxy: @unchecked Sendable {
             usleep(2_000)
         }
         let last = loop.sync { () -> AgentProcess? in
-            defer { agent = nil }
+            defer {
+                agent = nil
+                generation += 1  // its exit is ours, not news
+            }
             return agent
         }
         last?.stop()

@@ -6,6 +6,7 @@ import Darwin
 import ACPFace
 import AgentSessions
 import ArgumentParser
+import BridgeServer
 import JSON
 import Logging
 import Storage
@@ -48,12 +49,18 @@ struct ACP: ParsableCommand {
         dup2(2, 1)
         signal(SIGPIPE, SIG_IGN)
         JSONCodec.prepareForThreads()
-        let level = c.logLevel
-        LoggingSystem.bootstrap { label in
-            var h = StreamLogHandler.standardError(label: label)
-            h.logLevel = level
-            return h
+        // The same log lines as `serve` (stderr, and --log-file); no client sink: on this face the
+        // editor's log is the agent's stderr, which is ours.
+        var fileFD: Int32?
+        if let logFile = c.logFile {
+            let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw ServerMain.StartupError("cannot open --log-file \(logFile)") }
+            fileFD = fd
         }
+        let level = c.logLevel
+        let sink = ClientLogSink()
+        let logFD = fileFD
+        LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
         let logger = Logger(label: "workspace-bridge.acp")
         let configDirectory = try c.resolvedConfigDirectory()
         let manager = try StorageManager(localRoot: try c.localRoot ?? c.defaultLocalRoot(), cloudRoot: c.cloudRoot,

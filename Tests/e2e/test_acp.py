@@ -116,8 +116,8 @@ def test_cancel_notifications_reach_the_agent_with_its_own_ids(binary, root, tmp
 
 
 def test_bad_input_gets_an_error_and_the_proxy_goes_on(binary, root, tmp_path):
-    cmd = [str(binary), "acp", "--local-root", str(root), "--config-dir", str(tmp_path / "config"), "--",
-           sys.executable, str(AGENTS / "stream_agent.py")]
+    cmd = [str(binary), "acp", "--local-root", str(root), "--config-dir", str(tmp_path / "config"),
+           "--log-file", str(tmp_path / "acp.log"), "--", sys.executable, str(AGENTS / "stream_agent.py")]
     lines = [b"{not json\n", b'{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/"}}\n',
              b'{"jsonrpc":"2.0","id":8,"method":"initialize","params":{"protocolVersion":1}}\n',
              b'{"jsonrpc":"2.0","id":9,"method":"session/new","params":{"cwd":"relative"}}\n',
@@ -135,6 +135,7 @@ def test_bad_input_gets_an_error_and_the_proxy_goes_on(binary, root, tmp_path):
     assert by_id[8]["result"]["protocolVersion"] == 1
     assert by_id[9]["error"]["data"] == {"code": "InvalidParams", "field": "cwd", "expected": "an absolute path"}
     assert by_id[10]["error"]["code"] == -32002 and by_id[10]["error"]["data"]["code"] == "NotFound"
+    assert f"acp: sessions in {root}" in (tmp_path / "acp.log").read_text()  # --log-file, as for serve
 
 
 def test_the_agents_world_is_the_workspace(binary, root, tmp_path):
