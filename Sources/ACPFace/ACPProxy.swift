@@ -117,9 +117,11 @@ public final class ACPProxy: @unchecked Sendable {
     func failEditor(_ id: RequestID, _ error: RPCError) { toEditorSide(OutgoingMessage.error(id: id, error)) }
 
     /// Sends to the running agent after `records` are durable in `session`.
-    func toAgentSide(_ message: JSON, session: String? = nil, records: [MessageInput] = []) {
+    func toAgentSide(_ message: JSON, session: String? = nil, records: [MessageInput] = [],
+                     unless: (@Sendable (SessionError) -> Void)? = nil) {
         guard let agent else { return }
-        outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { agent.send(message) }))
+        outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { agent.send(message) },
+                                unless: unless))
     }
 
     /// Sends a request of ours (or one we forward) to the agent; `pending` says what its answer is for.
@@ -131,7 +133,18 @@ public final class ACPProxy: @unchecked Sendable {
         var o: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
         if let params { o["params"] = params }
         for (k, v) in extra.members where o[k] == nil { o[k] = v }
-        toAgentSide(.object(o), session: session, records: records)
+        // An editor's request whose records cannot be journaled (a prompt in a session another
+        // device holds, a full disk) is refused with the store's error, and the agent never sees it.
+        var unless: (@Sendable (SessionError) -> Void)?
+        if case .editor(let editorId, _, _) = pending, !records.isEmpty {
+            unless = { e in
+                self.loop.async {
+                    guard self.toAgent.removeValue(forKey: id) != nil else { return }
+                    self.failEditor(editorId, ACPErrors.store(e))
+                }
+            }
+        }
+        toAgentSide(.object(o), session: session, records: records, unless: unless)
     }
 }
 

@@ -14,12 +14,16 @@ import Synchronization
 /// in the session's journal (one `fsync` per session per batch) before its `send` runs, so the
 /// editor is never shown what is not on disk; items posted while a batch is being flushed form
 /// the next batch. At most `limit` items wait: `post` blocks while that many do (back-pressure
-/// on the reader that posts). A journal write that fails is logged and the item is still sent (the agent's
-/// turn goes on; the gap is named on stderr).
+/// on the reader that posts). A journal write that fails is logged, and the item runs its
+/// `unless` instead of its send when it has one (a prompt: refused rather than sent unjournaled),
+/// else it is still sent (the agent's output cannot be taken back; the gap is named on stderr).
 final class Outbox: Sendable {
     struct Item: Sendable {
         var records: [(session: String, message: MessageInput)] = []
         var send: @Sendable () -> Void
+        /// Runs instead of `send` when a record of the item could not be journaled (nil: `send`
+        /// runs anyway, and the gap is logged).
+        var unless: (@Sendable (SessionError) -> Void)? = nil
     }
 
     private let store: SessionStore
@@ -60,13 +64,21 @@ final class Outbox: Sendable {
                 return taken
             }
             if batch.isEmpty { return }
-            journal(batch)
-            for item in batch { item.send() }
+            let failed = journal(batch)
+            for item in batch {
+                if let unless = item.unless, let e = item.records.lazy.compactMap({ failed[$0.session] }).first {
+                    unless(e)
+                } else {
+                    item.send()
+                }
+            }
         }
     }
 
     /// All records of a batch, grouped by session in posting order: one durable append each.
-    private func journal(_ batch: [Item]) {
+    /// Returns the sessions whose append failed, with the error.
+    private func journal(_ batch: [Item]) -> [String: SessionError] {
+        var failed: [String: SessionError] = [:]
         var order: [String] = []
         var bySession: [String: [MessageInput]] = [:]
         for item in batch {
@@ -78,7 +90,9 @@ final class Outbox: Sendable {
         for id in order {
             do throws(SessionError) { _ = try store.appendMessages(id: id, messages: bySession[id] ?? []) } catch {
                 logger.error("acp: session \(id): \(bySession[id]?.count ?? 0) records not journaled: \(error.message)")
+                failed[id] = error
             }
         }
+        return failed
     }
 }

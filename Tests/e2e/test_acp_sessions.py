@@ -3,6 +3,7 @@ served from the store (list, load, resume, close, delete) whatever the agent sup
 restarts of the proxy and a kill -9 mid-stream. The PyPI ACP SDK plays both ends; every message
 is validated against the ACP v1 schema (acp_helpers)."""
 import asyncio
+import json
 import os
 import signal
 
@@ -225,3 +226,30 @@ def test_a_session_travels_with_the_root_to_another_device(binary, root, tmp_pat
             assert "User: started on A" in p.editor.texts(sid)
         return p
     check_agent_logs(run(device_b()))
+
+
+def test_a_prompt_that_cannot_be_journaled_is_refused_not_sent(binary, root, tmp_path):
+    """Device A's proxy holds the session's lease; device B (another config folder) may list and
+    load it, but its prompt is refused with the store's error and never reaches B's agent."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+
+    async def go():
+        a = Proxy(binary, root, "stream_agent", tmp_path / "a")
+        b = Proxy(binary, root, "stream_agent", tmp_path / "b")
+        async with a.run(), b.run():
+            await a.start()
+            await b.start()
+            sid = await a.new()
+            await a.prompt(sid, "on A")
+            assert [s.session_id for s in (await b.call(b.conn.list_sessions())).sessions] == [sid]
+            with pytest.raises(acp.RequestError) as e:
+                await b.prompt(sid, "from B")
+            assert e.value.data["code"] == "SessionLocked"
+            r = await a.prompt(sid, "still A's")
+            assert r.stop_reason == "end_turn"
+        return b
+    b = run(go())
+    check_agent_logs(b)
+    prompts = [json.loads(l)["message"] for log in b.agent_logs.glob("*.jsonl") for l in log.read_text().splitlines()]
+    assert not any(m.get("method") == "session/prompt" and "from B" in json.dumps(m) for m in prompts)
