@@ -253,3 +253,32 @@ def test_a_prompt_that_cannot_be_journaled_is_refused_not_sent(binary, root, tmp
     check_agent_logs(b)
     prompts = [json.loads(l)["message"] for log in b.agent_logs.glob("*.jsonl") for l in log.read_text().splitlines()]
     assert not any(m.get("method") == "session/prompt" and "from B" in json.dumps(m) for m in prompts)
+
+
+def test_a_fork_made_by_a_front_end_is_loadable_from_the_editor(binary, root, tmp_path, spawn):
+    async def first():
+        p = Proxy(binary, root, "noload_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            sid = await p.new()
+            await p.prompt(sid, "one")
+            await p.prompt(sid, "two")
+        return sid
+    sid = run(first())
+    b = spawn("--local-root", str(root), "--config-dir", str(tmp_path / "config"), init=True)
+    first_id = b.result("session/messages", {"id": sid, "limit": 1000})["messages"]
+    cut = next(m["id"] for m in first_id if m["content"].get("acp") == "stop")  # after the first turn
+    fork = b.result("session/fork", {"id": sid, "atMessageId": cut, "title": "forked there"})["id"]
+
+    async def second():
+        p = Proxy(binary, root, "noload_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            listed = {s.session_id: s.title for s in (await p.call(p.conn.list_sessions())).sessions}
+            assert listed == {sid: "one", fork: "forked there"}
+            await p.call(p.conn.load_session(cwd=str(root), session_id=fork, mcp_servers=[]))
+            assert [u["content"]["text"] for s, u in p.editor.updates if s == fork] == ["one", "echo: one"]
+            await p.prompt(fork, "remember")
+            assert "User: one" in p.editor.texts(fork) and "User: two" not in p.editor.texts(fork)
+        return p
+    check_agent_logs(run(second()))
