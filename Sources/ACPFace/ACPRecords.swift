@@ -47,8 +47,16 @@ enum ACPRecords {
         return MessageInput(role: .system, content: .object(o))
     }
 
-    /// The `session/update` payloads that replay a stored message (none for permissions and stops).
+    /// The `session/update` payloads that replay a stored message (none for permissions and
+    /// stops). A compacted run (compacted by a front end) replays as its summary: one
+    /// `agent_message_chunk` reading "[summary of the earlier conversation] …".
     static func replay(_ m: Message) -> [JSON] {
+        if m.compaction != nil {
+            let text = m.content.stringValue
+                ?? (m.content.arrayValue ?? []).compactMap { $0["text"]?.stringValue }.joined(separator: "\n")
+            return [["sessionUpdate": "agent_message_chunk",
+                     "content": ["type": "text", "text": .string("[summary of the earlier conversation] " + text)]]]
+        }
         switch m.content["acp"]?.stringValue {
         case "prompt":
             return (m.content["prompt"]?.arrayValue ?? []).map { ["sessionUpdate": "user_message_chunk", "content": $0] }

@@ -282,3 +282,30 @@ def test_a_fork_made_by_a_front_end_is_loadable_from_the_editor(binary, root, tm
             assert "User: one" in p.editor.texts(fork) and "User: two" not in p.editor.texts(fork)
         return p
     check_agent_logs(run(second()))
+
+
+def test_a_session_compacted_by_a_front_end_replays_its_summary(binary, root, tmp_path, spawn):
+    async def first():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            sid = await p.new()
+            await p.prompt(sid, "one")
+            await p.prompt(sid, "two")
+        return sid
+    sid = run(first())
+    b = spawn("--local-root", str(root), "--config-dir", str(tmp_path / "config"), init=True)
+    ms = b.result("session/messages", {"id": sid, "limit": 1000})["messages"]
+    through = [m["id"] for m in ms if m["content"].get("acp") == "stop"][0]
+    b.result("session/compact", {"id": sid, "fromMessageId": ms[0]["id"], "throughMessageId": through,
+                                 "summary": "the user said one"})
+
+    async def second():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            await p.call(p.conn.load_session(cwd=str(root), session_id=sid, mcp_servers=[]))
+            shown = [u["content"]["text"] for s, u in p.editor.updates if s == sid]
+            assert shown == ["[summary of the earlier conversation] the user said one", "two", "echo: two"]
+        return p
+    check_agent_logs(run(second()))
