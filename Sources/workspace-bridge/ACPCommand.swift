@@ -41,6 +41,8 @@ struct ACP: ParsableCommand {
     }
 
     func run() throws {
+        // The roots and folders as `serve` resolves them; the transport options straight from the
+        // command line (the face has its own transport).
         let c = options.configuration(environment: ServerMain.environment())
         // fd 1 is for protocol bytes only (as in `serve`): stray prints go to stderr.
         let protocolOut = dup(1)
@@ -52,12 +54,12 @@ struct ACP: ParsableCommand {
         // The same log lines as `serve` (stderr, and --log-file); no client sink: on this face the
         // editor's log is the agent's stderr, which is ours.
         var fileFD: Int32?
-        if let logFile = c.logFile {
+        if let logFile = options.logFile {
             let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw ServerMain.StartupError("cannot open --log-file \(logFile)") }
             fileFD = fd
         }
-        let level = c.logLevel
+        let level = options.logLevel
         let sink = ClientLogSink()
         let logFD = fileFD
         LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
@@ -70,7 +72,8 @@ struct ACP: ParsableCommand {
         let store = SessionStore(directory: root + "/.workspace/sessions", owner: DeviceIdentity.id(configDirectory: configDirectory),
                                  pricing: pricing)
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
-        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: c.maxMessageBytes, exitGrace: c.exitGrace,
+        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: options.maxMessageBytes,
+                                                              exitGrace: .milliseconds(Int64(options.exitGrace * 1000)),
                                                               approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:))),
                              store: store, editorOutput: protocolOut, logger: logger)
         proxy.run(input: 0)
