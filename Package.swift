@@ -13,6 +13,9 @@ import PackageDescription
 ///                       the Services handlers get, the tools (a method plus a rename), the MCP face and its
 ///                       connection conventions; the one place domain errors become protocol errors
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
+///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
+///                       that journals every session in the store; uses JSONRPC for framing and messages only
+///       → AgentSessions, JSON, JSONRPC, SystemSupport, Logging
 ///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
 ///                       no MCP (a face's differences come in as Connection.Conventions)
 ///       → JSON, SystemSupport, Logging
@@ -91,10 +94,15 @@ let package = Package(
             dependencies: ["JSON", "SystemSupport", "CWorkspaceShims"],
             swiftSettings: strict
         ),
+        .target(
+            name: "ACPFace",
+            dependencies: ["AgentSessions", "JSON", "JSONRPC", "SystemSupport", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
-                "BridgeServer", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
+                "BridgeServer", "ACPFace", "AgentSessions", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -108,6 +116,7 @@ let package = Package(
         .testTarget(name: "AgentSessionsTests", dependencies: ["AgentSessions", "JSON", "SystemSupport"], swiftSettings: strict),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "SettingsTests", dependencies: ["Storage", "JSON"], swiftSettings: strict),
+        .testTarget(name: "ACPFaceTests", dependencies: ["ACPFace", "AgentSessions", "JSON"], swiftSettings: strict),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
         .testTarget(name: "WorkspaceBridgeCommandTests", dependencies: ["workspace-bridge", "BridgeServer", "JSONRPC", "Workspace"], swiftSettings: strict),
         // Fuzzing (Tests/Fuzz/README.md): the targets, one libFuzzer driver per target (a replayer

@@ -26,6 +26,9 @@ if [ "${1:-}" = "--test" ]; then
   # Real LSP client libraries drive the server in Tests/e2e/test_lsp_clients.py.
   python3 -c "import pygls, lsprotocol, pylspclient, sansio_lsp_client, pylsp_jsonrpc" 2>/dev/null ||
     python3 -m pip install -q --root-user-action=ignore pygls==2.1.1 pylspclient==0.1.2 sansio-lsp-client==0.13.0 python-lsp-jsonrpc==1.1.2
+  # The ACP SDK plays the editor and the downstream agents in Tests/e2e/test_acp*.py.
+  python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('agent-client-protocol') != '0.12.1')" 2>/dev/null ||
+    python3 -m pip install -q --root-user-action=ignore agent-client-protocol==0.12.1
   # The clients' tests: headless Chromium drives the web front end; tsc checks the JS types.
   extra=()
   command -v chromium >/dev/null 2>&1 || extra+=(chromium)

@@ -205,6 +205,9 @@ struct SessionData: Sendable, Equatable {
             t.isError = r["isError"]?.boolValue ?? false
             t.arguments = nil
             toolCalls[call] = t
+        case "title":
+            guard let t = r["title"]?.stringValue else { throw ReplayFault("a title record without a title") }
+            title = t
         case "compact", "place", "uncompact", "policy", "ask", "decide", "defer", "drop":
             try applyExtra(type, r, ref: ref, at: at)
         case "read":

@@ -15,7 +15,7 @@ struct WorkspaceBridgeCommand: ParsableCommand {
                 '{"jsonrpc":"2.0","id":2,"method":"ping"}' | workspace-bridge
             """,
         version: ServerInfo.version,
-        subcommands: [Serve.self, MCP.self, Doctor.self],
+        subcommands: [Serve.self, MCP.self, ACP.self, Doctor.self],
         defaultSubcommand: Serve.self
     )
 }

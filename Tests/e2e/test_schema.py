@@ -54,6 +54,7 @@ PROTOCOL_CODES = {
     "UnsupportedProtocolVersion": -32022,      # the MCP face's 2026-07-28 era (docs/mcp-2026.md)
     "MissingRequiredClientCapability": -32021,  # the same era: tasks/* without the tasks extension declared
     "ServerBusy": -32803,  # no thread for the request now (stuck cancelled handlers at their cap, or a task limit)
+    "AgentUnavailable": -32603,  # the ACP face: the downstream agent exited or could not start (test_acp.py)
 }
 DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "DirectoryNotEmpty",
                 "OutsideWorkspace", "InvalidPath", "PreconditionFailed", "NotText", "TooLarge",

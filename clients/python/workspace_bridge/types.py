@@ -206,6 +206,7 @@ ErrorCode = Literal[
     'QuotaExceeded',
     'IOError',
     'Deferred',
+    'AgentUnavailable',
 ]
 
 
@@ -222,8 +223,11 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # over data.limit bytes: refused whole before parsing, id null) or answerBytes (this member only
     # reads and its result would take the batch's answer past data.limit bytes, the --max-message-
     # bytes: send it on its own). ServerBusy: stuckHandlers (every worker thread is taken and
-    # data.limit cancelled requests are still stuck in system calls) or threadLimit (the system
-    # refused a new thread, data.errno); nothing was done, send the request again later.
+    # data.limit cancelled requests are still stuck in system calls), threadLimit (the system
+    # refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests
+    # already wait for the other side's answers); nothing was done, send the request again later.
+    # AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it
+    # could not start.
     'reason': str,
     # ParseError: line of the error in the message.
     'line': int,
@@ -322,6 +326,9 @@ class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
     request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md);
     MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request
     that needs an extension its `_meta` did not declare (the tasks extension's tasks/*).
+    AgentUnavailable: -32603, sent only by the ACP face (workspace-bridge acp) to a request the
+    downstream agent did not answer because it exited or could not be started; data.method names the
+    request.
     """
 
 

@@ -1,0 +1,142 @@
+import AgentSessions
+import JSON
+import JSONRPC
+
+/// The editor's messages: what the face serves itself, and how the rest is forwarded.
+extension ACPProxy {
+    func fromEditor(_ message: JSON) {
+        switch IncomingMessage(message) {
+        case .invalid(let id, let error):
+            failEditor(id ?? .int(0), error)
+        case .request(let id, let method, let params):
+            editorRequest(id, method, params, message)
+        case .notification(let method, let params):
+            editorNotification(method, params, message)
+        case .response(let id, let result, let error):
+            editorResponse(id, result: result, error: error)
+        }
+    }
+
+    /// The top-level members of a message other than the JSON-RPC ones (kept when forwarding).
+    static func extras(_ message: JSON) -> JSONObject {
+        var o = JSONObject()
+        for (k, v) in message.objectValue?.members ?? [] where !["jsonrpc", "id", "method", "params", "result", "error"].contains(k) {
+            o[k] = v
+        }
+        return o
+    }
+
+    private func editorRequest(_ id: RequestID, _ method: String, _ params: JSON?, _ message: JSON) {
+        if method != "initialize", editorInitialize == nil {
+            failEditor(id, ACPErrors.notInitialized(method))
+            return
+        }
+        switch method {
+        case "initialize": initialize(id, params ?? [:])
+        case "session/new": newSession(id, params ?? [:], extra: Self.extras(message))
+        case "session/list": listSessions(id, params ?? [:])
+        case "session/load": loadSession(id, params ?? [:], replay: true)
+        case "session/resume": loadSession(id, params ?? [:], replay: false)
+        case "session/close": closeSession(id, params ?? [:])
+        case "session/delete": deleteSession(id, params ?? [:])
+        case "session/fork": forkSession(id, params ?? [:])
+        default:
+            let extra = Self.extras(message)
+            guard let sid = params?["sessionId"]?.stringValue, isOurs(sid) else {
+                // Not a session of ours (or no session at all): through unchanged.
+                withAgent(failing: id, method) {
+                    self.requestAgent(method, params, pending: .editor(id: id, method: method, session: nil), extra: extra)
+                }
+                return
+            }
+            withSession(sid, failing: id, method) { agentSid in
+                self.forwardSessionRequest(id, method, params!, session: sid, agentSession: agentSid, extra: extra)
+            }
+        }
+    }
+
+    /// A request on one of our sessions, to the agent that has it. A prompt is journaled first
+    /// (and names the session when it is its first), and carries the history when it is due.
+    private func forwardSessionRequest(_ id: RequestID, _ method: String, _ params: JSON, session sid: String,
+                                       agentSession: String, extra: JSONObject) {
+        var p = params.objectValue ?? [:]
+        p["sessionId"] = .string(agentSession)
+        var records: [MessageInput] = []
+        if method == "session/prompt", let prompt = params["prompt"] {
+            records = [ACPRecords.prompt(prompt)]
+            nameIfFirst(sid, prompt)
+            if handoverDue.remove(sid) != nil, let history = handover(sid), case .array(let blocks) = prompt {
+                p["prompt"] = .array([history] + blocks)
+            }
+        }
+        requestAgent(method, .object(p), pending: .editor(id: id, method: method, session: sid), session: sid,
+                     records: records, extra: extra)
+    }
+
+    private func editorNotification(_ method: String, _ params: JSON?, _ message: JSON) {
+        guard agent != nil, agentReady else { return }  // nothing is running that it could be about
+        var p = params?.objectValue
+        if method == "$/cancel_request", let rid = params?["requestId"] {
+            // The editor names its own id; the agent knows ours.
+            guard let mine = toAgent.first(where: { if case .editor(let e, _, _) = $0.value { return e.json == rid } else { return false } })?.key
+            else { return }
+            p?["requestId"] = .int(mine)
+        }
+        if let sid = params?["sessionId"]?.stringValue, isOurs(sid) {
+            guard let agentSid = attached[sid] else { return }  // the running agent has not got it: nothing to cancel
+            p?["sessionId"] = .string(agentSid)
+        }
+        var o = Self.extras(message)
+        o["jsonrpc"] = "2.0"
+        o["method"] = .string(method)
+        if let p { o["params"] = .object(p) } else if let params { o["params"] = params }
+        toAgentSide(.object(o))
+    }
+
+    /// The editor's answer to a request the agent made through us: back to that agent run, with
+    /// its own id; a permission outcome is journaled first.
+    private func editorResponse(_ id: RequestID?, result: JSON?, error: JSON?) {
+        guard case .int(let k)? = id, let pending = toEditor.removeValue(forKey: k) else {
+            logger.warning("acp: the editor answered a request we did not make (id \(id?.description ?? "null"))")
+            return
+        }
+        guard pending.generation == generation, agent != nil else { return }  // that agent run is gone
+        var o: JSONObject = ["jsonrpc": "2.0", "id": pending.agentId]
+        if let error { o["error"] = error } else { o["result"] = result ?? .null }
+        var records: [MessageInput] = []
+        if pending.method == "session/request_permission" {
+            records = [ACPRecords.permissionOutcome(result: result, error: error)]
+            if let sid = pending.session, let request = pending.params { recordDecision(session: sid, request: request, result: result) }
+        }
+        toAgentSide(.object(o), session: pending.session, records: records)
+    }
+
+    /// Whether `sid` names a session of our store (the ids the editor knows).
+    func isOurs(_ sid: String) -> Bool {
+        attached[sid] != nil || sid.hasPrefix("sess_") && (try? store.get(id: sid)) != nil
+    }
+
+    /// Names the session after its first prompt (while it still has its default name).
+    private func nameIfFirst(_ sid: String, _ prompt: JSON) {
+        guard let title = ACPRecords.title(fromPrompt: prompt), let s = try? store.get(id: sid),
+              s.title == ACPSessionInfo.defaultTitle else { return }
+        do throws(SessionError) { _ = try store.setTitle(id: sid, title) } catch {
+            logger.warning("acp: session \(sid) keeps its default title: \(error.message)")
+        }
+    }
+
+    /// The session's history for an agent that starts it afresh (`ACPRecords.handover`).
+    private func handover(_ sid: String) -> JSON? {
+        (try? allMessages(sid)).flatMap(ACPRecords.handover)
+    }
+
+    /// Every stored message of a session, in order.
+    func allMessages(_ sid: String) throws(SessionError) -> [Message] {
+        var out: [Message] = []
+        while true {
+            let page = try store.messages(id: sid, after: out.last?.id, limit: 1000)
+            out += page
+            if page.count < 1000 { return out }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import JSONRPC
+import Synchronization
+import SystemSupport
+
+/// One run of the downstream agent: a child process whose stdin and stdout are pipes to us
+/// (its stderr is ours, so its logs reach the editor's log like ours do).
+///
+/// Guarantees: `send` writes whole NDJSON lines and never blocks the caller for ever on a dead
+/// agent (a broken pipe discards output); `onExit` runs once, on the reader thread, after every
+/// message the agent wrote has been handed to `onMessage`, and after the child has been reaped.
+/// `generation` tells runs apart, so an answer meant for an earlier run is never given to a later one.
+final class AgentProcess: Sendable {
+    struct SpawnError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    let pid: pid_t
+    let generation: Int
+    private let output: OutputChannel
+    private let stdinFD: Int32
+
+    /// Starts `command` (looked up in PATH) with `arguments`; the reader thread starts at once.
+    init(command: [String], generation: Int, maxMessageBytes: Int,
+         onMessage: @escaping @Sendable (JSON) -> Void, onExit: @escaping @Sendable (String) -> Void) throws {
+        guard let program = command.first else { throw SpawnError(description: "no agent command given") }
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
+        guard pipe(&toChild) == 0 else { throw SpawnError(description: "pipe: \(describeErrno(errno))") }
+        guard pipe(&fromChild) == 0 else {
+            close(toChild[0]); close(toChild[1])
+            throw SpawnError(description: "pipe: \(describeErrno(errno))")
+        }
+        // Only the child's ends reach the child, and only as its stdin and stdout.
+        for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
+        let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var child = pid_t()
+        let rc = posix_spawnp(&child, program, &actions, nil, argv, environ)
+        close(toChild[0])
+        close(fromChild[1])
+        guard rc == 0 else {
+            close(toChild[1]); close(fromChild[0])
+            throw SpawnError(description: "cannot start the agent \(program): \(describeErrno(rc))")
+        }
+        pid = child
+        self.generation = generation
+        stdinFD = toChild[1]
+        output = OutputChannel(fd: toChild[1], framing: .ndjson)
+        let readFD = fromChild[0]
+        let pid = child
+        let reaped = self.reaped
+        try OSThread.detach {
+            MessageStream.read(fd: readFD, maxMessageBytes: maxMessageBytes, onMessage: onMessage,
+                               onFault: { _ in }, onEnd: {
+                close(readFD)
+                // Wait for the exit without reaping, then reap under the lock `terminate` signals
+                // under: the pid cannot be another process's while it is signalled.
+                var info = siginfo_t()
+                while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+                var status: Int32 = 0
+                reaped.done.withLock { done in
+                    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                    done = true
+                }
+                onExit(Self.describe(status))
+            })
+        }
+    }
+
+    /// Whether the child has been reaped (its pid may then be anyone's).
+    private final class Reaped: Sendable { let done = Mutex(false) }
+    private let reaped = Reaped()
+
+    /// Sends one message to the agent (dropped once the agent is gone).
+    func send(_ message: JSON) { output.send(message) }
+
+    /// Ends the agent's input (what was sent before is written first): an ACP agent ends then.
+    func closeInput() {
+        output.close()
+        close(stdinFD)
+    }
+
+    /// Sends SIGTERM, unless the agent has already exited and been reaped.
+    func terminate() {
+        reaped.done.withLock { done in if !done { kill(pid, SIGTERM) } }
+    }
+
+    var hasExited: Bool { reaped.done.withLock { $0 } }
+
+    /// Ends the agent: end of input, `patience` for it to exit by itself, then SIGTERM.
+    func stop(patience: Duration = .seconds(2)) {
+        closeInput()
+        let deadline = ContinuousClock.now + patience
+        while !hasExited, ContinuousClock.now < deadline { usleep(2_000) }
+        terminate()
+    }
+
+    private static func describe(_ status: Int32) -> String {
+        let signal = status & 0x7f
+        if signal != 0 { return "killed by signal \(signal)" }
+        return "exited with status \((status >> 8) & 0xff)"
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import AgentSessions
+import Dispatch
+import Logging
+import Synchronization
+
+/// The one ordered way out of the proxy, to the editor and to the agent, with group commit.
+///
+/// Guarantees: items leave in the order they were posted; an item's journal records are durable
+/// in the session's journal (one `fsync` per session per batch) before its `send` runs, so the
+/// editor is never shown what is not on disk; items posted while a batch is being flushed form
+/// the next batch. At most `limit` items wait: `post` blocks while that many do (back-pressure
+/// on the reader that posts). A journal write that fails is logged, and the item runs its
+/// `unless` instead of its send when it has one (a prompt: refused rather than sent unjournaled),
+/// else it is still sent (the agent's output cannot be taken back; the gap is named on stderr).
+final class Outbox: Sendable {
+    struct Item: Sendable {
+        var records: [(session: String, message: MessageInput)] = []
+        var send: @Sendable () -> Void
+        /// Runs instead of `send` when a record of the item could not be journaled (nil: `send`
+        /// runs anyway, and the gap is logged).
+        var unless: (@Sendable (SessionError) -> Void)? = nil
+    }
+
+    private let store: SessionStore
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "acp.outbox")
+    private let pending = Mutex<(items: [Item], scheduled: Bool)>(([], false))
+    static let limit = 4096
+
+    init(store: SessionStore, logger: Logger) {
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Posts one item (journal records, then its send).
+    func post(_ item: Item) {
+        while pending.withLock({ $0.items.count }) >= Self.limit { usleep(500) }
+        let schedule = pending.withLock { p -> Bool in
+            p.items.append(item)
+            defer { p.scheduled = true }
+            return !p.scheduled
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+
+    /// Posts a send with nothing to journal.
+    func post(_ send: @escaping @Sendable () -> Void) { post(Item(send: send)) }
+
+    /// Returns once everything posted before the call has been journaled and sent.
+    /// (A drain runs until nothing is pending, and any post schedules one ahead of this call.)
+    func flush() { queue.sync {} }
+
+    private func drain() {
+        while true {
+            let batch = pending.withLock { p -> [Item] in
+                let taken = p.items
+                p.items = []
+                if taken.isEmpty { p.scheduled = false }
+                return taken
+            }
+            if batch.isEmpty { return }
+            let failed = journal(batch)
+            for item in batch {
+                if let unless = item.unless, let e = item.records.lazy.compactMap({ failed[$0.session] }).first {
+                    unless(e)
+                } else {
+                    item.send()
+                }
+            }
+        }
+    }
+
+    /// All records of a batch, grouped by session in posting order: one durable append each.
+    /// Returns the sessions whose append failed, with the error.
+    private func journal(_ batch: [Item]) -> [String: SessionError] {
+        var failed: [String: SessionError] = [:]
+        var order: [String] = []
+        var bySession: [String: [MessageInput]] = [:]
+        for item in batch {
+            for r in item.records {
+                if bySession[r.session] == nil { order.append(r.session) }
+                bySession[r.session, default: []].append(r.message)
+            }
+        }
+        for id in order {
+            do throws(SessionError) { _ = try store.appendMessages(id: id, messages: bySession[id] ?? []) } catch {
+                logger.error("acp: session \(id): \(bySession[id]?.count ?? 0) records not journaled: \(error.message)")
+                failed[id] = error
+            }
+        }
+        return failed
+    }
+}

@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ACPFace
+import AgentSessions
+import ArgumentParser
+import BridgeServer
+import JSON
+import Logging
+import Storage
+
+/// `workspace-bridge acp [options] -- AGENT [ARGS…]`: the Agent Client Protocol face. To the
+/// editor (on stdin/stdout) an ACP v1 agent; to AGENT, spawned with pipes, an ACP client. Every
+/// session lives in the session store of the active storage root (the storage options of `serve`).
+struct ACP: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "acp",
+        abstract: "Serve the Agent Client Protocol on stdin/stdout in front of an ACP agent, keeping its sessions in the workspace.",
+        discussion: """
+            Example (Zed settings.json, agent_servers):
+              "Bridged agent": { "command": "workspace-bridge", "args": ["acp", "--", "my-agent", "--acp"] }
+            Only the storage options (--local-root, --cloud-root, --icloud-container, --config-dir, \
+            --template), --max-message-bytes, --exit-grace, --log-level and --log-file apply to acp.
+            """)
+
+    @OptionGroup var options: ServerOptions
+
+    @Option(help: "The approval policy of the sessions this process creates, which then answers the agent's permission requests it does not need to ask about: none (every request allowed without asking), destructive (the editor is asked for every call that replaces or removes existing content), write (asked for every call that changes anything). Without it, every permission request goes to the editor.")
+    var approvalPolicy: String?
+
+    @Argument(parsing: .postTerminator, help: "The agent's command and its arguments, after --.")
+    var agent: [String] = []
+
+    func validate() throws {
+        if let approvalPolicy, ApprovalPolicy(named: approvalPolicy) == nil {
+            throw ValidationError("--approval-policy must be none, destructive or write")
+        }
+        guard !agent.isEmpty else { throw ValidationError("give the agent's command after --, e.g. workspace-bridge acp -- my-agent --acp") }
+    }
+
+    func run() throws {
+        // The roots and folders as `serve` resolves them; the transport options straight from the
+        // command line (the face has its own transport).
+        let c = options.configuration(environment: ServerMain.environment())
+        // fd 1 is for protocol bytes only (as in `serve`): stray prints go to stderr.
+        let protocolOut = dup(1)
+        guard protocolOut >= 0 else { throw ServerMain.StartupError("cannot duplicate stdout") }
+        _ = fcntl(protocolOut, F_SETFD, FD_CLOEXEC)
+        dup2(2, 1)
+        signal(SIGPIPE, SIG_IGN)
+        JSONCodec.prepareForThreads()
+        // The same log lines as `serve` (stderr, and --log-file); no client sink: on this face the
+        // editor's log is the agent's stderr, which is ours.
+        var fileFD: Int32?
+        if let logFile = options.logFile {
+            let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw ServerMain.StartupError("cannot open --log-file \(logFile)") }
+            fileFD = fd
+        }
+        let level = options.logLevel
+        let sink = ClientLogSink()
+        let logFD = fileFD
+        LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
+        let logger = Logger(label: "workspace-bridge.acp")
+        let configDirectory = try c.resolvedConfigDirectory()
+        let manager = try StorageManager(localRoot: try c.localRoot ?? c.defaultLocalRoot(), cloudRoot: c.cloudRoot,
+                                         configDirectory: configDirectory, template: c.template ?? .default)
+        let root = try manager.active().rootPath
+        let pricing = (try? Pricing.load(file: configDirectory + "/pricing.json")) ?? Pricing()
+        let store = SessionStore(directory: root + "/.workspace/sessions", owner: DeviceIdentity.id(configDirectory: configDirectory),
+                                 pricing: pricing)
+        logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
+        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: options.maxMessageBytes,
+                                                              exitGrace: .milliseconds(Int64(options.exitGrace * 1000)),
+                                                              approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:))),
+                             store: store, editorOutput: protocolOut, logger: logger)
+        proxy.run(input: 0)
+        #if canImport(Glibc)
+        Glibc.exit(0)
+        #else
+        Darwin.exit(0)
+        #endif
+    }
+}
