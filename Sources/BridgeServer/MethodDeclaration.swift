@@ -17,11 +17,14 @@ struct NoParams: MethodParams {
     init(_ p: ParamReader) {}
 }
 
-/// What a handler is given: the services it may use and its request (cancellation, progress,
-/// the connection). A tool run in unit tests has no request.
+/// What a handler is given: the services it may use, its request (cancellation, progress,
+/// the connection) and, for a face's own methods, that face's per-connection state (`Face`).
+/// A tool run in unit tests has no request.
 struct Call: Sendable {
     let services: Services
     let request: RequestContext?
+    /// The per-connection state of the face whose table holds the method (nil: the LSP-style core).
+    var face: (any Sendable)? = nil
 
     var isCancelled: Bool { request?.isCancelled ?? false }
     var progress: ProgressReporter? { request?.progress }
@@ -82,17 +85,20 @@ extension MethodDeclaration {
     static var prepares: Bool { false }
     static func prepare(_ p: Params, _ call: Call) throws {}
 
-    /// The connection's `Method` for this declaration, its handlers given `services`.
-    static func method(_ services: Services) -> Method {
+    /// The connection's `Method` for this declaration, its handlers given `services` (and `face`,
+    /// the state of the face whose table holds it).
+    static func method(_ services: Services, face: (any Sendable)? = nil) -> Method {
         let plan: Method.Planner = { json in
             let p = try Params(try ParamReader(json))
             return Plan(schedule: try schedule(p), decoded: p)
         }
         var prepare: Method.Preparer?
         if prepares {
-            prepare = { @Sendable ctx in try runPrepare(ctx, services) }
+            prepare = { @Sendable ctx in try Self.prepare(decoded(ctx), Call(services: services, request: ctx, face: face)) }
         }
-        return Method(method, inline: inline, plan: plan, prepare: prepare) { ctx in try run(ctx, services) }
+        return Method(method, inline: inline, plan: plan, prepare: prepare) { ctx in
+            try run(decoded(ctx), Call(services: services, request: ctx, face: face))
+        }
     }
 
     private static func decoded(_ ctx: RequestContext) -> Params {
@@ -100,12 +106,8 @@ extension MethodDeclaration {
         return p
     }
 
-    private static func runPrepare(_ ctx: RequestContext, _ services: Services) throws {
-        try prepare(decoded(ctx), Call(services: services, request: ctx))
-    }
-
-    private static func run(_ ctx: RequestContext, _ services: Services) throws -> JSON {
-        let result = try handle(decoded(ctx), Call(services: services, request: ctx))
+    private static func run(_ p: Params, _ call: Call) throws -> JSON {
+        let result = try handle(p, call)
         assert(Self.result.admits(result), "\(method) answered fields its declaration does not list: \(result)")
         return result
     }

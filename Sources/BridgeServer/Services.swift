@@ -14,8 +14,9 @@ import Workspace
 
 /// What method handlers use, passed to each of them (`Call.services`): the configuration, the
 /// storage and its active workspace, sessions and the queue, synced settings, change watching,
-/// the connection's lifecycle and MCP state, and the one error mapping. One value per server
-/// (per connection); every member is safe to use from any thread.
+/// the connection's lifecycle, and the one error mapping. It knows no face: a face keeps its own
+/// per-connection state (see `Face`). One value per server (per connection); every member is
+/// safe to use from any thread.
 final class Services: Sendable {
     let configuration: ServerConfiguration
     let logSink: ClientLogSink
@@ -24,14 +25,6 @@ final class Services: Sendable {
     let changes: ChangeNotifier
     let agents: AgentService
     let settings = SettingsService()
-    /// MCP: the session its tool calls are journaled into, its resource subscriptions and roots.
-    let mcpSession: MCPSessionRef
-    let resourceWatch = ResourceSubscriptions()
-    let mcpRoots = MCPRootScope()
-    /// MCP: the approval step of `tools/call` (its signing key, the 2025 client's elicitation).
-    let mcpApprovals = MCPApprovals()
-    /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
-    let modern = MCPModernState()
     /// Where a change of the active root is announced: every watcher of the workspace follows it.
     let moves: WorkspaceMoves
     private let openStorage = Mutex<StorageService?>(nil)
@@ -48,13 +41,11 @@ final class Services: Sendable {
         let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
         self.agents = AgentService(configDirectory: configDir, conditionsMaxAge: configuration.conditionsMaxAge,
                                    logger: logger) { method, params in
-            // Session and queue notifications are this protocol's, not MCP's.
-            if lifecycle.isMCP { return }
+            // Session and queue notifications are the LSP-style face's, no other face's.
+            if let face = lifecycle.chosenFace, face != .lsp { return }
             client.get()?.notify(method, params)
         }
-        self.mcpSession = MCPSessionRef(agents: agents, logger: logger)
-        // The session first: notifications of the move may prompt tool calls at once.
-        self.moves = WorkspaceMoves([mcpSession, changes, resourceWatch, modern.listeners], logger: logger)
+        self.moves = WorkspaceMoves([changes], logger: logger)
     }
 
     func attach(_ connection: Connection) { client.set(connection) }
