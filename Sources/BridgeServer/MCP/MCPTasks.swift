@@ -43,6 +43,7 @@ enum MCPTasks {
         let services = call.services
         let store = try call.mcp().modern.tasks
         guard let task = store.start(ctx, statusMessage: p.name == "search_files" ? "searching \(bigTree)+ files" : "copying",
+                                     mapError: { services.mapError($0) },
                                      run: { work in try CallMCPTool.run(p, Call(services: services, request: work, face: call.face), toolCallId: toolCallId) })
         else { return try CallMCPTool.run(p, call, toolCallId: toolCallId) }
         if p.name != "search_files", let inline = try store.awaitQuickly(task, within: grace) { return inline }
