@@ -32,10 +32,18 @@ public final class BridgeServer: Router {
     /// Notifications the server sends.
     public static var serverNotifications: [String] { MethodTables.serverNotifications }
 
-    public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
+    /// A server of the LSP-style face alone.
+    public convenience init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
+        self.init(configuration: configuration, logSink: logSink, logger: logger, faces: [])
+    }
+
+    /// A server of the LSP-style face and `faces` (each built for this connection, asked in this
+    /// order): the executable composes them (`MCPFace`), this target knows none.
+    package init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger,
+                 faces faceTypes: [any Face.Type]) {
         let services = Services(configuration: configuration, logSink: logSink, logger: logger)
         self.services = services
-        let faces: [any Face] = [MCPFace(services: services)]
+        let faces: [any Face] = faceTypes.map { $0.init(services: services) }
         for face in faces { services.moves.admitFirst(face.followers) }
         self.faces = faces
         var requests = MethodTables.index(MethodTables.requests(configuration), services: services, table: "request")

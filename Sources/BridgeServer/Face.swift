@@ -2,13 +2,13 @@ import JSON
 import JSONRPC
 
 /// The name of a face, as the connection's lifecycle records which one it speaks.
-struct FaceID: Hashable, Sendable, CustomStringConvertible {
-    let name: String
-    init(_ name: String) { self.name = name }
+package struct FaceID: Hashable, Sendable, CustomStringConvertible {
+    package let name: String
+    package init(_ name: String) { self.name = name }
     /// The LSP-style face: the core's own methods (`MethodTables`), served when no other face
     /// claims the connection.
-    static let lsp = FaceID("lsp")
-    var description: String { name }
+    package static let lsp = FaceID("lsp")
+    package var description: String { name }
 }
 
 /// A protocol the server speaks on a connection besides the LSP-style core (MCP, ACP...): its
@@ -21,7 +21,7 @@ struct FaceID: Hashable, Sendable, CustomStringConvertible {
 /// other decoding; once the connection speaks it (`Lifecycle.chosenFace`), every message
 /// after the handshake is routed by it alone. Errors its handlers throw are mapped by
 /// `Services.mapError`, like every other path's.
-protocol Face: Sendable {
+package protocol Face: Sendable {
     static var id: FaceID { get }
     init(services: Services)
     /// What follows the active root in the face's state (told before the core's, see `WorkspaceMoves`).
@@ -45,15 +45,15 @@ protocol Face: Sendable {
 }
 
 extension Face {
-    var followers: [any FollowsWorkspace] { [] }
-    func initializeFailed(_ connection: Connection) {}
-    func routeWithoutHandshake(method: String, isRequest: Bool, phase: Lifecycle.Phase, coreMethod: Bool) -> Routing? { nil }
-    func connectionEnded(exitCode: Int32) {}
+    package var followers: [any FollowsWorkspace] { [] }
+    package func initializeFailed(_ connection: Connection) {}
+    package func routeWithoutHandshake(method: String, isRequest: Bool, phase: Lifecycle.Phase, coreMethod: Bool) -> Routing? { nil }
+    package func connectionEnded(exitCode: Int32) {}
 }
 
 extension Call {
     /// The state of the face whose table serves this call (`Face`), as that face's type.
-    func faceState<State: Sendable>(_: State.Type) throws(RPCError) -> State {
+    package func faceState<State: Sendable>(_: State.Type) throws(RPCError) -> State {
         guard let s = face as? State else { throw .internalError("\(request?.method ?? "this call") is not served by the face of \(State.self)") }
         return s
     }

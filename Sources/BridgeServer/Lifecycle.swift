@@ -6,13 +6,13 @@ import Synchronization
 /// so the messages after it are routed as in `running` (they wait for `initialize`, which is a
 /// barrier, except the control messages); its handler, on the pool, ends it. The lock makes
 /// reads from any thread safe.
-final class Lifecycle: Sendable {
-    enum Phase: Sendable { case uninitialized, initializing, running, shutDown }
+package final class Lifecycle: Sendable {
+    package enum Phase: Sendable { case uninitialized, initializing, running, shutDown }
 
     private let phase = Mutex(Phase.uninitialized)
     private let face = Mutex<FaceID?>(nil)
 
-    var current: Phase { phase.withLock { $0 } }
+    package var current: Phase { phase.withLock { $0 } }
 
     func set(_ p: Phase) { phase.withLock { $0 = p } }
 
@@ -35,6 +35,6 @@ final class Lifecycle: Sendable {
     /// needs no handshake (`choose`); nil before either.
     var chosenFace: FaceID? { face.withLock { $0 } }
     /// Whether the connection speaks `id`.
-    func speaks(_ id: FaceID) -> Bool { chosenFace == id }
-    func choose(_ id: FaceID) { face.withLock { $0 = id } }
+    package func speaks(_ id: FaceID) -> Bool { chosenFace == id }
+    package func choose(_ id: FaceID) { face.withLock { $0 = id } }
 }

@@ -3,37 +3,43 @@ import JSONRPC
 import Logging
 
 /// The params reader (`JSONRPC.Params`), named apart from a declaration's own `Params` type.
-typealias ParamReader = JSONRPC.Params
+package typealias ParamReader = JSONRPC.Params
 
 /// A method's params, decoded once from the request's JSON (the planner decodes them; the
 /// schedule and the handler both read the decoded value). Decoding errors are `-32602` naming
 /// the field (see `ParamReader`).
-protocol MethodParams: Sendable {
+package protocol MethodParams: Sendable {
     init(_ p: ParamReader) throws
 }
 
 /// A method without params (any object, or none, is accepted).
-struct NoParams: MethodParams {
-    init(_ p: ParamReader) {}
+package struct NoParams: MethodParams {
+    package init(_ p: ParamReader) {}
 }
 
 /// What a handler is given: the services it may use, its request (cancellation, progress,
 /// the connection) and, for a face's own methods, that face's per-connection state (`Face`).
 /// A tool run in unit tests has no request.
-struct Call: Sendable {
-    let services: Services
-    let request: RequestContext?
+package struct Call: Sendable {
+    package let services: Services
+    package let request: RequestContext?
     /// The per-connection state of the face whose table holds the method (nil: the LSP-style core).
-    var face: (any Sendable)? = nil
+    package var face: (any Sendable)? = nil
 
-    var isCancelled: Bool { request?.isCancelled ?? false }
+    package init(services: Services, request: RequestContext?, face: (any Sendable)? = nil) {
+        self.services = services
+        self.request = request
+        self.face = face
+    }
+
+    package var isCancelled: Bool { request?.isCancelled ?? false }
     var progress: ProgressReporter? { request?.progress }
-    var logger: Logger { request?.logger ?? services.logger }
+    package var logger: Logger { request?.logger ?? services.logger }
 
     func checkCancellation() throws(RPCError) { try request?.checkCancellation() }
 
     /// The connection the request came on.
-    func connection() throws(RPCError) -> Connection {
+    package func connection() throws(RPCError) -> Connection {
         guard let c = request?.serving else { throw .internalError("\(request?.method ?? "this call") has no connection") }
         return c
     }
@@ -41,7 +47,7 @@ struct Call: Sendable {
 
 /// The top-level shape of a method's result: what the schema agreement check compares with the
 /// schema's result, and (in debug builds) what every answer is checked against.
-enum ResultShape: Sendable {
+package enum ResultShape: Sendable {
     /// An object with these fields (each answer has a subset of them); `mcpOnly` are answered
     /// only on the MCP face, whose schema is MCP's.
     case object([String], mcpOnly: [String] = [])
@@ -50,7 +56,7 @@ enum ResultShape: Sendable {
     /// Not an object the check can compare (a value chosen by the client, e.g. `debug/echo`'s).
     case any
 
-    func admits(_ value: JSON) -> Bool {
+    package func admits(_ value: JSON) -> Bool {
         switch (self, value) {
         case (.object(let names, let mcpOnly), .object(let o)): return o.keys.allSatisfy { names.contains($0) || mcpOnly.contains($0) }
         case (.null, .null), (.array, .array), (.any, _): return true
@@ -62,7 +68,7 @@ enum ResultShape: Sendable {
 /// One method, declared once, in the file of its area: its name, its typed params, its schedule
 /// (what it claims, decided from the decoded params), its handler and the shape of its result.
 /// `MethodTables` lists the declarations; `method(_:)` turns one into the connection's `Method`.
-protocol MethodDeclaration: Sendable {
+package protocol MethodDeclaration: Sendable {
     associatedtype Params: MethodParams = NoParams
     static var method: String { get }
     static var result: ResultShape { get }
@@ -80,14 +86,14 @@ protocol MethodDeclaration: Sendable {
 }
 
 extension MethodDeclaration {
-    static var inline: Bool { false }
-    static var unreadParams: [String] { [] }
-    static var prepares: Bool { false }
-    static func prepare(_ p: Params, _ call: Call) throws {}
+    package static var inline: Bool { false }
+    package static var unreadParams: [String] { [] }
+    package static var prepares: Bool { false }
+    package static func prepare(_ p: Params, _ call: Call) throws {}
 
     /// The connection's `Method` for this declaration, its handlers given `services` (and `face`,
     /// the state of the face whose table holds it).
-    static func method(_ services: Services, face: (any Sendable)? = nil) -> Method {
+    package static func method(_ services: Services, face: (any Sendable)? = nil) -> Method {
         let plan: Method.Planner = { json in
             let p = try Params(try ParamReader(json))
             return Plan(schedule: try schedule(p), decoded: p)
@@ -113,7 +119,7 @@ extension MethodDeclaration {
     }
 
     /// The params fields the decoder reads (see `ParamReader(describing:)`).
-    static func paramFields() throws -> [ParamField] {
+    package static func paramFields() throws -> [ParamField] {
         let recorder = FieldRecorder()
         _ = try Params(ParamReader(describing: recorder))
         return recorder.recorded

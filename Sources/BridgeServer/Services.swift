@@ -17,13 +17,13 @@ import Workspace
 /// the connection's lifecycle, and the one error mapping. It knows no face: a face keeps its own
 /// per-connection state (see `Face`). One value per server (per connection); every member is
 /// safe to use from any thread.
-final class Services: Sendable {
-    let configuration: ServerConfiguration
-    let logSink: ClientLogSink
-    let logger: Logger
-    let lifecycle = Lifecycle()
+package final class Services: Sendable {
+    package let configuration: ServerConfiguration
+    package let logSink: ClientLogSink
+    package let logger: Logger
+    package let lifecycle = Lifecycle()
     let changes: ChangeNotifier
-    let agents: AgentService
+    package let agents: AgentService
     let settings = SettingsService()
     /// Where a change of the active root is announced: every watcher of the workspace follows it.
     let moves: WorkspaceMoves
@@ -48,16 +48,16 @@ final class Services: Sendable {
         self.moves = WorkspaceMoves([changes], logger: logger)
     }
 
-    func attach(_ connection: Connection) { client.set(connection) }
+    package func attach(_ connection: Connection) { client.set(connection) }
 
     /// The storage opened by `initialize`.
-    func storage() throws(RPCError) -> StorageService {
+    package func storage() throws(RPCError) -> StorageService {
         guard let s = openStorage.withLock({ $0 }) else { throw .serverNotInitialized }
         return s
     }
 
     /// The active workspace (local or cloud, per the storage choice).
-    func workspace() throws -> Workspace {
+    package func workspace() throws -> Workspace {
         try storage().manager.active()
     }
 
@@ -70,7 +70,7 @@ final class Services: Sendable {
     /// else the embedded default under the user's data folder; the cloud root likewise from
     /// `--cloud-root` or `initializationOptions.cloudRoot`; a root used for the first time gets
     /// `--template`, else `initializationOptions.template`, else the default layout.
-    func openStorage(initializationOptions: Params?) throws -> StorageService {
+    package func openStorage(initializationOptions: Params?) throws -> StorageService {
         let local = try configuration.localRoot ?? initializationOptions?.string("localRoot") ?? configuration.defaultLocalRoot()
         let cloud = try configuration.cloudRoot ?? initializationOptions?.string("cloudRoot")
         let template = try configuration.template
@@ -95,7 +95,7 @@ final class Services: Sendable {
     }
 
     /// The one place where any error becomes its protocol form.
-    func mapError(_ error: any Error) -> RPCError {
+    package func mapError(_ error: any Error) -> RPCError {
         if let e = error as? RPCError { return e }
         var error = error
         // Session and queue files live under the root's private folder: their errors name the

@@ -5,7 +5,7 @@ import Workspace
 /// Something that watches the active workspace for a client and must follow it when the
 /// storage choice moves it to another root (`watchFiles`, `resources/subscribe`,
 /// `subscriptions/listen`).
-protocol FollowsWorkspace: Sendable {
+package protocol FollowsWorkspace: Sendable {
     /// Moves what it watches to `workspace`'s root. Throws when it cannot watch there; it has
     /// then told (or dropped) its own subscribers, so nothing is left unwatched.
     func follow(_ workspace: Workspace) throws
@@ -18,7 +18,7 @@ protocol FollowsWorkspace: Sendable {
 /// Guarantees: every follower is told, even when an earlier one fails; the first failure is
 /// thrown after all were told (so `chooseStorage` keeps reporting a watch it could not move).
 /// Announcing the root already followed changes nothing.
-final class WorkspaceMoves: Sendable {
+package final class WorkspaceMoves: Sendable {
     private let followers: Mutex<[any FollowsWorkspace]>
     private let logger: Logger
 

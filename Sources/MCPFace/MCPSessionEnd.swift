@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import Logging
 
 /// The end of the session an MCP connection journaled its tool calls into, when the process

@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import Dispatch
 import JSON
 import JSONRPC

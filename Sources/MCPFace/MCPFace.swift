@@ -1,3 +1,4 @@
+import BridgeServer
 import JSON
 import JSONRPC
 
@@ -7,14 +8,14 @@ import JSONRPC
 ///
 /// It claims an `initialize` whose params carry MCP's `protocolVersion`, or every one under
 /// `workspace-bridge mcp`; its modern era's requests are served with no handshake at all.
-struct MCPFace: Face {
-    static let id = FaceID("mcp")
+package struct MCPFace: Face {
+    package static let id = FaceID("mcp")
     private let services: Services
     let state: MCPConnectionState
     private let requests: [String: Method]
     private let notifications: [String: Method]
 
-    init(services: Services) {
+    package init(services: Services) {
         self.services = services
         let state = MCPConnectionState(services: services)
         self.state = state
@@ -22,33 +23,33 @@ struct MCPFace: Face {
         notifications = MethodIndex.byName(MCPMethods.notifications.map { $0.method(services, face: state) }, table: "MCP notification")
     }
 
-    var followers: [any FollowsWorkspace] { state.followers }
-    var conventions: Connection.Conventions { MCPConventions.value }
+    package var followers: [any FollowsWorkspace] { state.followers }
+    package var conventions: Connection.Conventions { MCPConventions.value }
 
-    func claimsInitialize(_ params: JSON?) -> Bool {
+    package func claimsInitialize(_ params: JSON?) -> Bool {
         services.configuration.forceMCP || params?["protocolVersion"]?.stringValue != nil
     }
 
-    func initialize(_ params: JSON?, _ call: Call) throws -> JSON {
+    package func initialize(_ params: JSON?, _ call: Call) throws -> JSON {
         let connection = try call.connection()
         services.attach(connection)
         return try MCPMethods.initialize(services, state, connection, try ParamReader(params))
     }
 
-    func initializeFailed(_ connection: Connection) {
+    package func initializeFailed(_ connection: Connection) {
         if !services.configuration.forceMCP { connection.use(.lsp) }
     }
 
     /// After the handshake every MCP request was routed by `routeWithoutHandshake`: what is left
     /// is a request of another face's (not found) or a notification.
-    func route(method: String, isRequest: Bool) -> Routing {
+    package func route(method: String, isRequest: Bool) -> Routing {
         if isRequest { return .reject(.methodNotFound(method)) }
         return notifications[method].map(Routing.handle) ?? .ignore
     }
 
     /// A request named like an MCP method (its `_meta` decides the era, see `MCPModern`) before
     /// `initialize` or on an MCP connection, and the cancellation of one before any handshake.
-    func routeWithoutHandshake(method: String, isRequest: Bool, phase: Lifecycle.Phase, coreMethod: Bool) -> Routing? {
+    package func routeWithoutHandshake(method: String, isRequest: Bool, phase: Lifecycle.Phase, coreMethod: Bool) -> Routing? {
         let speaksMCP = services.lifecycle.speaks(Self.id)
         switch phase {
         case .shutDown: return nil
@@ -63,7 +64,7 @@ struct MCPFace: Face {
     }
 
     /// After a clean end (0), the MCP session this process created is ended (`MCPSessionEnd`).
-    func connectionEnded(exitCode: Int32) {
+    package func connectionEnded(exitCode: Int32) {
         guard exitCode == 0 else { return }
         MCPSessionEnd.end(state.session, logger: services.logger)
     }

@@ -1,3 +1,4 @@
+import BridgeServer
 import JSONRPC
 
 /// What the MCP face keeps per connection, in the face and not in `Services`: the session its

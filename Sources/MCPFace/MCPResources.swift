@@ -1,3 +1,4 @@
+import BridgeServer
 import FileWatching
 import JSON
 import JSONRPC
