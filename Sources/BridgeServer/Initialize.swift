@@ -59,6 +59,9 @@ enum Initialize: MethodDeclaration {
             return result
         } catch {
             services.lifecycle.endInitializing(succeeded: false)
+            // A face's request before it (MCP's modern era) may have set its conventions: a client
+            // retrying this handshake gets the LSP-style ones, as it always did.
+            connection.use(.lsp)
             throw error
         }
     }
