@@ -7,11 +7,16 @@ import PackageDescription
 /// (Workspace, Storage, AgentSessions, FileWatching) and SystemSupport know nothing of JSON-RPC:
 /// their typed errors become protocol errors in BridgeServer only.
 ///
-///     workspace-bridge  the executable: command line → ServerConfiguration → server process
-///       → BridgeServer, JSONRPC, JSON, Storage, SystemSupport, CWorkspaceShims, ArgumentParser, Logging
-///     BridgeServer      each method declared once (MethodDeclaration: typed params, schedule, handler, result),
-///                       the Services handlers get, the tools (a method plus a rename), the MCP face and its
-///                       connection conventions; the one place domain errors become protocol errors
+///     workspace-bridge  the executable: command line → ServerConfiguration → server process; composes the
+///                       faces (BridgeServer's LSP-style core plus MCPFace) into one BridgeServer per connection
+///       → BridgeServer, MCPFace, ACPFace, AgentSessions, JSONRPC, JSON, Storage, Workspace, SystemSupport, CWorkspaceShims, ArgumentParser, Logging
+///     MCPFace           the MCP face, both eras: a Face (its tables, its per-connection state, its conventions)
+///                       over BridgeServer's face-neutral Services; BridgeServer never imports it (nor any face)
+///       → BridgeServer, JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
+///     BridgeServer      the router and the Face seam, the LSP-style face: each method declared once
+///                       (MethodDeclaration: typed params, schedule, handler, result), the face-neutral Services
+///                       handlers get, the tools (a method plus a rename); the one place domain errors become
+///                       protocol errors (for every face). What faces use of it is `package`, not public.
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
 ///                       that journals every session in the store; uses JSONRPC for framing and messages only
@@ -85,6 +90,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "MCPFace",
+            dependencies: ["BridgeServer", "JSON", "JSONRPC", "Workspace", "Storage", "AgentSessions", "FileWatching", "SystemSupport", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strict
+        ),
+        .target(
             name: "Storage",
             dependencies: ["Workspace", "JSON", "SystemSupport", "CWorkspaceShims"],
             swiftSettings: strict
@@ -102,7 +112,7 @@ let package = Package(
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
-                "BridgeServer", "ACPFace", "AgentSessions", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
+                "BridgeServer", "MCPFace", "ACPFace", "AgentSessions", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -117,7 +127,7 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage", "Workspace", "JSON"], swiftSettings: strict),
         .testTarget(name: "SettingsTests", dependencies: ["Storage", "JSON"], swiftSettings: strict),
         .testTarget(name: "ACPFaceTests", dependencies: ["ACPFace", "AgentSessions", "JSON"], swiftSettings: strict),
-        .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "JSON"], swiftSettings: strict),
+        .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "MCPFace", "JSONRPC", "JSON"], swiftSettings: strict),
         .testTarget(name: "WorkspaceBridgeCommandTests", dependencies: ["workspace-bridge", "BridgeServer", "JSONRPC", "Workspace"], swiftSettings: strict),
         // Fuzzing (Tests/Fuzz/README.md): the targets, one libFuzzer driver per target (a replayer
         // when built without Tests/Fuzz/run.sh), and the test that replays corpus and regressions.

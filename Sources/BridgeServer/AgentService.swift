@@ -15,7 +15,7 @@ import Workspace
 /// The sessions and the offline queue of the active workspace root, plus the device
 /// conditions the host reports. Opened on first use, and again when the active root changes
 /// (sessions live in `.workspace/` of the root, so they follow the workspace across devices).
-final class AgentService: Sendable {
+package final class AgentService: Sendable {
     private struct Open { var root: String; var sessions: SessionStore; var queue: OfflineQueue }
     private let open = Mutex<Open?>(nil)
     private let opening = OpeningLock()
@@ -45,7 +45,7 @@ final class AgentService: Sendable {
     }
 
     /// Opening is serialised: concurrent first calls get the same stores (and one device id).
-    func stores(for ws: Workspace) throws -> (SessionStore, OfflineQueue) {
+    package func stores(for ws: Workspace) throws -> (SessionStore, OfflineQueue) {
         let root = ws.rootPath
         if let o = open.withLock({ $0 }), o.root == root { return (o.sessions, o.queue) }
         opening.lock()

@@ -23,24 +23,35 @@ public final class BridgeServer: Router {
     public var logSink: ClientLogSink { services.logSink }
     let services: Services
     var lifecycle: Lifecycle { services.lifecycle }
+    /// The LSP-style face's tables (its `initialize` chooses among the faces, `InitializeChoice`).
     private let requests: [String: Method]
     private let clientNotifications: [String: Method]
-    private let mcpRequests: [String: Method]
-    /// MCP requests of both eras, dispatched per message by their `_meta` (see `MCPModern`).
-    private let mcpEraRequests: [String: Method]
-    private let mcpNotifications: [String: Method]
+    /// The other faces, each with its own table and state, asked in this order.
+    private let faces: [any Face]
 
     /// Notifications the server sends.
     public static var serverNotifications: [String] { MethodTables.serverNotifications }
 
-    public init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
+    /// A server of the LSP-style face alone.
+    public convenience init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger) {
+        self.init(configuration: configuration, logSink: logSink, logger: logger, faces: [])
+    }
+
+    /// A server of the LSP-style face and `faces` (each built for this connection, asked in this
+    /// order): the executable composes them (`MCPFace`), this target knows none.
+    package init(configuration: ServerConfiguration, logSink: ClientLogSink = ClientLogSink(), logger: Logger,
+                 faces faceTypes: [any Face.Type]) {
         let services = Services(configuration: configuration, logSink: logSink, logger: logger)
         self.services = services
-        requests = MethodTables.index(MethodTables.requests(configuration), services: services, table: "request")
+        let faces: [any Face] = faceTypes.map { $0.init(services: services) }
+        for face in faces { services.moves.admitFirst(face.followers) }
+        self.faces = faces
+        var requests = MethodTables.index(MethodTables.requests(configuration), services: services, table: "request")
+        if let lsp = requests[Initialize.method] {
+            requests[Initialize.method] = InitializeChoice.method(lsp: lsp, faces: faces, services: services)
+        }
+        self.requests = requests
         clientNotifications = MethodTables.index(MethodTables.notifications, services: services, table: "notification")
-        mcpRequests = MethodTables.index(MCPMethods.requests.map { $0 }, services: services, table: "MCP request")
-        mcpNotifications = MethodTables.index(MCPMethods.notifications, services: services, table: "MCP notification")
-        mcpEraRequests = MCPModern.methods(services)
     }
 
     /// Request methods offered, sorted (what `initialize` reports in `capabilities.methods`).
@@ -51,7 +62,10 @@ public final class BridgeServer: Router {
     public func route(method: String, isRequest: Bool) -> Routing {
         let phase = lifecycle.current
         if !isRequest, method == "exit", let m = clientNotifications[method] { return .handle(m) }
-        if let routing = routeMCPEra(method: method, isRequest: isRequest, phase: phase) { return routing }
+        for face in faces {
+            if let routing = face.routeWithoutHandshake(method: method, isRequest: isRequest, phase: phase,
+                                                        coreMethod: requests[method] != nil) { return routing }
+        }
         switch phase {
         case .uninitialized:
             guard isRequest else { return .reject(.serverNotInitialized) }
@@ -64,9 +78,8 @@ public final class BridgeServer: Router {
             if method == "initialize", isRequest {
                 return .reject(.invalidRequest("'initialize' may only be sent once", dataCode: "AlreadyInitialized"))
             }
-            if lifecycle.isMCP {
-                if isRequest { return mcpRequests[method].map(Routing.handle) ?? .reject(.methodNotFound(method)) }
-                return mcpNotifications[method].map(Routing.handle) ?? .ignore
+            if let chosen = lifecycle.chosenFace, let face = faces.first(where: { type(of: $0).id == chosen }) {
+                return face.route(method: method, isRequest: isRequest)
             }
         }
         if isRequest {
@@ -80,20 +93,10 @@ public final class BridgeServer: Router {
         return .ignore
     }
 
-    /// MCP messages that may arrive without a handshake: a request named like an MCP method (its
-    /// `_meta` decides the era, see `MCPModern`) before `initialize` or on an MCP connection, and
-    /// the cancellation of one before any handshake. Nil: the lifecycle rules below decide.
-    private func routeMCPEra(method: String, isRequest: Bool, phase: Lifecycle.Phase) -> Routing? {
-        switch phase {
-        case .shutDown: return nil
-        // An LSP-style `initialize` (running, or still being answered) decides the table.
-        case .running where !lifecycle.isMCP, .initializing where !lifecycle.isMCP: return nil
-        case .uninitialized where !isRequest:
-            return lifecycle.isMCP ? mcpNotifications[method].map(Routing.handle) : nil
-        default:
-            guard isRequest else { return nil }
-            return (mcpEraRequests[method] ?? (requests[method] == nil ? MCPModern.unknown(method, services) : nil)).map(Routing.handle)
-        }
+    /// Call once the connection has ended (`Connection.run()` returned `exitCode`): each face
+    /// ends what it holds (the MCP session this process created, after a clean end).
+    public func connectionEnded(exitCode: Int32) {
+        for face in faces { face.connectionEnded(exitCode: exitCode) }
     }
 
     public func mapError(_ error: any Error) -> RPCError { services.mapError(error) }

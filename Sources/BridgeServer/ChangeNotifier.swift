@@ -12,7 +12,7 @@ import Workspace
 /// process, a sync engine), coalesced by the watcher; the server's private folder and temp files
 /// never appear; a lost-events overflow becomes `{changes: [], rescan: true}`. When the storage
 /// choice moves the workspace (`WorkspaceMoves`), the subscription follows it, glob kept.
-final class ChangeNotifier: FollowsWorkspace {
+package final class ChangeNotifier: FollowsWorkspace {
     /// The one subscription of the JSON-RPC face: its filter and where it goes.
     private struct Client: Sendable { let glob: Glob?; let connection: Connection }
     private enum Key: Hashable, Sendable { case client }
@@ -43,7 +43,7 @@ final class ChangeNotifier: FollowsWorkspace {
     /// the client to list again (`rescan`: the whole tree is another one now, and a choice made by
     /// another process is news to it); when it cannot be watched there the subscription ends and
     /// the error is thrown.
-    func follow(_ workspace: Workspace) throws {
+    package func follow(_ workspace: Workspace) throws {
         do {
             guard try watch.retarget(root: workspace.rootPath) else { return }
         } catch {
@@ -57,7 +57,7 @@ final class ChangeNotifier: FollowsWorkspace {
     func unwatch() { watch.remove(.client) }
 
     /// The server's own files and engines' temp and internal files are never reported.
-    static func ignored(_ path: String) -> Bool {
+    package static func ignored(_ path: String) -> Bool {
         if Workspace.isServerPrivate(relativePath: path) { return true }
         let name = path.split(separator: "/").last.map(String.init) ?? path
         if case .hidden = SyncArtefacts.classify(name) { return true }
@@ -66,7 +66,7 @@ final class ChangeNotifier: FollowsWorkspace {
 
     /// What a client sees of a raw change: a conflict copy appearing or going is a change of
     /// its original's state; a placeholder is reported under its real name.
-    static func visible(_ c: FileChange) -> FileChange {
+    package static func visible(_ c: FileChange) -> FileChange {
         let parts = c.path.split(separator: "/", omittingEmptySubsequences: true)
         guard let last = parts.last else { return c }
         let parent = parts.dropLast().joined(separator: "/")

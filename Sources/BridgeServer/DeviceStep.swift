@@ -3,20 +3,20 @@ import JSON
 
 extension SessionMethods {
     /// What the device policy says of one tool call, and under which conditions.
-    struct DeviceCheck {
-        var decision: WorkDecision
-        var conditions: DeviceConditions
+    package struct DeviceCheck {
+        package var decision: WorkDecision
+        package var conditions: DeviceConditions
         var policy: Policy
         /// The tool needs the network and the device is offline: not deferred, the call answers
         /// the `Offline` error result (`offlineResult`).
-        var offline: Bool
+        package var offline: Bool
     }
 
     /// The device step every tool call passes after the approval step, `session/callTool` and
     /// MCP's `tools/call` alike (so the two faces decide the same): the device policy's decision
     /// for `tool` under the current conditions (`AgentService.currentConditions`). Pure: nothing
     /// is recorded (`deferCall` records a deferral). Light work that needs no network always runs.
-    static func deviceDecision(_ tool: Tool, userConfirmed: Bool, agents: AgentService) -> DeviceCheck {
+    package static func deviceDecision(_ tool: Tool, userConfirmed: Bool, agents: AgentService) -> DeviceCheck {
         // Light local work always runs: the conditions are not even read (most calls).
         guard tool.heavy || tool.requiresNetwork else {
             return DeviceCheck(decision: .allow, conditions: .assumed, policy: Policy(conditions: .assumed), offline: false)
@@ -33,18 +33,18 @@ extension SessionMethods {
 
     /// Records a deferred call in the session's deferred calls (`session/listDeferred`), where it
     /// stays until the call is begun or finished.
-    static func deferCall(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
+    package static func deferCall(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
                           reason: String) throws {
         _ = try store.deferToolCall(id: session, toolCallId: toolCallId, name: tool.name, arguments: arguments, reason: reason)
     }
 
     /// The error result of a network tool called while the device is offline.
-    static func offlineResult(_ tool: Tool, _ check: DeviceCheck) -> ToolResult {
+    package static func offlineResult(_ tool: Tool, _ check: DeviceCheck) -> ToolResult {
         .failure("\(tool.name) needs the network, and the device is offline. \(check.policy.message ?? "")", code: "Offline")
     }
 
     /// The conditions behind a deferral, in words a user reads ("battery at 12%, not charging").
-    static func reasonText(_ reason: String, _ c: DeviceConditions) -> String {
+    package static func reasonText(_ reason: String, _ c: DeviceConditions) -> String {
         switch reason {
         case "lowBattery":
             let level = c.batteryLevel.map { "battery at \(Int(($0 * 100).rounded()))%" } ?? "battery low"

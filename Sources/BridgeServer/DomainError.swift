@@ -15,8 +15,8 @@ public protocol DomainError: Error {
 }
 
 /// The one place where errors become protocol errors.
-enum ErrorMapping {
-    static func rpcError(for error: any Error) -> RPCError {
+package enum ErrorMapping {
+    package static func rpcError(for error: any Error) -> RPCError {
         switch error {
         case let e as RPCError: return e
         case let e as WorkspaceError where workspace(e) != nil: return workspace(e)!

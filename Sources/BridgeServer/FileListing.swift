@@ -38,10 +38,10 @@ enum ListFiles: MethodDeclaration {
 
 /// `listFiles` cursors: the last path of the previous page, base64-wrapped so clients treat
 /// them as opaque.
-enum ListCursor {
-    static func encode(_ p: WorkspacePath) -> String { "c1." + Base64.encode(Array(p.string.utf8)) }
+package enum ListCursor {
+    package static func encode(_ p: WorkspacePath) -> String { "c1." + Base64.encode(Array(p.string.utf8)) }
 
-    static func decode(_ s: String) -> WorkspacePath? {
+    package static func decode(_ s: String) -> WorkspacePath? {
         guard s.hasPrefix("c1."), let bytes = Base64.decode(String(s.dropFirst(3))) else { return nil }
         return try? WorkspacePath(String(decoding: bytes, as: UTF8.self))
     }

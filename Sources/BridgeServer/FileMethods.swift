@@ -5,9 +5,9 @@ import Workspace
 
 /// The workspace file API: each method decodes its params once, claims the paths it touches,
 /// calls one `Workspace` function and encodes the result.
-enum FileMethods {
+package enum FileMethods {
     /// One read costs at most this many bytes of file (base64 makes it 4/3 on the wire).
-    static let maxReadBytes: Int64 = 16 << 20
+    package static let maxReadBytes: Int64 = 16 << 20
 
     static let all: [any MethodDeclaration.Type] = [
         SaveFile.self, AppendFile.self, LoadFile.self, GetFileInfo.self, DeleteFile.self, MoveFile.self, CopyFile.self,

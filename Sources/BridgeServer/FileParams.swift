@@ -4,7 +4,7 @@ import Workspace
 
 /// Decoding of the file API's params: paths, payloads and their encodings.
 extension ParamReader {
-    func path(_ key: String, default fallback: String? = nil) throws -> WorkspacePath {
+    package func path(_ key: String, default fallback: String? = nil) throws -> WorkspacePath {
         if isDescribing {
             _ = fallback == nil ? try requiredString(key) : try string(key)
             return .root

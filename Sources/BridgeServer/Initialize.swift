@@ -8,8 +8,8 @@ import JSONRPC
 
 /// `initialize`: on the reading thread (`prepare`) it decides which protocol the connection
 /// speaks, so the messages that follow are routed and scheduled by its rules; then, on the pool
-/// as a barrier, it opens storage and answers. MCP's `initialize` (params with `protocolVersion`,
-/// or `workspace-bridge mcp`) is answered by `MCPMethods.initialize` from the same params.
+/// as a barrier, it opens storage and answers. An `initialize` another face claims (MCP's, by its
+/// `protocolVersion`) never reaches it: `InitializeChoice` gives it to that face.
 enum Initialize: MethodDeclaration {
     static let method = "initialize"
     static let result = ResultShape.object(["serverInfo", "protocolVersion", "capabilities"], mcpOnly: ["instructions"])
@@ -18,9 +18,6 @@ enum Initialize: MethodDeclaration {
     static let unreadParams = ["rootUri", "rootPath", "workspaceFolders", "locale"]
 
     struct Params: MethodParams {
-        /// MCP's fields are MCP's schema, not this one: its face reads them from here.
-        var reader: ParamReader
-        var asksMCP: Bool
         var processId: Int32?
         var trace = ClientLogSink.Trace.off
         var clientName: String?
@@ -29,9 +26,6 @@ enum Initialize: MethodDeclaration {
         var initializationOptions: ParamReader?
 
         init(_ p: ParamReader) throws {
-            reader = p
-            asksMCP = p["protocolVersion"]?.stringValue != nil
-            if asksMCP { return }
             if let v = p.value("processId") {
                 guard let pid = v.intValue, pid > 0, pid <= Int64(Int32.max) else {
                     throw RPCError.invalidParams(field: "processId", expected: "a positive integer or null", got: v.typeName)
@@ -53,27 +47,21 @@ enum Initialize: MethodDeclaration {
     static let prepares = true
 
     static func prepare(_ p: Params, _ call: Call) throws {
-        let mcp = call.services.configuration.forceMCP || p.asksMCP
-        call.services.lifecycle.beginInitializing(mcp: mcp)
-        if mcp { try call.connection().use(MCPConventions.value) }
+        call.services.lifecycle.beginInitializing(face: .lsp)
     }
 
     static func handle(_ p: Params, _ call: Call) throws -> JSON {
         let services = call.services
         let connection = try call.connection()
         do {
-            let result: JSON
-            if services.lifecycle.isMCP {
-                services.attach(connection)
-                result = try MCPMethods.initialize(services, connection, p.reader)
-            } else {
-                result = try initializeLSP(p, services, connection)
-            }
+            let result = try initializeLSP(p, services, connection)
             services.lifecycle.endInitializing(succeeded: true)
             return result
         } catch {
             services.lifecycle.endInitializing(succeeded: false)
-            if !services.configuration.forceMCP { connection.use(.lsp) }
+            // A face's request before it (MCP's modern era) may have set its conventions: a client
+            // retrying this handshake gets the LSP-style ones, as it always did.
+            connection.use(.lsp)
             throw error
         }
     }

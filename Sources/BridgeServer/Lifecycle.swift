@@ -6,20 +6,20 @@ import Synchronization
 /// so the messages after it are routed as in `running` (they wait for `initialize`, which is a
 /// barrier, except the control messages); its handler, on the pool, ends it. The lock makes
 /// reads from any thread safe.
-final class Lifecycle: Sendable {
-    enum Phase: Sendable { case uninitialized, initializing, running, shutDown }
+package final class Lifecycle: Sendable {
+    package enum Phase: Sendable { case uninitialized, initializing, running, shutDown }
 
     private let phase = Mutex(Phase.uninitialized)
-    private let mcp = Mutex(false)
+    private let face = Mutex<FaceID?>(nil)
 
-    var current: Phase { phase.withLock { $0 } }
+    package var current: Phase { phase.withLock { $0 } }
 
     func set(_ p: Phase) { phase.withLock { $0 = p } }
 
-    /// `initialize` admitted: the connection speaks MCP from now on when `mcp`.
-    func beginInitializing(mcp isMCP: Bool) {
+    /// `initialize` admitted: the connection speaks `face` from now on.
+    func beginInitializing(face chosen: FaceID) {
         phase.withLock { $0 = .initializing }
-        mcp.withLock { $0 = isMCP }
+        face.withLock { $0 = chosen }
     }
 
     /// `initialize` answered: running when it succeeded, uninitialized again (a client may
@@ -28,10 +28,13 @@ final class Lifecycle: Sendable {
         phase.withLock { p in
             if p == .initializing { p = succeeded ? .running : .uninitialized }
         }
-        if !succeeded { mcp.withLock { $0 = false } }
+        if !succeeded { face.withLock { $0 = nil } }
     }
 
-    /// True once an MCP `initialize` switched the connection to MCP's method table.
-    var isMCP: Bool { mcp.withLock { $0 } }
-    func setMCP() { mcp.withLock { $0 = true } }
+    /// The face the connection speaks: chosen by `initialize`, or by a face's own request that
+    /// needs no handshake (`choose`); nil before either.
+    var chosenFace: FaceID? { face.withLock { $0 } }
+    /// Whether the connection speaks `id`.
+    package func speaks(_ id: FaceID) -> Bool { chosenFace == id }
+    package func choose(_ id: FaceID) { face.withLock { $0 = id } }
 }

@@ -31,12 +31,13 @@ enum Shutdown: MethodDeclaration {
     }
 }
 
-enum Ping: MethodDeclaration {
-    static let method = "ping"
-    static let result = ResultShape.object([])
-    static let inline = true
-    static func schedule(_ p: NoParams) -> Schedule { .unordered }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .object(JSONObject()) }
+/// `ping`, the same in the LSP-style face and MCP's (whose table lists it too).
+package enum Ping: MethodDeclaration {
+    package static let method = "ping"
+    package static let result = ResultShape.object([])
+    package static let inline = true
+    package static func schedule(_ p: NoParams) -> Schedule { .unordered }
+    package static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .object(JSONObject()) }
 }
 
 enum Initialized: MethodDeclaration {

@@ -3,34 +3,43 @@ import JSONRPC
 import Logging
 
 /// The params reader (`JSONRPC.Params`), named apart from a declaration's own `Params` type.
-typealias ParamReader = JSONRPC.Params
+package typealias ParamReader = JSONRPC.Params
 
 /// A method's params, decoded once from the request's JSON (the planner decodes them; the
 /// schedule and the handler both read the decoded value). Decoding errors are `-32602` naming
 /// the field (see `ParamReader`).
-protocol MethodParams: Sendable {
+package protocol MethodParams: Sendable {
     init(_ p: ParamReader) throws
 }
 
 /// A method without params (any object, or none, is accepted).
-struct NoParams: MethodParams {
-    init(_ p: ParamReader) {}
+package struct NoParams: MethodParams {
+    package init(_ p: ParamReader) {}
 }
 
-/// What a handler is given: the services it may use and its request (cancellation, progress,
-/// the connection). A tool run in unit tests has no request.
-struct Call: Sendable {
-    let services: Services
-    let request: RequestContext?
+/// What a handler is given: the services it may use, its request (cancellation, progress,
+/// the connection) and, for a face's own methods, that face's per-connection state (`Face`).
+/// A tool run in unit tests has no request.
+package struct Call: Sendable {
+    package let services: Services
+    package let request: RequestContext?
+    /// The per-connection state of the face whose table holds the method (nil: the LSP-style core).
+    package var face: (any Sendable)? = nil
 
-    var isCancelled: Bool { request?.isCancelled ?? false }
+    package init(services: Services, request: RequestContext?, face: (any Sendable)? = nil) {
+        self.services = services
+        self.request = request
+        self.face = face
+    }
+
+    package var isCancelled: Bool { request?.isCancelled ?? false }
     var progress: ProgressReporter? { request?.progress }
-    var logger: Logger { request?.logger ?? services.logger }
+    package var logger: Logger { request?.logger ?? services.logger }
 
     func checkCancellation() throws(RPCError) { try request?.checkCancellation() }
 
     /// The connection the request came on.
-    func connection() throws(RPCError) -> Connection {
+    package func connection() throws(RPCError) -> Connection {
         guard let c = request?.serving else { throw .internalError("\(request?.method ?? "this call") has no connection") }
         return c
     }
@@ -38,7 +47,7 @@ struct Call: Sendable {
 
 /// The top-level shape of a method's result: what the schema agreement check compares with the
 /// schema's result, and (in debug builds) what every answer is checked against.
-enum ResultShape: Sendable {
+package enum ResultShape: Sendable {
     /// An object with these fields (each answer has a subset of them); `mcpOnly` are answered
     /// only on the MCP face, whose schema is MCP's.
     case object([String], mcpOnly: [String] = [])
@@ -47,7 +56,7 @@ enum ResultShape: Sendable {
     /// Not an object the check can compare (a value chosen by the client, e.g. `debug/echo`'s).
     case any
 
-    func admits(_ value: JSON) -> Bool {
+    package func admits(_ value: JSON) -> Bool {
         switch (self, value) {
         case (.object(let names, let mcpOnly), .object(let o)): return o.keys.allSatisfy { names.contains($0) || mcpOnly.contains($0) }
         case (.null, .null), (.array, .array), (.any, _): return true
@@ -59,7 +68,7 @@ enum ResultShape: Sendable {
 /// One method, declared once, in the file of its area: its name, its typed params, its schedule
 /// (what it claims, decided from the decoded params), its handler and the shape of its result.
 /// `MethodTables` lists the declarations; `method(_:)` turns one into the connection's `Method`.
-protocol MethodDeclaration: Sendable {
+package protocol MethodDeclaration: Sendable {
     associatedtype Params: MethodParams = NoParams
     static var method: String { get }
     static var result: ResultShape { get }
@@ -77,22 +86,25 @@ protocol MethodDeclaration: Sendable {
 }
 
 extension MethodDeclaration {
-    static var inline: Bool { false }
-    static var unreadParams: [String] { [] }
-    static var prepares: Bool { false }
-    static func prepare(_ p: Params, _ call: Call) throws {}
+    package static var inline: Bool { false }
+    package static var unreadParams: [String] { [] }
+    package static var prepares: Bool { false }
+    package static func prepare(_ p: Params, _ call: Call) throws {}
 
-    /// The connection's `Method` for this declaration, its handlers given `services`.
-    static func method(_ services: Services) -> Method {
+    /// The connection's `Method` for this declaration, its handlers given `services` (and `face`,
+    /// the state of the face whose table holds it).
+    package static func method(_ services: Services, face: (any Sendable)? = nil) -> Method {
         let plan: Method.Planner = { json in
             let p = try Params(try ParamReader(json))
             return Plan(schedule: try schedule(p), decoded: p)
         }
         var prepare: Method.Preparer?
         if prepares {
-            prepare = { @Sendable ctx in try runPrepare(ctx, services) }
+            prepare = { @Sendable ctx in try Self.prepare(decoded(ctx), Call(services: services, request: ctx, face: face)) }
         }
-        return Method(method, inline: inline, plan: plan, prepare: prepare) { ctx in try run(ctx, services) }
+        return Method(method, inline: inline, plan: plan, prepare: prepare) { ctx in
+            try run(decoded(ctx), Call(services: services, request: ctx, face: face))
+        }
     }
 
     private static func decoded(_ ctx: RequestContext) -> Params {
@@ -100,18 +112,14 @@ extension MethodDeclaration {
         return p
     }
 
-    private static func runPrepare(_ ctx: RequestContext, _ services: Services) throws {
-        try prepare(decoded(ctx), Call(services: services, request: ctx))
-    }
-
-    private static func run(_ ctx: RequestContext, _ services: Services) throws -> JSON {
-        let result = try handle(decoded(ctx), Call(services: services, request: ctx))
+    private static func run(_ p: Params, _ call: Call) throws -> JSON {
+        let result = try handle(p, call)
         assert(Self.result.admits(result), "\(method) answered fields its declaration does not list: \(result)")
         return result
     }
 
     /// The params fields the decoder reads (see `ParamReader(describing:)`).
-    static func paramFields() throws -> [ParamField] {
+    package static func paramFields() throws -> [ParamField] {
         let recorder = FieldRecorder()
         _ = try Params(ParamReader(describing: recorder))
         return recorder.recorded

@@ -14,24 +14,17 @@ import Workspace
 
 /// What method handlers use, passed to each of them (`Call.services`): the configuration, the
 /// storage and its active workspace, sessions and the queue, synced settings, change watching,
-/// the connection's lifecycle and MCP state, and the one error mapping. One value per server
-/// (per connection); every member is safe to use from any thread.
-final class Services: Sendable {
-    let configuration: ServerConfiguration
-    let logSink: ClientLogSink
-    let logger: Logger
-    let lifecycle = Lifecycle()
+/// the connection's lifecycle, and the one error mapping. It knows no face: a face keeps its own
+/// per-connection state (see `Face`). One value per server (per connection); every member is
+/// safe to use from any thread.
+package final class Services: Sendable {
+    package let configuration: ServerConfiguration
+    package let logSink: ClientLogSink
+    package let logger: Logger
+    package let lifecycle = Lifecycle()
     let changes: ChangeNotifier
-    let agents: AgentService
+    package let agents: AgentService
     let settings = SettingsService()
-    /// MCP: the session its tool calls are journaled into, its resource subscriptions and roots.
-    let mcpSession: MCPSessionRef
-    let resourceWatch = ResourceSubscriptions()
-    let mcpRoots = MCPRootScope()
-    /// MCP: the approval step of `tools/call` (its signing key, the 2025 client's elicitation).
-    let mcpApprovals = MCPApprovals()
-    /// MCP 2026-07-28: what the first modern request set up, its listens and its tasks (see `MCPModern`).
-    let modern = MCPModernState()
     /// Where a change of the active root is announced: every watcher of the workspace follows it.
     let moves: WorkspaceMoves
     private let openStorage = Mutex<StorageService?>(nil)
@@ -48,25 +41,23 @@ final class Services: Sendable {
         let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
         self.agents = AgentService(configDirectory: configDir, conditionsMaxAge: configuration.conditionsMaxAge,
                                    logger: logger) { method, params in
-            // Session and queue notifications are this protocol's, not MCP's.
-            if lifecycle.isMCP { return }
+            // Session and queue notifications are the LSP-style face's, no other face's.
+            if let face = lifecycle.chosenFace, face != .lsp { return }
             client.get()?.notify(method, params)
         }
-        self.mcpSession = MCPSessionRef(agents: agents, logger: logger)
-        // The session first: notifications of the move may prompt tool calls at once.
-        self.moves = WorkspaceMoves([mcpSession, changes, resourceWatch, modern.listeners], logger: logger)
+        self.moves = WorkspaceMoves([changes], logger: logger)
     }
 
-    func attach(_ connection: Connection) { client.set(connection) }
+    package func attach(_ connection: Connection) { client.set(connection) }
 
     /// The storage opened by `initialize`.
-    func storage() throws(RPCError) -> StorageService {
+    package func storage() throws(RPCError) -> StorageService {
         guard let s = openStorage.withLock({ $0 }) else { throw .serverNotInitialized }
         return s
     }
 
     /// The active workspace (local or cloud, per the storage choice).
-    func workspace() throws -> Workspace {
+    package func workspace() throws -> Workspace {
         try storage().manager.active()
     }
 
@@ -79,7 +70,7 @@ final class Services: Sendable {
     /// else the embedded default under the user's data folder; the cloud root likewise from
     /// `--cloud-root` or `initializationOptions.cloudRoot`; a root used for the first time gets
     /// `--template`, else `initializationOptions.template`, else the default layout.
-    func openStorage(initializationOptions: Params?) throws -> StorageService {
+    package func openStorage(initializationOptions: Params?) throws -> StorageService {
         let local = try configuration.localRoot ?? initializationOptions?.string("localRoot") ?? configuration.defaultLocalRoot()
         let cloud = try configuration.cloudRoot ?? initializationOptions?.string("cloudRoot")
         let template = try configuration.template
@@ -104,7 +95,7 @@ final class Services: Sendable {
     }
 
     /// The one place where any error becomes its protocol form.
-    func mapError(_ error: any Error) -> RPCError {
+    package func mapError(_ error: any Error) -> RPCError {
         if let e = error as? RPCError { return e }
         var error = error
         // Session and queue files live under the root's private folder: their errors name the

@@ -24,9 +24,9 @@ enum SetApprovalPolicy: SessionMethod {
 
 /// Records the decision, then runs an allowed call (through the device policy, like any call)
 /// or closes a refused one with an error result: `{approval, result}`. Answering again returns
-/// the recorded result; nothing runs twice. An approval an MCP client's `tools/call` asked for
-/// (`origin: "mcp"`) is only decided (`{approval}`): that client's identical call runs or is
-/// refused by it (`MCPApprovals`), so the tool never runs twice.
+/// the recorded result; nothing runs twice. An approval another face's call asked for (it has an
+/// `origin`, e.g. an MCP client's `tools/call`, `origin: "mcp"`) is only decided (`{approval}`):
+/// that client's identical call runs or is refused by that face, so the tool never runs twice.
 enum ApproveToolCall: MethodDeclaration {
     static let method = "session/approve"
     static let result = ResultShape.object(["approval", "result"])
@@ -50,7 +50,7 @@ enum ApproveToolCall: MethodDeclaration {
     static func handle(_ p: Params, _ call: Call) throws -> JSON {
         try SessionMethods.onStore(call) { store in
             let approval = try store.approve(id: p.id, toolCallId: p.toolCallId, decision: p.decision, remember: p.remember)
-            if approval.origin == MCPApprovals.origin { return ["approval": approval.json] }
+            if approval.origin != nil { return ["approval": approval.json] }
             let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, name: approval.name,
                                                    arguments: approval.arguments, userConfirmed: false)
             return ["approval": approval.json, "result": try SessionMethods.runGated(store, toolCall, call)]

@@ -11,7 +11,7 @@ extension SessionError: DomainError {
 
 /// `session/*` and `agent/listTools`: durable agent sessions driven by the front end, which
 /// makes the model calls; every acknowledged step is on disk before the answer.
-enum SessionMethods {
+package enum SessionMethods {
     static let all: [any MethodDeclaration.Type] = [
         ListTools.self, CreateSession.self, ListSessions.self, GetSession.self, SessionMessages.self, DeleteSession.self,
         TransitionSession.self, AppendMessages.self, RecordUsage.self, CheckpointSession.self, ResumeSession.self,

@@ -91,7 +91,7 @@ extension SessionMethods {
 
 extension SessionMethods {
     /// What the approval step decided for one call.
-    enum Consent {
+    package enum Consent {
         /// Run it (no consent needed, or allowed).
         case run
         /// Waiting for the user (nothing ran).
@@ -105,7 +105,7 @@ extension SessionMethods {
     /// arguments ask for, whichever tool) through `SessionStore.checkApproval`, which records a
     /// pending approval durably and refuses an id already asked for another tool or arguments; a refused call is journaled as begun and closed with an `ApprovalDenied` error
     /// result (nothing runs), so asking again answers the same.
-    static func consent(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
+    package static func consent(_ store: SessionStore, session: String, toolCallId: String, tool: Tool, arguments: JSON,
                         origin: String? = nil) throws -> Consent {
         switch try store.checkApproval(id: session, toolCallId: toolCallId, tool: tool.facts(arguments), arguments: arguments, origin: origin) {
         case .pending(let approval):
@@ -123,13 +123,13 @@ extension SessionMethods {
 }
 
 /// What a tool call claims (for `session/callTool` and MCP's `tools/call`).
-enum ToolClaims {
+package enum ToolClaims {
     private static let claimedArguments = ["path", "from", "to"]
 
     /// The claims of a call of tool `name` in session `session`: the session (write), and each
     /// valid path among the `path`, `from` and `to` arguments, read for a read-only tool (and for
     /// `copy_file`'s `from`), write otherwise; the whole workspace when it names none.
-    static func claims(session: String, name: String, arguments: JSON?) -> [Claim] {
+    package static func claims(session: String, name: String, arguments: JSON?) -> [Claim] {
         var claims = [Claim("session", path: session, access: .write)]
         let access: Claim.Access = ToolTable.byName[name]?.readOnly == true ? .read : .write
         if case .object(let args)? = arguments {

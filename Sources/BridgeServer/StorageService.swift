@@ -17,8 +17,8 @@ import Workspace
 /// watcher is set up on a thread of its own, off the start-up path (adding the first inotify
 /// watch of a process can take milliseconds), and the choice is re-read once it watches, so a
 /// choice made meanwhile is followed too.
-final class StorageService: Sendable {
-    let manager: StorageManager
+package final class StorageService: Sendable {
+    package let manager: StorageManager
     private let logger: Logger
     private struct Usage { var tracker: UsageTracker; var watcher: FileWatcher? }
     private let usage = Mutex<Usage?>(nil)

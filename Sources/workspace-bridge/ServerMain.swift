@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import BridgeServer
+import MCPFace
 import CWorkspaceShims
 import JSON
 import JSONRPC
@@ -55,7 +56,7 @@ enum ServerMain {
         LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
         let logger = Logger(label: "workspace-bridge")
 
-        let server = BridgeServer(configuration: configuration, logSink: sink, logger: logger)
+        let server = BridgeServer(configuration: configuration, logSink: sink, logger: logger, faces: [MCPFace.self])
         let connection = Connection(
             input: 0, output: protocolOut,
             options: configuration.transport.connectionOptions(onIdle: { releaseIdleMemory(logger) }),

@@ -1,4 +1,5 @@
 @testable import BridgeServer
+@testable import MCPFace
 import JSON
 import Testing
 

@@ -1,11 +1,12 @@
 @testable import BridgeServer
+@testable import MCPFace
 import JSON
 import JSONRPC
 import Logging
 import Testing
 
 private func server(debug: Bool = false) -> BridgeServer {
-    BridgeServer(configuration: ServerConfiguration(enableDebugMethods: debug), logger: Logger(label: "test"))
+    BridgeServer(configuration: ServerConfiguration(enableDebugMethods: debug), logger: Logger(label: "test"), faces: [MCPFace.self])
 }
 
 private func rejection(_ r: Routing) -> RPCError? {

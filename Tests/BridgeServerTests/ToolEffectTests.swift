@@ -1,5 +1,6 @@
 import AgentSessions
 @testable import BridgeServer
+@testable import MCPFace
 import JSON
 import Testing
 

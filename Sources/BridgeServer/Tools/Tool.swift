@@ -10,24 +10,24 @@ import Workspace
 /// A tool that mirrors a method (`x-agent-tool` in schema/openrpc.json) IS that method's
 /// declaration plus an argument rename (`mirroring`): the same params decoder, handler and result.
 /// A tool of its own is a `ToolDeclaration` (`declared`), declared the way methods are.
-struct Tool: Sendable {
+package struct Tool: Sendable {
     typealias Run = @Sendable (_ arguments: JSON, _ call: Call) throws -> ToolOutput
 
-    var name: String
-    var title: String
-    var description: String
+    package var name: String
+    package var title: String
+    package var description: String
     /// From schema/openrpc.json through the generated `ToolSchemas`.
-    var inputSchema: JSON
-    var outputSchema: JSON
+    package var inputSchema: JSON
+    package var outputSchema: JSON
     /// The arguments that are workspace paths (an absent one means the workspace root).
-    var pathArguments: [String]
+    package var pathArguments: [String]
     /// What its calls do (`ToolEffectRule`): the approval policy's input, and its annotations.
     var effects: ToolEffectRule
     var idempotent: Bool
-    var requiresNetwork = false
+    package var requiresNetwork = false
     /// Heavy work in the device policy's sense (much data, battery or heat): declared in the
     /// schema (`x-tool-heavy` on agent/listTools), deferred on a low battery or a hot device.
-    var heavy: Bool
+    package var heavy: Bool
     var run: Run
 
     /// A tool whose schemas are the generated ones for `name`; a name the schema does not list is
@@ -70,17 +70,17 @@ struct Tool: Sendable {
     }
 
     /// No call of it changes anything (MCP's `readOnlyHint`).
-    var readOnly: Bool { effects.most == .reads }
+    package var readOnly: Bool { effects.most == .reads }
     /// Some call of it replaces or removes existing content (MCP's `destructiveHint`).
     var destructive: Bool { effects.most == .replaces }
 
     /// What the approval policy weighs for a call of this tool with `arguments`.
-    func facts(_ arguments: JSON) -> ToolFacts {
+    package func facts(_ arguments: JSON) -> ToolFacts {
         ToolFacts(name: name, effect: effects.effect(of: arguments), openWorld: requiresNetwork)
     }
 
     /// MCP's tool annotations, the same in `agent/listTools` and `tools/list`.
-    var annotations: JSON {
+    package var annotations: JSON {
         ["title": .string(title), "readOnlyHint": .bool(readOnly), "destructiveHint": .bool(destructive),
          "idempotentHint": .bool(idempotent), "openWorldHint": false]
     }
@@ -115,21 +115,27 @@ struct ToolOutput: Sendable {
 }
 
 /// The result of one call, in the shape shared by `session/callTool` and MCP `tools/call`.
-struct ToolResult: Sendable {
+package struct ToolResult: Sendable {
     var content: [JSON]
-    var structuredContent: JSON?
-    var isError: Bool
+    package var structuredContent: JSON?
+    package var isError: Bool
 
-    var json: JSON {
+    package init(content: [JSON], structuredContent: JSON?, isError: Bool) {
+        self.content = content
+        self.structuredContent = structuredContent
+        self.isError = isError
+    }
+
+    package var json: JSON {
         var o: JSONObject = ["content": .array(content)]
         if let structuredContent { o["structuredContent"] = structuredContent }
         o["isError"] = .bool(isError)
         return .object(o)
     }
 
-    static func text(_ t: String) -> JSON { ["type": "text", "text": .string(t)] }
+    package static func text(_ t: String) -> JSON { ["type": "text", "text": .string(t)] }
 
-    static func failure(_ message: String, code: String?) -> ToolResult {
+    package static func failure(_ message: String, code: String?) -> ToolResult {
         var s: JSONObject = ["error": .string(message)]
         if let code { s["code"] = .string(code) }
         return ToolResult(content: [text(message)], structuredContent: .object(s), isError: true)

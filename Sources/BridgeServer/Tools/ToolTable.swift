@@ -3,12 +3,12 @@ import JSONRPC
 import Workspace
 
 /// The one table of agent tools and the code that runs them.
-enum ToolTable {
-    static let byName: [String: Tool] = Dictionary(uniqueKeysWithValues: (FileTools.all + ContextTools.all).map { ($0.name, $0) })
+package enum ToolTable {
+    package static let byName: [String: Tool] = Dictionary(uniqueKeysWithValues: (FileTools.all + ContextTools.all).map { ($0.name, $0) })
 
     /// Every tool, in the schema's stable order (`x-tool-table`); a tool implemented but not in
     /// the schema, or the reverse, stops the server at startup.
-    static let all: [Tool] = {
+    package static let all: [Tool] = {
         guard Set(byName.keys) == Set(ToolSchemas.names) else {
             fatalError("the tools implemented (\(byName.keys.sorted())) are not the schema's x-tool-table (\(ToolSchemas.names))")
         }
@@ -17,8 +17,8 @@ enum ToolTable {
 
     /// Runs a tool: unknown names are a protocol error (`-32602`); bad arguments and domain
     /// failures come back as `isError: true` with a message the model can act on.
-    static func call(_ name: String, arguments: JSON?, services: Services, request: RequestContext?,
-                     scope: MCPRootScope? = nil) throws -> ToolResult {
+    package static func call(_ name: String, arguments: JSON?, services: Services, request: RequestContext?,
+                     scope: (any ToolScope)? = nil) throws -> ToolResult {
         guard let tool = byName[name] else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools (\(all.map(\.name).joined(separator: ", ")))",
                                          got: "\"\(name)\"")

@@ -1,3 +1,4 @@
+import BridgeServer
 import JSON
 import JSONRPC
 import Synchronization
@@ -38,12 +39,13 @@ enum MCPTasks {
     /// The call is journaled under `toolCallId` (its approval, if it needed one, was given).
     static func call(_ p: CallMCPTool.Params, _ call: Call, _ envelope: MCPEnvelope, toolCallId: String) throws -> JSON {
         guard envelope.declares(extension: extensionID), mayRunAsTask.contains(p.name), let ctx = call.request,
-              p.name != "search_files" || isBigSearch(p.arguments, call.services, ctx)
+              p.name != "search_files" || isBigSearch(p.arguments, call, ctx)
         else { return try CallMCPTool.run(p, call, toolCallId: toolCallId) }
         let services = call.services
-        let store = services.modern.tasks
+        let store = try call.mcp().modern.tasks
         guard let task = store.start(ctx, statusMessage: p.name == "search_files" ? "searching \(bigTree)+ files" : "copying",
-                                     run: { work in try CallMCPTool.run(p, Call(services: services, request: work), toolCallId: toolCallId) })
+                                     mapError: { services.mapError($0) },
+                                     run: { work in try CallMCPTool.run(p, Call(services: services, request: work, face: call.face), toolCallId: toolCallId) })
         else { return try CallMCPTool.run(p, call, toolCallId: toolCallId) }
         if p.name != "search_files", let inline = try store.awaitQuickly(task, within: grace) { return inline }
         return store.detail(task, resultType: "task") ?? ["resultType": "task"]
@@ -52,9 +54,9 @@ enum MCPTasks {
     /// Whether the tree a `search_files` call searches holds `bigTree` files or more (a bounded
     /// listing, no contents read). A path that cannot be listed, or outside the client's scope,
     /// is answered inline, where the search itself reports the problem.
-    static func isBigSearch(_ arguments: JSON, _ services: Services, _ ctx: RequestContext) -> Bool {
-        guard let ws = try? services.workspace(), let args = try? ParamReader(arguments),
-              let path = try? args.path("path", default: ""), (try? services.mcpRoots.check(path)) != nil
+    static func isBigSearch(_ arguments: JSON, _ call: Call, _ ctx: RequestContext) -> Bool {
+        guard let ws = try? call.services.workspace(), let args = try? ParamReader(arguments),
+              let path = try? args.path("path", default: ""), (try? call.mcp().roots.check(path)) != nil
         else { return false }
         var o = Workspace.ListOptions()
         o.path = path
@@ -93,7 +95,7 @@ enum GetTask: TaskMethod {
     static let result = ResultShape.object(["resultType", "taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs",
                                             "pollIntervalMs", "result", "error"])
     static func handle(_ p: TaskIDParams, _ call: Call) throws -> JSON {
-        guard let detail = call.services.modern.tasks.detail(p.taskId, resultType: "complete") else { throw MCPTasks.notFound(p.taskId) }
+        guard let detail = try call.mcp().modern.tasks.detail(p.taskId, resultType: "complete") else { throw MCPTasks.notFound(p.taskId) }
         return detail
     }
 }
@@ -103,7 +105,7 @@ enum CancelTask: TaskMethod {
     static let method = "tasks/cancel"
     static let result = ResultShape.object([])
     static func handle(_ p: TaskIDParams, _ call: Call) throws -> JSON {
-        guard call.services.modern.tasks.cancel(p.taskId) else { throw MCPTasks.notFound(p.taskId) }
+        guard try call.mcp().modern.tasks.cancel(p.taskId) else { throw MCPTasks.notFound(p.taskId) }
         return .object(JSONObject())
     }
 }
@@ -125,7 +127,7 @@ enum UpdateTask: TaskMethod {
         guard p.hasInputResponses else {
             throw RPCError.invalidParams(field: "inputResponses", expected: "the answers to the task's input requests (an object)", got: "nothing")
         }
-        guard call.services.modern.tasks.detail(p.taskId, resultType: "complete") != nil else { throw MCPTasks.notFound(p.taskId) }
+        guard try call.mcp().modern.tasks.detail(p.taskId, resultType: "complete") != nil else { throw MCPTasks.notFound(p.taskId) }
         throw RPCError.invalidParams(field: "taskId", expected: "a task waiting for input (status input_required)",
                                      got: "a task that asks for none")
     }

@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import Logging
 
 /// The end of the session an MCP connection journaled its tool calls into, when the process
@@ -15,9 +16,9 @@ enum MCPSessionEnd {
     /// What opening a session of its own journals: its creation and the move to `running`.
     static let recordsAtOpen = 2
 
-    static func end(_ services: Services) {
-        guard let (id, store) = services.mcpSession.ownedSession() else { return }
-        end(store, id: id, logger: services.logger)
+    static func end(_ session: MCPSessionRef, logger: Logger) {
+        guard let (id, store) = session.ownedSession() else { return }
+        end(store, id: id, logger: logger)
     }
 
     /// Ends session `id` of `store` by the rules above (the caller knows this process created it).
@@ -39,14 +40,5 @@ enum MCPSessionEnd {
         } catch {
             logger.warning("mcp: session \(id) could not be ended: \(error)")
         }
-    }
-}
-
-extension BridgeServer {
-    /// Call once the connection has ended (`Connection.run()` returned `exitCode`): after a clean
-    /// end (0), the MCP session this process created is ended (`MCPSessionEnd`).
-    public func connectionEnded(exitCode: Int32) {
-        guard exitCode == 0 else { return }
-        MCPSessionEnd.end(services)
     }
 }

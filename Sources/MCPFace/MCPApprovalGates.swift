@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import Dispatch
 import JSON
 import JSONRPC
@@ -12,7 +13,7 @@ extension MCPApprovals {
     /// `ApprovalRequired` error result (one that did not).
     static func gateModern(_ p: CallMCPTool.Params, _ tool: Tool, _ call: Call, _ envelope: MCPEnvelope) throws -> Gate {
         let services = call.services
-        let (session, store) = try services.mcpSession.current()
+        let (session, store) = try call.mcp().session.current()
         // A retry answering the device step's question (`MCPDevice`) is a first call here.
         if (p.requestState != nil || p.inputResponses != nil) && !MCPDevice.isConfirmation(p, call) {
             return try retry(p, tool, call, store, session: session)
@@ -29,7 +30,7 @@ extension MCPApprovals {
             let state = MCPRequestState(method: CallMCPTool.method, tool: p.name, argumentsDigest: try MCPRequestState.digest(p.arguments),
                                         session: session, approvalId: approval.approvalId, expiresAtMs: MCPRequestState.expiry(services))
             return .answer(try MCPRequestState.inputRequired("approve", params: elicitation(approval, session: session, modern: true),
-                                                             state: state, services))
+                                                             state: state, call))
         }
     }
 
@@ -41,7 +42,7 @@ extension MCPApprovals {
             throw RPCError.invalidParams(field: "requestState", expected: "the requestState of the input_required result answered", got: "nothing")
         }
         let state = try MCPRequestState.verified(text, tool: p.name, digest: { try MCPRequestState.digest(p.arguments) }, session: session,
-                                                 call.services)
+                                                 call)
         guard let approval = try store.approval(id: session, approvalId: state.approvalId) else {
             throw RPCError.invalidParams(field: "requestState", expected: MCPRequestState.expectedOnRetry,
                                          got: "a requestState naming an approval the session does not have")
@@ -75,13 +76,13 @@ extension MCPApprovals {
     /// the call is cancelled); no answer, or a client that cannot be asked, is `ApprovalRequired`.
     static func gate2025(_ p: CallMCPTool.Params, _ tool: Tool, _ call: Call) throws -> Gate {
         let services = call.services
-        let (session, store) = try services.mcpSession.current()
+        let (session, store) = try call.mcp().session.current()
         let (toolCallId, consent) = try check(p, tool, store, session: session, call)
         switch consent {
         case .run: return .run(toolCallId: toolCallId)
         case .answered(let result): return .answer(result)
         case .pending(let approval):
-            guard services.mcpApprovals.clientElicits2025 else {
+            guard try call.mcp().approvals.clientElicits2025 else {
                 return .answer(required(approval, session: session, why: "this client declared no elicitation capability, so it cannot be asked here."))
             }
             let answer = try ask(call, elicitation(approval, session: session, modern: false), within: services.configuration.mcpApprovalTimeout)

@@ -1,3 +1,4 @@
+import BridgeServer
 import JSON
 import JSONRPC
 
@@ -24,7 +25,7 @@ extension MCPRequestDeclaration {
     /// the envelope and the params once; a decoding error is kept for the handler, which answers
     /// it where the era rules say (a 2025 request before the handshake is "not initialized",
     /// whatever its params), and a request whose params do not decode claims nothing.
-    static func eraMethod(_ services: Services) -> Method {
+    static func eraMethod(_ services: Services, _ state: MCPConnectionState) -> Method {
         let plan: Method.Planner = { json in
             let envelope = Result { () throws(RPCError) -> MCPEnvelope? in try MCPEnvelope.parse(json) }
             let params = Result { () throws -> Params in try Params(try ParamReader(json)) }
@@ -34,7 +35,7 @@ extension MCPRequestDeclaration {
         }
         return Method(method, inline: inline, plan: plan) { ctx in
             guard let decoded = ctx.decoded as? EraParams<Params> else { fatalError("\(method): the planner's params did not reach the handler") }
-            return try MCPModern.serve(Self.self, decoded, Call(services: services, request: ctx))
+            return try MCPModern.serve(Self.self, decoded, Call(services: services, request: ctx, face: state))
         }
     }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BridgeServer
 import JSON
 import JSONRPC
 import Logging
@@ -124,3 +125,5 @@ final class MCPRootScope: Sendable {
     }
 }
 
+
+extension MCPRootScope: ToolScope {}

@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import JSON
 import JSONRPC
 import Synchronization
@@ -68,9 +69,10 @@ enum CallMCPTool: MethodDeclaration {
         let name = p.name
         let tool = try tool(name)
         let services = call.services
-        let (sessionID, store) = try services.mcpSession.current()
+        let mcp = try call.mcp()
+        let (sessionID, store) = try mcp.session.current()
         let arguments = p.arguments
-        let run = { try ToolTable.call(name, arguments: arguments, services: services, request: call.request, scope: services.mcpRoots) }
+        let run = { try ToolTable.call(name, arguments: arguments, services: services, request: call.request, scope: mcp.roots) }
         if tool.readOnly {
             // Reads change nothing: run, then journal intent and result together without an fsync
             // (a cancelled or failed read is journaled with its error).

@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import JSON
 import JSONRPC
 import SystemSupport

@@ -1,3 +1,4 @@
+import BridgeServer
 import Workspace
 
 extension MCPRootScope {

@@ -1,3 +1,4 @@
+import BridgeServer
 import JSON
 import JSONRPC
 import SystemSupport
@@ -15,19 +16,20 @@ extension MCPRequestState {
 
     /// The `input_required` result asking one `elicitation/create` (`params`) under `name`, with
     /// `state` signed by this process's key.
-    static func inputRequired(_ name: String, params: JSON, state: MCPRequestState, _ services: Services) throws -> JSON {
+    static func inputRequired(_ name: String, params: JSON, state: MCPRequestState, _ call: Call) throws -> JSON {
         ["resultType": "input_required",
          "inputRequests": .object([name: ["method": "elicitation/create", "params": params]]),
-         "requestState": .string(try state.encoded(key: services.mcpApprovals.key))]
+         "requestState": .string(try state.encoded(key: call.mcp().approvals.key))]
     }
 
     /// The state a retry of `tools/call` carries, verified: signed by this process, unexpired, and
     /// for this very call (tool, arguments' digest, session); otherwise `-32602` naming why.
     static func verified(_ text: String, tool: String, digest: () throws -> String, session: String,
-                         _ services: Services) throws -> MCPRequestState {
+                         _ call: Call) throws -> MCPRequestState {
         let state: MCPRequestState
+        let key = try call.mcp().approvals.key
         do {
-            state = try decode(text, key: services.mcpApprovals.key, nowMs: WallClock.nanos() / 1_000_000)
+            state = try decode(text, key: key, nowMs: WallClock.nanos() / 1_000_000)
         } catch {
             throw RPCError.invalidParams(field: "requestState", expected: expectedOnRetry, got: error.reason)
         }

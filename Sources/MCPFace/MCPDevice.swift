@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import JSON
 import JSONRPC
 import SystemSupport
@@ -26,7 +27,7 @@ enum MCPDevice {
     /// the call as a first call, and this step reads the answer).
     static func isConfirmation(_ p: CallMCPTool.Params, _ call: Call) -> Bool {
         guard let text = p.requestState, p.inputResponses?[inputKey] != nil,
-              let state = try? MCPRequestState.decode(text, key: call.services.mcpApprovals.key, nowMs: WallClock.nanos() / 1_000_000)
+              let state = try? MCPRequestState.decode(text, key: call.mcp().approvals.key, nowMs: WallClock.nanos() / 1_000_000)
         else { return false }
         return state.reason != nil
     }
@@ -37,7 +38,7 @@ enum MCPDevice {
                      modern: MCPEnvelope?) throws -> MCPApprovals.Gate {
         guard tool.heavy || tool.requiresNetwork else { return .run(toolCallId: proposed) }
         let services = call.services
-        let (session, store) = try services.mcpSession.current()
+        let (session, store) = try call.mcp().session.current()
         // The arguments' digest only when something is matched or signed with it (most calls never).
         var memo: String?
         func digest() throws -> String {
@@ -78,9 +79,9 @@ enum MCPDevice {
             }
             let state = MCPRequestState(method: CallMCPTool.method, tool: tool.name, argumentsDigest: try digest(), session: session,
                                         approvalId: "", expiresAtMs: MCPRequestState.expiry(services), reason: reason, toolCallId: toolCallId)
-            return .answer(try MCPRequestState.inputRequired(inputKey, params: elicitation(ask, modern: true), state: state, services))
+            return .answer(try MCPRequestState.inputRequired(inputKey, params: elicitation(ask, modern: true), state: state, call))
         }
-        guard services.mcpApprovals.clientElicits2025 else {
+        guard try call.mcp().approvals.clientElicits2025 else {
             return .answer(deferred(ask, confirmable: true, why: "This client declared no elicitation capability, so it cannot be asked here."))
         }
         let answer = try MCPApprovals.ask(call, elicitation(ask, modern: false), within: services.configuration.mcpApprovalTimeout)
@@ -112,7 +113,7 @@ enum MCPDevice {
     private static func answer(_ p: CallMCPTool.Params, _ call: Call, session: String,
                                digest: () throws -> String) throws -> (reason: String, toolCallId: String, confirmed: Bool)? {
         guard let text = p.requestState, let response = p.inputResponses?[inputKey] else { return nil }
-        let state = try MCPRequestState.verified(text, tool: p.name, digest: digest, session: session, call.services)
+        let state = try MCPRequestState.verified(text, tool: p.name, digest: digest, session: session, call)
         guard let reason = state.reason, let toolCallId = state.toolCallId else { return nil }
         guard let confirmed = confirmed(response) else {
             throw RPCError.invalidParams(field: "inputResponses.confirm", expected: "an elicitation result {action: accept|decline|cancel, content?}",

@@ -1,3 +1,4 @@
+import BridgeServer
 import JSON
 import JSONRPC
 
@@ -13,7 +14,7 @@ enum Discover: MCPRequestDeclaration {
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         // Opened by `MCPModernState.prepare` before: this returns the same root and session.
-        let (root, sessionID) = try MCPMethods.openSession(call.services, clientName: "MCP client")
+        let (root, sessionID) = try MCPMethods.openSession(call.services, try call.mcp(), clientName: "MCP client")
         return ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": MCPModern.capabilities,
                 "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID))]
     }

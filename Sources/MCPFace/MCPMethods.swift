@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import JSON
 import JSONRPC
 import Synchronization
@@ -23,16 +24,16 @@ enum MCPMethods {
 
     /// MCP's `initialize`: version negotiation, the session tool calls are journaled into,
     /// and the server's capabilities.
-    static func initialize(_ services: Services, _ connection: Connection, _ p: ParamReader) throws -> JSON {
+    static func initialize(_ services: Services, _ state: MCPConnectionState, _ connection: Connection, _ p: ParamReader) throws -> JSON {
         // An initialize in the modern envelope is a modern request, and the modern era has no handshake.
         if try MCPEnvelope.parse(p.source) != nil { throw RPCError.methodNotFound("initialize") }
         let asked = try p.string("protocolVersion")
         let version = asked.flatMap { supportedVersions.contains($0) ? $0 : nil } ?? latestVersion
-        services.lifecycle.setMCP()
-        services.mcpRoots.clientDeclaresRoots(try p.object("capabilities")?.object("roots") != nil)
-        services.mcpApprovals.clientDeclaresElicitation(p.value("capabilities")?.objectValue)
+        services.lifecycle.choose(MCPFace.id)
+        state.roots.clientDeclaresRoots(try p.object("capabilities")?.object("roots") != nil)
+        state.approvals.clientDeclaresElicitation(p.value("capabilities")?.objectValue)
         let clientName = try p.object("clientInfo")?.string("name") ?? "MCP client"
-        let (root, sessionID) = try openSession(services, clientName: clientName)
+        let (root, sessionID) = try openSession(services, state, clientName: clientName)
         connection.use(MCPConventions.value)
         return [
             "protocolVersion": .string(version),
@@ -59,11 +60,11 @@ enum MCPMethods {
     /// Opens storage (unless open) and the session MCP tool calls are journaled into (`--session`,
     /// else one created for this process; the same one for both eras once it exists).
     /// Returns the workspace root and the session id.
-    static func openSession(_ services: Services, clientName: String) throws -> (root: String, sessionID: String) {
+    static func openSession(_ services: Services, _ state: MCPConnectionState, clientName: String) throws -> (root: String, sessionID: String) {
         let storage = try (try? services.storage()) ?? services.openStorage(initializationOptions: nil)
         let ws = try storage.manager.active()
-        try services.mcpRoots.configure(services.configuration.mcpRoots, workspaceRoot: ws.rootPath)
-        if let id = services.mcpSession.get() { return (ws.rootPath, id) }
+        try state.roots.configure(services.configuration.mcpRoots, workspaceRoot: ws.rootPath)
+        if let id = state.session.get() { return (ws.rootPath, id) }
         let (store, _) = try services.agents.stores(for: ws)
         let session: Session
         let policy: ApprovalPolicy
@@ -77,7 +78,7 @@ enum MCPMethods {
             policy = try services.configuration.mcpApprovalPolicy.map { try MCPApprovals.policy(named: $0) } ?? .none
             if policy != .none { _ = try store.setApprovalPolicy(id: session.id, policy) }
         }
-        services.mcpSession.set(session.id, clientName: clientName, store: store, owned: services.configuration.mcpSession == nil,
+        state.session.set(session.id, clientName: clientName, store: store, owned: services.configuration.mcpSession == nil,
                                 policy: policy)
         return (ws.rootPath, session.id)
     }
@@ -86,18 +87,19 @@ enum MCPMethods {
     /// resources reach (see `MCPRootScope`).
     static func askForRoots(_ call: Call) throws {
         let services = call.services
-        guard services.mcpRoots.clientSupportsRoots else { return }
+        let roots = try call.mcp().roots
+        guard roots.clientSupportsRoots else { return }
         let root = try services.workspace().rootPath
         let logger = call.logger
         try call.connection().request("roots/list", nil) { answer in
             switch answer {
             case .success(let result):
-                let refused = services.mcpRoots.update(fromRootsList: result, workspaceRoot: root)
+                let refused = roots.update(fromRootsList: result, workspaceRoot: root)
                 for r in refused {
                     let text = "MCP root \(r.uri) refused: \(r.reason); tools and resources stay inside \(root)"
                     logger.warning("\(text)")
                 }
-                let scope = services.mcpRoots.current.map { $0.map(\.string).joined(separator: ", ") } ?? "the whole workspace"
+                let scope = roots.current.map { $0.map(\.string).joined(separator: ", ") } ?? "the whole workspace"
                 logger.info("MCP roots: working in \(scope)")
             case .failure(let e):
                 logger.warning("roots/list failed: \(e.message); the scope stays as it was")

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import BridgeServer
 import JSON
 import JSONRPC
 import Synchronization
@@ -19,12 +20,21 @@ import SystemSupport
 final class MCPTaskStore: Sendable {
     enum Status: String { case working, completed, failed, cancelled }
 
+    /// How a task ended: its result, or its error already in protocol form (mapped once, by the
+    /// same mapping as every other path, when the task failed).
+    private enum Outcome {
+        case result(JSON)
+        case error(RPCError)
+
+        var errorMessage: String? { if case .error(let e) = self { e.message } else { nil } }
+    }
+
     private struct Task {
         var status: Status = .working
         var message: String
         let createdAt: Int64
         var updatedAt: Int64
-        var outcome: JSON?
+        var outcome: Outcome?
         let work: RequestContext
         var endedMonotonic: UInt64?
     }
@@ -33,7 +43,9 @@ final class MCPTaskStore: Sendable {
 
     /// Starts `run` on a thread of its own as a new task; nil when `maxWorking` tasks are running
     /// or no thread can be started (the caller then runs the call itself, as a plain request).
-    func start(_ ctx: RequestContext, statusMessage: String, run: @escaping @Sendable (RequestContext) throws -> JSON) -> String? {
+    /// An error `run` throws is kept as `mapError` maps it (`Services.mapError`).
+    func start(_ ctx: RequestContext, statusMessage: String, mapError: @escaping @Sendable (any Error) -> RPCError,
+               run: @escaping @Sendable (RequestContext) throws -> JSON) -> String? {
         let id = Self.newID()
         let work = ctx.detached { [weak self] value in
             if let m = value["value"]?["message"]?.stringValue { self?.progress(id, m) }
@@ -56,18 +68,17 @@ final class MCPTaskStore: Sendable {
         logger.debug("task \(id): \(subject) goes on in the background")
         let started: ()? = try? OSThread.detach { [self] in
             let status: Status
-            let outcome: JSON
+            let outcome: Outcome?
             do {
-                outcome = try run(work)
+                outcome = .result(try run(work))
                 status = .completed
             } catch let e as RPCError where e.code == ErrorCode.requestCancelled || work.isCancelled {
                 status = .cancelled
-                outcome = .null
+                outcome = nil
                 logger.debug("task \(id) cancelled: \(e.message)")
             } catch {
-                let e = (error as? RPCError) ?? RPCError.internalError("\(error)")
                 status = work.isCancelled ? .cancelled : .failed
-                outcome = e.json
+                outcome = work.isCancelled ? nil : .error(mapError(error))
             }
             finish(id, status, outcome)
             logger.debug("task \(id): \(subject) ended \(status.rawValue)")
@@ -91,13 +102,10 @@ final class MCPTaskStore: Sendable {
                 return task
             }
             if let ended {
-                switch ended.status {
-                case .completed: return ended.outcome ?? .null
-                case .failed: throw RPCError(code: ended.outcome?["code"]?.intValue.map(Int.init) ?? ErrorCode.internalError,
-                                             message: ended.outcome?["message"]?.stringValue ?? "failed",
-                                             dataCode: ended.outcome?["data"]?["code"]?.stringValue ?? "InternalError",
-                                             data: ended.outcome?["data"]?.objectValue ?? JSONObject())
-                case .cancelled, .working: throw RPCError.cancelled
+                switch (ended.status, ended.outcome) {
+                case (.completed, .result(let result)?): return result
+                case (.failed, .error(let e)?): throw e
+                default: throw RPCError.cancelled
                 }
             }
             usleep(2000)
@@ -119,10 +127,10 @@ final class MCPTaskStore: Sendable {
             "lastUpdatedAt": .string(Timestamp.iso8601(nanos: task.updatedAt)),
             "ttlMs": .int(MCPTasks.ttlMs), "pollIntervalMs": .int(MCPTasks.pollIntervalMs),
         ]
-        switch task.status {
-        case .completed: o["result"] = task.outcome ?? .null
-        case .failed: o["error"] = task.outcome ?? .null
-        case .working, .cancelled: break
+        switch (task.status, task.outcome) {
+        case (.completed, .result(let result)?): o["result"] = result
+        case (.failed, .error(let e)?): o["error"] = e.json
+        default: break
         }
         return .object(o)
     }
@@ -148,7 +156,7 @@ final class MCPTaskStore: Sendable {
         }
     }
 
-    private func finish(_ id: String, _ status: Status, _ outcome: JSON) {
+    private func finish(_ id: String, _ status: Status, _ outcome: Outcome?) {
         let now = WallClock.nanos()
         tasks.withLock { t in
             guard var task = t[id] else { return }
@@ -158,7 +166,7 @@ final class MCPTaskStore: Sendable {
             task.endedMonotonic = MonotonicClock.nanos()
             task.message = switch status {
             case .completed: "done"
-            case .failed: "failed: \(outcome["message"]?.stringValue ?? "")"
+            case .failed: "failed: \(outcome?.errorMessage ?? "")"
             case .cancelled: "cancelled"
             case .working: task.message
             }

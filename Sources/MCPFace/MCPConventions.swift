@@ -1,3 +1,4 @@
+import BridgeServer
 import JSON
 import JSONRPC
 import Synchronization

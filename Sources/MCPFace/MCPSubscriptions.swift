@@ -1,3 +1,4 @@
+import BridgeServer
 import FileWatching
 import JSON
 import JSONRPC
@@ -52,7 +53,7 @@ enum ListenSubscriptions: MCPRequestDeclaration {
         for uri in p.resourceURIs {
             // The same rules as resources/subscribe: a file of the workspace, in scope, never through a link.
             let path = try MCPResources.path(ofURI: uri, in: ws)
-            try services.mcpRoots.check(path)
+            try call.mcp().roots.check(path)
             let (status, _) = try ws.info(path)
             if status.type == .symlink {
                 throw WorkspaceError(.symlinkNotFollowed, "'\(path)' is a symbolic link; links are never followed", path: path.string)
@@ -65,7 +66,7 @@ enum ListenSubscriptions: MCPRequestDeclaration {
         var honoured = JSONObject()
         if !order.isEmpty { honoured["resourceSubscriptions"] = .array(order.map(JSON.string)) }
         if p.listChanged { honoured["resourcesListChanged"] = true }
-        let listeners = services.modern.listeners
+        let listeners = try call.mcp().modern.listeners
         let subscription = id.json
         let response = try ctx.deferResponse(onCancel: { listeners.remove(id) }, atInputEnd: {
             listeners.remove(id)

@@ -1,3 +1,4 @@
+import BridgeServer
 import FileWatching
 import JSON
 import JSONRPC
@@ -146,7 +147,7 @@ enum ListResources: MethodDeclaration {
         }
         let page = try ws.list(o, isCancelled: { call.isCancelled })
         var resources: [JSON] = []
-        let scope = call.services.mcpRoots
+        let scope = try call.mcp().roots
         for e in page.entries where e.type == .file && (try? scope.check(e.path)) != nil {
             resources.append(["uri": .string(try MCPResources.uri(ws, e.path)), "name": .string(e.path.string),
                               "title": .string(e.path.name), "mimeType": .string(MCPResources.mimeType(e.path.name)),
@@ -167,7 +168,7 @@ enum ReadResource: MethodDeclaration {
     static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
         let ws = try call.services.workspace()
         let path = try MCPResources.path(ofURI: p.uri, in: ws)
-        try call.services.mcpRoots.check(path)
+        try call.mcp().roots.check(path)
         let r = try ws.read(path, maxBytes: FileMethods.maxReadBytes)
         let mime = MCPResources.mimeType(path.name)
         let isText = r.bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: false) } != nil
@@ -202,13 +203,13 @@ enum SubscribeResource: MethodDeclaration {
         let services = call.services
         let ws = try services.workspace()
         let path = try MCPResources.path(ofURI: p.uri, in: ws)
-        try services.mcpRoots.check(path)
+        try call.mcp().roots.check(path)
         // The same rules as reading it: an existing file of the workspace, never through a link.
         let (status, _) = try ws.info(path)
         if status.type == .symlink {
             throw WorkspaceError(.symlinkNotFollowed, "'\(path)' is a symbolic link; links are never followed", path: path.string)
         }
-        try services.resourceWatch.subscribe(path, uri: p.uri, workspace: ws, connection: try call.connection())
+        try call.mcp().resourceWatch.subscribe(path, uri: p.uri, workspace: ws, connection: try call.connection())
         return .object(JSONObject())
     }
 }
@@ -218,7 +219,7 @@ enum UnsubscribeResource: MethodDeclaration {
     static let result = ResultShape.object([])
     static func schedule(_ p: ResourceURI) -> Schedule { .claims([.write("watch", "resources")]) }
     static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
-        try call.services.resourceWatch.unsubscribe(uri: p.uri, workspace: try call.services.workspace())
+        try call.mcp().resourceWatch.unsubscribe(uri: p.uri, workspace: try call.services.workspace())
         return .object(JSONObject())
     }
 }

@@ -1,3 +1,4 @@
+import BridgeServer
 import JSON
 import JSONRPC
 import Synchronization
@@ -27,8 +28,8 @@ enum MCPModern {
     static let own: [any MCPRequestDeclaration.Type] = [Discover.self, ListenSubscriptions.self, GetTask.self, CancelTask.self, UpdateTask.self]
 
     /// The era-dispatching methods: every MCP request of both eras (a duplicate name traps).
-    static func methods(_ services: Services) -> [String: Method] {
-        MethodIndex.byName((MCPMethods.requests + own).map { $0.eraMethod(services) }, table: "MCP era request")
+    static func methods(_ services: Services, _ state: MCPConnectionState) -> [String: Method] {
+        MethodIndex.byName((MCPMethods.requests + own).map { $0.eraMethod(services, state) }, table: "MCP era request")
     }
 
     /// A request for a method no table has, where the era is not settled: a modern request (its
@@ -36,7 +37,7 @@ enum MCPModern {
     static func unknown(_ name: String, _ services: Services) -> Method {
         Method(name, inline: true, schedule: { _ in .unordered }) { ctx in
             if try MCPEnvelope.parse(ctx.params) != nil { throw RPCError.methodNotFound(name) }
-            guard services.lifecycle.current == .running, services.lifecycle.isMCP else { throw RPCError.serverNotInitialized }
+            guard services.lifecycle.current == .running, services.lifecycle.speaks(MCPFace.id) else { throw RPCError.serverNotInitialized }
             throw RPCError.methodNotFound(name)
         }
     }
@@ -49,7 +50,7 @@ enum MCPModern {
                 throw RPCError.invalidParams(field: "_meta.\(MCPEnvelope.versionKey)",
                                              expected: "the protocol version (\(MCPVersions.modern.joined(separator: ", ")))", got: "nothing")
             }
-            guard services.lifecycle.current == .running, services.lifecycle.isMCP else { throw RPCError.serverNotInitialized }
+            guard services.lifecycle.current == .running, services.lifecycle.speaks(MCPFace.id) else { throw RPCError.serverNotInitialized }
             let result = try D.handle(decoded.params.get(), call)
             assert(D.result.admits(result), "\(name) answered fields its declaration does not list: \(result)")
             return result
@@ -59,7 +60,7 @@ enum MCPModern {
             MCPRequestLog.record(call, envelope, method: name, outcome: "\(e.code) \(e.dataCode)")
             throw e
         }
-        try services.modern.prepare(services, call, envelope)
+        try call.mcp().modern.prepare(services, call, envelope)
         var result: JSONObject = ["resultType": "complete"]
         let body: JSON
         do {
@@ -115,8 +116,8 @@ final class MCPModernState: Sendable {
     func prepare(_ services: Services, _ call: Call, _ envelope: MCPEnvelope) throws {
         try ready.withLock { ready throws in
             if ready { return }
-            _ = try MCPMethods.openSession(services, clientName: envelope.clientName ?? "MCP client")
-            services.lifecycle.setMCP()
+            _ = try MCPMethods.openSession(services, try call.mcp(), clientName: envelope.clientName ?? "MCP client")
+            services.lifecycle.choose(MCPFace.id)
             let connection = try call.connection()
             services.attach(connection)
             connection.use(MCPConventions.value)

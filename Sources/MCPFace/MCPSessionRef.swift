@@ -1,4 +1,5 @@
 import AgentSessions
+import BridgeServer
 import JSONRPC
 import Logging
 import Synchronization
