@@ -40,7 +40,7 @@ import PackageDescription
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library
 ///
-/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions; each test target tests its namesake
+/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport; each test target tests its namesake
 /// (BridgeServerTests also checks the method declarations against schema/openrpc.json).
 /// The picture, and one saveFile walked through these targets: docs/architecture.md.
 let strict: [SwiftSetting] = [
@@ -133,7 +133,7 @@ let package = Package(
         // when built without Tests/Fuzz/run.sh), and the test that replays corpus and regressions.
         .target(
             name: "FuzzTargets",
-            dependencies: ["JSON", "JSONRPC", "Workspace", "AgentSessions"],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "AgentSessions", "SystemSupport"],
             path: "Tests/Fuzz/Targets",
             swiftSettings: strict
         ),

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SystemSupport
 import Workspace
 
 /// A workspace full of symbolic links (to `/`, to `..`, to absolute and relative paths
@@ -130,7 +131,8 @@ final class PathTree: Sendable {
             guard type == S_IFDIR else { return .missing }
             path += "/" + c
             var st = stat()
-            guard lstat(path, &st) == 0 else { return .missing }
+            // A component is a client path's text: a name that is not UTF-8 is spelled escaped.
+            guard lstat(EscapedName.cString(path), &st) == 0 else { return .missing }
             type = st.st_mode & S_IFMT
             if type == S_IFLNK { return .link(at: i) }
         }
@@ -141,7 +143,7 @@ final class PathTree: Sendable {
     func realPath(_ components: [String]) -> String? {
         var buf = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let joined = ([root] + components).joined(separator: "/")
-        guard realpath(joined, &buf) != nil else { return nil }
+        guard realpath(EscapedName.cString(joined), &buf) != nil else { return nil }
         return String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
