@@ -319,8 +319,8 @@ def test_import_file_from_a_host_fifo_never_stops_ping_and_end_of_input_still_en
     rc = b.wait_exit(5)
     assert time.monotonic() - sent < 3.0
     answers = [e.msg for e in b.log if isinstance(e.msg, dict) and e.msg.get("id") == "import"]
-    if answers:  # refused at once by a non-blocking open
-        assert answers[0]["error"]["data"]["code"] == "NotARegularFile", answers
+    if answers:  # refused at once by a non-blocking open, or cancelled before its handler started
+        assert answers[0]["error"]["data"]["code"] in ("NotARegularFile", "RequestCancelled"), answers
         assert rc == 0
     else:  # stuck in open(2): named, abandoned
         assert rc == 1
