@@ -60,9 +60,15 @@ class Connection:
         self._subscribers: dict[str, list[Stream[Any]]] = {}
         self._failure: Optional[BaseException] = None
         self._ended = False
-        self._reader_task = asyncio.get_running_loop().create_task(self._read_loop())
+        self._loop = asyncio.get_running_loop()
+        self._reader_task = self._loop.create_task(self._read_loop())
 
     # -- state ------------------------------------------------------------------------------
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the connection runs on (calls must be made and awaited there)."""
+        return self._loop
+
     @property
     def closed(self) -> bool:
         """The connection ended: the server's output closed, it failed, or it was closed."""
