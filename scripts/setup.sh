@@ -21,6 +21,14 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# LangGraph (Tests/e2e/test_langgraph_saver.py, Benchmarks/langgraph_bench.py): the graph runtime,
+# its checkpoint conformance suite, and the SQLite saver measured beside ours; pinned.
+langgraph_packages() {
+  python3 -c "import importlib.metadata as m, sys; want = {'langgraph': '1.2.24', 'langgraph-checkpoint': '4.3.2', 'langgraph-checkpoint-conformance': '0.0.2', 'langgraph-checkpoint-sqlite': '3.1.2'}; sys.exit(any(m.version(k) != v for k, v in want.items()))" 2>/dev/null ||
+    python3 -m pip install -q --root-user-action=ignore langgraph==1.2.24 langgraph-checkpoint==4.3.2 \
+      langgraph-checkpoint-conformance==0.0.2 langgraph-checkpoint-sqlite==3.1.2
+}
+
 if [ "${1:-}" = "--test" ]; then
   python3 -c "import pytest, jsonschema, mcp, mypy" 2>/dev/null || python3 -m pip install -q --root-user-action=ignore pytest jsonschema mcp mypy
   # Real LSP client libraries drive the server in Tests/e2e/test_lsp_clients.py.
@@ -29,6 +37,7 @@ if [ "${1:-}" = "--test" ]; then
   # The ACP SDK plays the editor and the downstream agents in Tests/e2e/test_acp*.py.
   python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('agent-client-protocol') != '0.12.1')" 2>/dev/null ||
     python3 -m pip install -q --root-user-action=ignore agent-client-protocol==0.12.1
+  langgraph_packages
   # The clients' tests: headless Chromium drives the web front end; tsc checks the JS types.
   extra=()
   command -v chromium >/dev/null 2>&1 || extra+=(chromium)
@@ -76,6 +85,7 @@ if [ "${1:-}" = "--bench" ]; then
   need taskset util-linux
   need ps procps
   need lscpu util-linux
+  langgraph_packages  # Benchmarks/langgraph_bench.py (issue 25)
   if command -v apt-get >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     extra+=(python3-venv)
   fi

@@ -1,0 +1,157 @@
+"""The LangGraph checkpoint saver of the Python client (workspace_bridge.langgraph) on the real binary.
+
+- LangGraph's own conformance suite (PyPI langgraph-checkpoint-conformance) in full: every
+  capability it has (put, put_writes, get_tuple, list with filters/before/limit, delete_thread,
+  copy_thread, prune, delete_for_runs) detected and passing, a fresh server per capability;
+- the sync API from a thread other than the client's loop (a real graph run by graph.invoke);
+- a graph that checkpoints, loses its server to kill -9 in the middle of a run, and resumes from
+  the last checkpoint with a new server on the same store.
+Every message the client sends or receives is held to schema/openrpc.json (the hooks of
+test_python_client.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import operator
+import os
+import signal
+import sys
+from pathlib import Path
+from typing import Annotated, Any, TypedDict
+
+import pytest
+
+from test_python_client import CLIENT_PACKAGE, Checked  # noqa: F401  (puts the client on sys.path)
+
+if str(CLIENT_PACKAGE) not in sys.path:
+    sys.path.insert(0, str(CLIENT_PACKAGE))
+
+from workspace_bridge import ConnectionClosed, spawn  # noqa: E402
+from workspace_bridge.background import BackgroundLoop  # noqa: E402
+from workspace_bridge.langgraph import WorkspaceBridgeSaver  # noqa: E402
+
+from langgraph.checkpoint.conformance import checkpointer_test, validate  # noqa: E402
+from langgraph.checkpoint.conformance.capabilities import ALL_CAPABILITIES  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+
+
+class Steps(TypedDict):
+    steps: Annotated[list[str], operator.add]
+
+
+def chain(saver: WorkspaceBridgeSaver, nodes: dict[str, Any]):
+    """START -> each node in order -> END, checkpointed by ``saver``."""
+    builder = StateGraph(Steps)
+    names = list(nodes)
+    for name in names:
+        builder.add_node(name, nodes[name])
+    for a, b in zip([START, *names], [*names, END]):
+        builder.add_edge(a, b)
+    return builder.compile(checkpointer=saver)
+
+
+def test_the_langgraph_conformance_suite_passes_in_full(binary, contract, tmp_path):
+    checked = Checked(contract)
+    counter = iter(range(100))
+    log = open(tmp_path / "stderr.log", "ab")
+
+    @checkpointer_test(name="WorkspaceBridgeSaver")
+    async def factory():
+        n = next(counter)
+        client = await spawn(binary=binary, local_root=tmp_path / f"ws{n}", config_dir=tmp_path / f"config{n}",
+                             on_send=checked.on_send, on_message=checked.on_message, stderr=log)
+        try:
+            yield WorkspaceBridgeSaver(client)
+        finally:
+            await client.close()
+
+    report = asyncio.run(validate(factory))
+    log.close()
+    failures = {name: r.failures for name, r in report.results.items() if r.failures}
+    assert failures == {}, failures
+    assert {name for name, r in report.results.items() if r.detected} == {c.value for c in ALL_CAPABILITIES}
+    assert report.conformance_level() == "FULL"
+    assert sum(r.tests_passed for r in report.results.values()) >= 80
+    methods = {m["method"] for m in checked.sent if "method" in m}
+    assert {"session/fork", "session/deleteMessages", "session/delete", "session/list"} <= methods
+
+
+def test_the_sync_api_runs_a_graph_from_another_thread(binary, tmp_path):
+    with BackgroundLoop() as bg:
+        client = bg.spawn(binary=binary, local_root=tmp_path / "ws", config_dir=tmp_path / "config")
+        saver = WorkspaceBridgeSaver(client)
+        graph = chain(saver, {"plan": lambda s: {"steps": ["plan"]}, "act": lambda s: {"steps": ["act"]}})
+        config = {"configurable": {"thread_id": "sync-thread"}}
+        assert graph.invoke({"steps": []}, config) == {"steps": ["plan", "act"]}
+        history = list(saver.list(config))
+        assert [t.metadata["step"] for t in history] == [2, 1, 0, -1]
+        assert saver.get_tuple(config).checkpoint["id"] == history[0].checkpoint["id"]
+        saver.copy_thread("sync-thread", "sync-copy")
+        assert graph.get_state({"configurable": {"thread_id": "sync-copy"}}).values == {"steps": ["plan", "act"]}
+        saver.delete_thread("sync-thread")
+        assert saver.get_tuple(config) is None
+
+        async def on_the_loop():  # a sync call on the loop itself would block it: refused, not hung
+            with pytest.raises(RuntimeError, match="would block"):
+                saver.get_tuple(config)
+        bg.run(on_the_loop())
+
+        async def sessions():
+            return (await client.request("session/list", {}))["sessions"]
+        assert [s["metadata"]["langgraph:thread_id"] for s in bg.run(sessions())] == ["sync-copy"]
+
+
+def test_a_graph_killed_with_its_server_resumes_from_the_last_checkpoint(binary, tmp_path):
+    roots = {"local_root": tmp_path / "ws", "config_dir": tmp_path / "config"}
+    config = {"configurable": {"thread_id": "crash"}}
+    calls: list[str] = []
+
+    async def first_run() -> BaseException:
+        client = await spawn(binary=binary, **roots)
+        saver = WorkspaceBridgeSaver(client)
+
+        async def research(s):
+            calls.append("research")
+            return {"steps": ["research"]}
+
+        async def write(s):  # the server dies while this step runs: its checkpoint cannot be stored
+            calls.append("write")
+            os.kill(client.process.pid, signal.SIGKILL)
+            await client.process.wait()
+            return {"steps": ["write"]}
+        graph = chain(saver, {"research": research, "write": write, "review": lambda s: {"steps": ["review"]}})
+        try:
+            await graph.ainvoke({"steps": []}, config, durability="sync")
+        except BaseException as e:  # noqa: BLE001  (what the run raised is the point)
+            error = e
+        else:
+            raise AssertionError("the run went on without its server")
+        await client.close()
+        assert client.returncode == -signal.SIGKILL
+        return error
+
+    async def second_run():
+        async with spawn(binary=binary, **roots) as client:
+            saver = WorkspaceBridgeSaver(client)
+
+            async def write(s):
+                calls.append("write")
+                return {"steps": ["write"]}
+
+            def review(s):
+                calls.append("review")
+                return {"steps": ["review"]}
+            graph = chain(saver, {"research": lambda s: calls.append("research") or {"steps": ["research"]},
+                                  "write": write, "review": review})
+            before = await graph.aget_state(config)
+            result = await graph.ainvoke(None, config, durability="sync")
+            history = [t async for t in saver.alist(config)]
+            return before, result, history
+
+    error = asyncio.run(first_run())
+    assert isinstance(error, ConnectionClosed) or isinstance(error.__cause__, ConnectionClosed), repr(error)
+    before, result, history = asyncio.run(second_run())
+    assert before.values == {"steps": ["research"]} and before.next == ("write",)
+    assert result == {"steps": ["research", "write", "review"]}
+    assert calls == ["research", "write", "write", "review"], "research ran once: resumed, not restarted"
+    assert [t.metadata["step"] for t in history] == [3, 2, 1, 0, -1]
