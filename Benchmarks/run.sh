@@ -568,6 +568,18 @@ else
         log "  session_lineage.py failed (see its error line in the results)"
         FAILED=1
     fi
+    # 7: issue 25's LangGraph saver (Benchmarks/langgraph_bench.py): put + get_tuple round trips of
+    # workspace_bridge.langgraph beside langgraph-checkpoint-sqlite's savers, in the same rounds.
+    if python3 -c 'import langgraph.checkpoint.sqlite' 2> /dev/null; then
+        log "langgraph: put + get_tuple, our saver beside langgraph-checkpoint-sqlite's"
+        if ! python3 "$HERE/langgraph_bench.py" --bin "$WB_BIN" --dir "$ST_TMP/langgraph" --ops "$(q 1000 200)" \
+                --rounds "$(q 3 1)" --stderr "$SLOG" >> "$RESULTS"; then
+            log "  langgraph_bench.py failed (see its error line in the results)"
+            FAILED=1
+        fi
+    else
+        note "LangGraph saver benchmark" "langgraph-checkpoint-sqlite is not installed (bash scripts/setup.sh --test)"
+    fi
     log "removing $ST_TMP"
     cleanup_files
     fi
