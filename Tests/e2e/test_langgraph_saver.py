@@ -155,3 +155,60 @@ def test_a_graph_killed_with_its_server_resumes_from_the_last_checkpoint(binary,
     assert result == {"steps": ["research", "write", "review"]}
     assert calls == ["research", "write", "write", "review"], "research ran once: resumed, not restarted"
     assert [t.metadata["step"] for t in history] == [3, 2, 1, 0, -1]
+
+
+def test_a_long_thread_read_back_in_small_pages(binary, contract, tmp_path):
+    """Past the few last messages get_tuple reads first, and over many pages (page_size 5)."""
+    from langgraph.checkpoint.conformance.test_utils import generate_checkpoint
+
+    checked = Checked(contract)
+
+    async def scenario():
+        async with spawn(binary=binary, local_root=tmp_path / "ws", config_dir=tmp_path / "config",
+                         on_send=checked.on_send, on_message=checked.on_message) as client:
+            saver = WorkspaceBridgeSaver(client, page_size=5)
+            configs = {"": [], "child:1": []}
+            for i in range(30):
+                for ns in ("", "child:1") if i % 3 == 0 else ("",):
+                    parent = configs[ns][-1]["configurable"] if configs[ns] else {}
+                    config = {"configurable": {"thread_id": "long", "checkpoint_ns": ns, **(
+                        {"checkpoint_id": parent["checkpoint_id"]} if parent else {})}}
+                    cp = generate_checkpoint(channel_values={"i": i}, channel_versions={"i": i + 1})
+                    stored = await saver.aput(config, cp, {"source": "loop", "step": i, "parents": {}}, {"i": i + 1})
+                    await saver.aput_writes(stored, [("a", f"{ns}{i}a"), ("b", f"{ns}{i}b")], f"task{i}")
+                    configs[ns].append(stored)
+            old = await saver.aget_tuple(configs[""][3])
+            everything = [t async for t in saver.alist({"configurable": {"thread_id": "long", "checkpoint_ns": ""}})]
+            page = [t async for t in saver.alist({"configurable": {"thread_id": "long", "checkpoint_ns": ""}},
+                                                 before=configs[""][20], limit=7)]
+            both = [t async for t in saver.alist({"configurable": {"thread_id": "long"}}, filter={"step": 9})]
+            # the same checkpoint id put again: replaced, its writes kept
+            again = generate_checkpoint(checkpoint_id=configs[""][29]["configurable"]["checkpoint_id"],
+                                        channel_values={"i": "again"}, channel_versions={"i": 99})
+            await saver.aput({"configurable": {"thread_id": "long", "checkpoint_ns": "",
+                                               "checkpoint_id": configs[""][28]["configurable"]["checkpoint_id"]}},
+                             again, {"source": "update", "step": 29, "parents": {}}, {"i": 99})
+            replaced = await saver.aget_tuple({"configurable": {"thread_id": "long", "checkpoint_ns": ""}})
+            # a copy into a thread that already exists appends the source's records to it
+            first = await saver.aput({"configurable": {"thread_id": "other", "checkpoint_ns": ""}},
+                                     generate_checkpoint(), {"source": "input", "step": -1, "parents": {}}, {})
+            await saver.acopy_thread("long", "other")
+            copied = [t async for t in saver.alist({"configurable": {"thread_id": "other"}})]
+            await saver.aprune(["long"])
+            pruned = [t async for t in saver.alist({"configurable": {"thread_id": "long"}})]
+            return configs, old, everything, page, both, replaced, first, copied, pruned
+
+    configs, old, everything, page, both, replaced, first, copied, pruned = asyncio.run(scenario())
+    ids = [c["configurable"]["checkpoint_id"] for c in configs[""]]
+    assert old.checkpoint["channel_values"] == {"i": 3}
+    assert old.parent_config["configurable"]["checkpoint_id"] == ids[2]
+    assert [(w[0], w[1], w[2]) for w in old.pending_writes] == [("task3", "a", "3a"), ("task3", "b", "3b")]
+    assert [t.checkpoint["id"] for t in everything] == ids[::-1]
+    assert all(len(t.pending_writes) == 2 for t in everything)
+    assert [t.checkpoint["id"] for t in page] == ids[19:12:-1]
+    assert sorted(t.config["configurable"]["checkpoint_ns"] for t in both) == ["", "child:1"]
+    assert replaced.checkpoint["channel_values"] == {"i": "again"} and replaced.metadata["source"] == "update"
+    assert [w[2] for w in replaced.pending_writes] == ["29a", "29b"]
+    assert len(copied) == 30 + 10 + 1 and copied[-1].checkpoint["id"] == first["configurable"]["checkpoint_id"]
+    assert sorted((t.config["configurable"]["checkpoint_ns"], t.metadata["step"], len(t.pending_writes))
+                  for t in pruned) == [("", 29, 2), ("child:1", 27, 2)]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import random
 from contextlib import aclosing
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any, Optional, TypeVar
 
 from langchain_core.runnables import RunnableConfig
@@ -37,7 +37,6 @@ from .langgraph_records import (
 )
 
 T = TypeVar("T")
-PAGE = 1000  # messages per session/messages page, sessions per session/list page
 TAIL = 16  # the last messages get_tuple reads first, where the checkpoint asked for usually is
 CONCURRENT = 32  # sessions cleaned at once by delete_for_runs
 
@@ -57,10 +56,15 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
     """
 
     def __init__(self, client: Client, *, serde: Optional[SerializerProtocol] = None,
-                 agent_type: str = "langgraph"):
+                 agent_type: str = "langgraph", page_size: int = 1000):
+        """``agent_type``: of the sessions it creates. ``page_size``: messages (and sessions) per
+        request when reading many (1 to 1,000)."""
         super().__init__(serde=serde)
+        if not 1 <= page_size <= 1000:
+            raise ValueError("page_size must be between 1 and 1000")
         self.client = client
         self.agent_type = agent_type
+        self.page = page_size
         self._sessions: dict[str, str] = {}
         self._resolving = asyncio.Lock()
 
@@ -70,7 +74,7 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
         found: list[dict[str, Any]] = []
         cursor: Optional[str] = None
         while True:
-            params: dict[str, Any] = {"metadata": metadata, "limit": PAGE}
+            params: dict[str, Any] = {"metadata": metadata, "limit": self.page}
             if cursor is not None:
                 params["cursor"] = cursor
             page = await self.client.request("session/list", params)
@@ -123,7 +127,7 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
         given), in journal order."""
         out: list[dict[str, Any]] = []
         while True:
-            params: dict[str, Any] = {"id": sid, "limit": PAGE, "where": {"metadata": where}}
+            params: dict[str, Any] = {"id": sid, "limit": self.page, "where": {"metadata": where}}
             if after is not None:
                 params["after"] = after
             page = await self.client.request("session/messages", params)
@@ -132,7 +136,7 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
                 return out
             after = page["messages"][-1]["id"]
 
-    async def _newest(self, sid: str, where: dict[str, Any], count: int) -> AsyncIterator[dict[str, Any]]:
+    async def _newest(self, sid: str, where: dict[str, Any], count: int) -> AsyncGenerator[dict[str, Any], None]:
         """The messages matching ``where`` metadata, newest first, ``count`` per request."""
         before: Optional[str] = None
         while True:
@@ -152,7 +156,8 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
         return page["messages"][-1] if page["messages"] else None
 
     async def _append(self, sid: str, messages: list[dict[str, Any]]) -> int:
-        return (await self.client.request("session/appendMessages", {"id": sid, "messages": messages}))["count"]
+        result: dict[str, int] = await self.client.request("session/appendMessages", {"id": sid, "messages": messages})
+        return result["count"]
 
     async def _delete(self, sid: str, selector: dict[str, Any]) -> None:
         await self.client.request("session/deleteMessages", {"id": sid, **selector})
@@ -172,15 +177,17 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
 
         async def op(sid: str) -> Optional[CheckpointTuple]:
             # Usually the checkpoint is among the last few messages, its writes after it: one read.
-            tail = (await self.client.request("session/messages", {"id": sid, "last": TAIL}))["messages"]
+            page = await self.client.request("session/messages", {"id": sid, "last": TAIL})
+            tail = page["messages"]
             for i in range(len(tail) - 1, -1, -1):
                 meta = tail[i].get("metadata") or {}
                 if all(meta.get(k) == v for k, v in where.items()):
                     writes = [m for m in tail[i + 1:] if _is_write_of(m, meta[NS], meta[CID])]
                     return to_tuple(self.serde, thread_id, tail[i], writes)
-            cp = await self._last(sid, where) if len(tail) == TAIL else None
+            cp = await self._last(sid, where) if page.get("hasMore") else None
             return None if cp is None else to_tuple(self.serde, thread_id, cp, await self._writes_of(sid, cp))
-        return await self._on_thread(thread_id, op)
+        found: Optional[CheckpointTuple] = await self._on_thread(thread_id, op)
+        return found
 
     async def alist(self, config: Optional[RunnableConfig], *, filter: Optional[dict[str, Any]] = None,
                     before: Optional[RunnableConfig] = None, limit: Optional[int] = None) -> AsyncIterator[CheckpointTuple]:
@@ -202,13 +209,13 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
             if sid is None or remaining == 0:
                 continue
             batch: list[dict[str, Any]] = []
-            newest = self._newest(sid, where, PAGE if remaining < 0 else max(1, min(PAGE, remaining)))
+            newest = self._newest(sid, where, self.page if remaining < 0 else max(1, min(self.page, remaining)))
             async with aclosing(newest):
                 async for msg in newest:
                     if before_id is not None and msg["metadata"][CID] >= before_id:
                         continue
                     batch.append(msg)
-                    if len(batch) == remaining or len(batch) == PAGE:
+                    if len(batch) == remaining or len(batch) == self.page:
                         for tup in await self._with_writes(sid, thread_id, batch, where.get(NS)):
                             yield tup
                         remaining -= len(batch) if remaining >= 0 else 0
@@ -294,7 +301,7 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
         # into a thread that exists: append the source's records (ids already there are kept)
         after: Optional[str] = None
         while True:
-            params: dict[str, Any] = {"id": source, "limit": PAGE}
+            params: dict[str, Any] = {"id": source, "limit": self.page}
             if after is not None:
                 params["after"] = after
             page = await self.client.request("session/messages", params)
@@ -320,8 +327,8 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
                     latest[ns] = max(latest.get(ns, cid), cid)
                 doomed = [m["id"] for kind in ("checkpoint", "write") for m in await self._messages(sid, {KIND: kind})
                           if latest.get(m["metadata"][NS]) != m["metadata"][CID]]
-                for i in range(0, len(doomed), PAGE):
-                    await self._delete(sid, {"messageIds": doomed[i:i + PAGE]})
+                for i in range(0, len(doomed), self.page):
+                    await self._delete(sid, {"messageIds": doomed[i:i + self.page]})
             await self._on_thread(thread_id, op)
 
     async def adelete_for_runs(self, run_ids: Sequence[str]) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import CheckpointTuple, PendingWrite, writes_sort_key
@@ -87,7 +87,7 @@ def record(message: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def to_tuple(serde: SerializerProtocol, thread_id: str, checkpoint_msg: Mapping[str, Any],
-             write_msgs: list[Mapping[str, Any]]) -> CheckpointTuple:
+             write_msgs: Sequence[Mapping[str, Any]]) -> CheckpointTuple:
     """A checkpoint message and its write messages as LangGraph's ``CheckpointTuple``.
 
     The writes come in ``writes_sort_key`` order (task path, task id, index), the order a
