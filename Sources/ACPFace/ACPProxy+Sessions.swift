@@ -88,7 +88,7 @@ extension ACPProxy {
         if let cwd, !cwd.isNull, cwd.stringValue == nil { return failEditor(id, ACPErrors.invalidParams("cwd", "a string")) }
         let cursor = params["cursor"]?.stringValue
         do throws(SessionError) {
-            let page = try store.list(limit: 1000, cursor: cursor)
+            let page = try store.list(order: .created, limit: 1000, cursor: cursor)
             var listed: [JSON] = []
             // The filter is compared inside the root (a path outside it matches nothing).
             let wanted = cwd?.stringValue.map { inside.relative($0) }

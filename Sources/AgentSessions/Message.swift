@@ -13,6 +13,9 @@ public struct Message: Sendable, Equatable {
     public let content: JSON
     public let toolCalls: JSON?
     public let toolCallId: String?
+    /// The caller's facts about the message (a JSON object, at most `MessageInput.metadataLimit`
+    /// bytes encoded), stored with it and matched by `session/messages`' `where`.
+    public let metadata: JSON?
     /// When it was stored (nanoseconds since 1970, the store's clock).
     public let atNanos: Int64
 
@@ -29,6 +32,7 @@ public struct Message: Sendable, Equatable {
         var o: JSONObject = ["id": .string(id), "role": .string(role.rawValue), "content": content]
         if let toolCalls { o["toolCalls"] = toolCalls }
         if let toolCallId { o["toolCallId"] = .string(toolCallId) }
+        if let metadata { o["metadata"] = metadata }
         o["at"] = .string(at)
         if let compaction { o["compaction"] = compaction.json }
         if let compactedBy { o["compactedBy"] = .string(compactedBy) }
@@ -47,16 +51,19 @@ public struct Message: Sendable, Equatable {
         var o: JSONObject = ["id": .string(id), "role": .string(role.rawValue), "content": content]
         if let toolCalls { o["toolCalls"] = toolCalls }
         if let toolCallId { o["toolCallId"] = .string(toolCallId) }
+        if let metadata { o["metadata"] = metadata }
         o["at"] = .int(atNanos)
         return .object(o)
     }
 
-    init(id: String, role: MessageRole, content: JSON, toolCalls: JSON?, toolCallId: String?, atNanos: Int64) {
+    init(id: String, role: MessageRole, content: JSON, toolCalls: JSON?, toolCallId: String?, metadata: JSON? = nil,
+         atNanos: Int64) {
         self.id = id
         self.role = role
         self.content = content
         self.toolCalls = toolCalls
         self.toolCallId = toolCallId
+        self.metadata = metadata
         self.atNanos = atNanos
     }
 
@@ -65,7 +72,8 @@ public struct Message: Sendable, Equatable {
               let role = MessageRole(rawValue: r), let content = json["content"] else { return nil }
         let calls = json["toolCalls"]
         self.init(id: id, role: role, content: content, toolCalls: calls?.isNull == false ? calls : nil,
-                  toolCallId: json["toolCallId"]?.stringValue, atNanos: json["at"]?.intValue ?? 0)
+                  toolCallId: json["toolCallId"]?.stringValue,
+                  metadata: json["metadata"]?.objectValue != nil ? json["metadata"] : nil, atNanos: json["at"]?.intValue ?? 0)
     }
 }
 
@@ -78,13 +86,20 @@ public struct MessageInput: Sendable, Equatable {
     public var content: JSON
     public var toolCalls: JSON?
     public var toolCallId: String?
+    /// A JSON object (or nothing); over `metadataLimit` bytes encoded, the append is `TooLarge`.
+    public var metadata: JSON?
 
-    public init(id: String? = nil, role: MessageRole, content: JSON, toolCalls: JSON? = nil, toolCallId: String? = nil) {
+    /// The most bytes a message's (or a session's) metadata may take, encoded.
+    public static let metadataLimit = 64 << 10
+
+    public init(id: String? = nil, role: MessageRole, content: JSON, toolCalls: JSON? = nil, toolCallId: String? = nil,
+                metadata: JSON? = nil) {
         self.id = id
         self.role = role
         self.content = content
         self.toolCalls = toolCalls
         self.toolCallId = toolCallId
+        self.metadata = metadata
     }
 
     /// Parses one element of `session/appendMessages`' `messages`.
@@ -104,6 +119,22 @@ public struct MessageInput: Sendable, Equatable {
         if let t = o["toolCallId"], !t.isNull {
             guard let s = t.stringValue else { throw .invalid("toolCallId must be a string") }
             toolCallId = s
+        }
+        if let md = o["metadata"], !md.isNull {
+            guard md.objectValue != nil else { throw .invalid("message metadata must be an object, got \(md.typeName)") }
+            metadata = md
+        }
+    }
+}
+
+extension SessionError {
+    /// `TooLarge` when `metadata` takes more than `MessageInput.metadataLimit` bytes encoded.
+    static func checkMetadataSize(_ metadata: JSON?, _ what: String) throws(SessionError) {
+        guard let metadata else { return }
+        let n = JSONCodec.encode(metadata).count
+        guard n <= MessageInput.metadataLimit else {
+            throw SessionError(.tooLarge, "\(what) metadata takes \(n) bytes, over the limit of \(MessageInput.metadataLimit)",
+                               data: ["limit": .int(Int64(MessageInput.metadataLimit)), "size": .int(Int64(n))])
         }
     }
 }

@@ -53,7 +53,8 @@ public struct Session: Sendable, Equatable {
         // it look exactly as before.
         if let lineage {
             o["parentId"] = .string(lineage.parentId)
-            o["forkedAt"] = lineage.json
+            o["parentKind"] = .string(lineage.kind.rawValue)
+            if lineage.kind == .fork { o["forkedAt"] = lineage.json }
         }
         if !compactions.isEmpty { o["compactions"] = .array(compactions.map(\.json)) }
         if approvalPolicy != .none { o["approvalPolicy"] = approvalPolicy.json }

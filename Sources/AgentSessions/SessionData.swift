@@ -63,6 +63,9 @@ struct SessionData: Sendable, Equatable {
     var checkpoint: CheckpointState?
     /// Lineage, compactions, approvals and deferred calls (issue 17).
     var extras = SessionExtras()
+    /// Messages were deleted (`del` records) from records that still hold them: those records
+    /// can no longer be copied byte for byte (a fork rebuilds them from the messages kept).
+    var hasDeletions = false
     /// Journal position: records applied, the offset after the last, its checksum, and how many
     /// were applied since the last snapshot.
     var records = 0
@@ -210,6 +213,8 @@ struct SessionData: Sendable, Equatable {
             title = t
         case "compact", "place", "uncompact", "policy", "ask", "decide", "defer", "drop":
             try applyExtra(type, r, ref: ref, at: at)
+        case "del", "meta":
+            try applyEdit(type, r)
         case "read":
             // A read-only tool call, finished as it was recorded: journaled for the record, not
             // kept in memory (see `SessionStore.recordReadOnlyToolCall`). A deferred read that

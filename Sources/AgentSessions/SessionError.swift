@@ -19,6 +19,8 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// Another owner holds the session's lease: the session is read-only here.
         case sessionLocked = "SessionLocked"
         case invalidArgument = "InvalidArgument"
+        /// A value over its bound (message or session metadata over 64 KiB): `data.limit`, `data.bytes`.
+        case tooLarge = "TooLarge"
         /// The disk is full (ENOSPC, EDQUOT): nothing of the operation was kept.
         case noSpace = "NoSpace"
         /// The file system is mounted read-only (EROFS).

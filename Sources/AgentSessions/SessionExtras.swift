@@ -3,16 +3,26 @@ import JSON
 
 /// Where a fork came from: the parent session and the message it was cut at.
 public struct Lineage: Sendable, Equatable {
-    public var parentId: String
-    /// The last message carried over (`nil` when the parent had none).
-    public var messageId: String?
-    /// When the fork was made (nanoseconds since 1970).
-    public var atNanos: Int64
+    /// How a session hangs under its parent.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// A copy of the parent's history up to a message (`session/fork`).
+        case fork
+        /// A stream of its own under the parent, e.g. a subagent's transcript (`session/create`'s `parentId`).
+        case child
+    }
 
-    public init(parentId: String, messageId: String?, atNanos: Int64) {
+    public var parentId: String
+    /// The last message carried over (`nil` when the parent had none, and for a child).
+    public var messageId: String?
+    /// When the fork or child was made (nanoseconds since 1970).
+    public var atNanos: Int64
+    public var kind: Kind = .fork
+
+    public init(parentId: String, messageId: String?, atNanos: Int64, kind: Kind = .fork) {
         self.parentId = parentId
         self.messageId = messageId
         self.atNanos = atNanos
+        self.kind = kind
     }
 
     /// `{parentId, messageId?, at}`.
@@ -23,15 +33,19 @@ public struct Lineage: Sendable, Equatable {
         return .object(o)
     }
 
+    /// Stored as before for a fork (so a fork's journal reads the same in older versions); a
+    /// child adds `kind` (an older version takes it for a fork).
     var stored: JSON {
         var o: JSONObject = ["parentId": .string(parentId), "at": .int(atNanos)]
         if let messageId { o["messageId"] = .string(messageId) }
+        if kind != .fork { o["kind"] = .string(kind.rawValue) }
         return .object(o)
     }
 
     init?(stored j: JSON?) {
         guard let j, let p = j["parentId"]?.stringValue, let at = j["at"]?.intValue else { return nil }
-        self.init(parentId: p, messageId: j["messageId"]?.stringValue, atNanos: at)
+        self.init(parentId: p, messageId: j["messageId"]?.stringValue, atNanos: at,
+                  kind: j["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) ?? .fork)
     }
 }
 

@@ -52,6 +52,10 @@ final class SessionHandle: @unchecked Sendable {
     /// Ids of the messages active compactions replaced (journal and archive), loaded on first
     /// need, forgotten whenever the compactions or the files change.
     var compactedIds: Set<String>?
+    /// The listed facts read from the listing index, and the journal they stand for.
+    var listing: (journal: FileIdentity, data: SessionData)?
+    /// The journal the listing index on disk was last written for by this store.
+    var indexed: FileIdentity?
 
     init(id: String, folder: String) {
         self.id = id

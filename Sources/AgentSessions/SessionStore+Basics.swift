@@ -8,8 +8,13 @@ import JSON
 extension SessionStore {
     /// Creates a session in state `idle`, durable before it returns, with this store holding its lease.
     /// `approvalPolicy` is part of the creation record (a session never exists without it).
+    /// With `parentId` (a session that must exist) the new session is that session's child (a
+    /// stream of its own under it, e.g. a subagent's transcript: lineage kind `child`).
     public func create(title: String? = nil, agentType: String? = nil, config: SessionConfig = SessionConfig(),
-                       metadata: JSON? = nil, approvalPolicy: ApprovalPolicy = .none) throws(SessionError) -> Session {
+                       metadata: JSON? = nil, approvalPolicy: ApprovalPolicy = .none,
+                       parentId: String? = nil) throws(SessionError) -> Session {
+        try SessionError.checkMetadataSize(metadata, "the session's")
+        if let parentId { _ = try get(id: parentId) }
         let id = SessionNames.randomId("sess_")
         let folder = directory + "/" + id
         try Disk.makeDirectories(folder)
@@ -20,7 +25,9 @@ extension SessionStore {
                                   "agentType": .string(agentType ?? "default"), "config": config.json]
         if let metadata { record["metadata"] = metadata }
         if approvalPolicy != .none { record["approvalPolicy"] = approvalPolicy.json }
-        record["at"] = .int(now())
+        let at = now()
+        if let parentId { record["lineage"] = Lineage(parentId: parentId, messageId: nil, atNanos: at, kind: .child).stored }
+        record["at"] = .int(at)
         let (line, crc) = JournalLine.encodeWithChecksum(.object(record))
         var writer: JournalWriter
         do throws(SessionError) {
@@ -47,6 +54,7 @@ extension SessionStore {
         h.validEnd = writer.end
         h.identity = Disk.identity(fd: writer.fd)
         handles.withLock { $0[id] = h }
+        saveListing(h)
         return try view(h)
     }
 
@@ -57,32 +65,6 @@ extension SessionStore {
         var s = try view(h)
         if withBytesOnDisk { s.bytesOnDisk = folderBytes(h.folder) }
         return s
-    }
-
-    /// Sessions ordered by creation time, then id; `cursor` is the `nextCursor` of the page
-    /// before. Pages stay stable while sessions are added or removed.
-    public func list(state: SessionState? = nil, limit: Int = 50,
-                     cursor: String? = nil) throws(SessionError) -> (sessions: [Session], nextCursor: String?) {
-        guard limit >= 1 else { throw .invalid("limit must be at least 1") }
-        var after: (Int64, String)?
-        if let cursor {
-            let parts = cursor.split(separator: ":", maxSplits: 2)
-            guard parts.count == 3, parts[0] == "c1", let t = Int64(parts[1]) else { throw .invalid("invalid cursor") }
-            after = (t, String(parts[2]))
-        }
-        var all: [Session] = []
-        for h in allHandles() {
-            h.lock.lock()
-            defer { h.lock.unlock() }
-            guard (try? current(h)) != nil, !h.deleted, let d = h.data else { continue }
-            if let state, d.state != state { continue }
-            all.append(view(h, d))
-        }
-        all.sort { ($0.createdAtNanos, $0.id) < ($1.createdAtNanos, $1.id) }
-        if let after { all.removeAll { ($0.createdAtNanos, $0.id) <= after } }
-        let page = Array(all.prefix(limit))
-        let next = all.count > limit ? page.last.map { "c1:\($0.createdAtNanos):\($0.id)" } : nil
-        return (page, next)
     }
 
     /// Removes the session and its folder (needs the lease).
@@ -131,6 +113,7 @@ extension SessionStore {
         for h in handles.withLock({ Array($0.values) }) {
             h.lock.lock()
             if h.writer != nil || h.loaded {
+                if !h.deleted { saveListing(h) }
                 h.closeWriter()
                 if !h.deleted { LeaseFile.release(h.folder, owner: owner, view: &h.leaseView) }
             }

@@ -12,14 +12,17 @@ extension SessionStore {
     /// the cut in its lineage. Carried over: the messages (compacted runs with their summaries and
     /// originals), the results of tool calls finished before the cut (so replaying one of those
     /// calls in the fork returns its result), the config, agent type, metadata and approval
-    /// policy. Not carried over: usage (the fork's budget starts fresh), state (`idle`), tool
+    /// policy; `metadata` (an object) is merged over the copied metadata key by key (a `null`
+    /// value removes the key). Not carried over: usage (the fork's budget starts fresh), state (`idle`), tool
     /// calls unfinished or finished after the cut, checkpoints and partial results, pending
     /// approvals and deferred calls. Parent and fork go on independently.
     ///
     /// The new journal is built in memory (message records before the cut copied byte for byte
     /// when the parent has no compactions), written to a hidden folder with one write and one
     /// flush, and renamed into place: after a crash the fork exists whole or not at all.
-    public func fork(id: String, atMessageId: String? = nil, title: String? = nil) throws(SessionError) -> Session {
+    public func fork(id: String, atMessageId: String? = nil, title: String? = nil,
+                     metadata: JSONObject? = nil) throws(SessionError) -> Session {
+        if let metadata { try SessionError.checkMetadataSize(.object(metadata), "the fork's") }
         let parent = try handle(id)
         parent.lock.lock()
         let build: JournalBuild
@@ -28,14 +31,15 @@ extension SessionStore {
         do {
             defer { parent.lock.unlock() }
             try current(parent)
-            (build, archive) = try forkJournal(parent, newId: newId, atMessageId: atMessageId, title: title)
+            (build, archive) = try forkJournal(parent, newId: newId, atMessageId: atMessageId, title: title,
+                                               metadata: metadata)
         }
         return try install(newId, build, archive: archive)
     }
 
     /// Lock held on `h`.
-    private func forkJournal(_ h: SessionHandle, newId: String, atMessageId: String?,
-                             title: String?) throws(SessionError) -> (JournalBuild, [JSON]) {
+    private func forkJournal(_ h: SessionHandle, newId: String, atMessageId: String?, title: String?,
+                             metadata: JSONObject?) throws(SessionError) -> (JournalBuild, [JSON]) {
         let d = try h.session
         var k = d.messages.count - 1
         if let atMessageId {
@@ -50,6 +54,10 @@ extension SessionStore {
         let keptCompactions = Set(kept.filter(\.isPlaceholder).map(\.id))
         var base = d
         base.title = title ?? d.title
+        if let metadata {
+            base.metadata = SessionData.merged(d.metadata, metadata)
+            try SessionError.checkMetadataSize(base.metadata, "the fork's")
+        }
         base.state = .idle
         base.error = nil
         base.usage = Usage()
@@ -75,7 +83,8 @@ extension SessionStore {
         }
         guard let bytes = try Disk.readFile(h.journalPath) else { throw .notFound("session", h.id) }
         let cutEnd = kept.last(where: { !$0.isPlaceholder })?.record.end ?? 0
-        let verbatim = d.extras.compactions.isEmpty
+        // A record that held a message deleted since would bring it back if copied as it is.
+        let verbatim = d.extras.compactions.isEmpty && !d.hasDeletions
         do {
             func line(_ ref: RecordRef) throws(SessionError) -> (ArraySlice<UInt8>, UInt32) {
                 guard ref.end <= Int64(bytes.count) else { throw .io("session \(h.id) changed during the fork", errno: EIO, path: h.journalPath) }
@@ -168,6 +177,7 @@ extension SessionStore {
         h.validEnd = b.data.end
         h.identity = Disk.identity(path: h.journalPath)
         handles.withLock { $0[id] = h }
+        saveListing(h)
         return try view(h)
     }
 }

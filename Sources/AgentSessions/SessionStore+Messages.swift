@@ -11,6 +11,7 @@ extension SessionStore {
     /// get one. Returns how many were stored.
     public func appendMessages(id: String, messages: [MessageInput]) throws(SessionError) -> Int {
         guard !messages.isEmpty else { return 0 }
+        for m in messages { try SessionError.checkMetadataSize(m.metadata, "a message's") }
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
         let d = try h.session
@@ -24,7 +25,7 @@ extension SessionStore {
             let mid = m.id ?? SessionNames.randomId("msg_")
             guard d.messageIndex[mid] == nil, !compacted.contains(mid), seen.insert(mid).inserted else { continue }
             stored.append(Message(id: mid, role: m.role, content: m.content, toolCalls: m.toolCalls,
-                                  toolCallId: m.toolCallId, atNanos: at).stored)
+                                  toolCallId: m.toolCallId, metadata: m.metadata, atNanos: at).stored)
         }
         guard !stored.isEmpty else { return 0 }
         try commit(h, [["t": "msg", "m": .array(stored), "at": .int(at)]])

@@ -41,8 +41,11 @@ extension SessionStore {
         return folderBytes(h.folder)
     }
 
+    /// The listing index is left out: a cache of a few hundred bytes, written when a list finds it
+    /// stale, it would make the figure change with listing rather than with the session.
     func folderBytes(_ folder: String) -> Int64 {
-        (Disk.list(folder) ?? []).reduce(Int64(0)) { $0 + (Disk.identity(path: folder + "/" + $1)?.size ?? 0) }
+        (Disk.list(folder) ?? []).filter { $0 != ListingIndex.file }
+            .reduce(Int64(0)) { $0 + (Disk.identity(path: folder + "/" + $1)?.size ?? 0) }
     }
 
     /// Applies the retention policy to every session this store can change (sessions another

@@ -56,6 +56,7 @@ extension SessionData {
         o["toolSequence"] = JSON(toolSequence)
         o["declared"] = .array(declared.map(\.stored))
         if !extras.isEmpty { o["extras"] = extras.stored }
+        if hasDeletions { o["deletions"] = true }
         if let c = checkpoint {
             o["checkpoint"] = [
                 "id": .string(c.id), "at": .int(c.at), "offset": .int(c.record.offset),
@@ -105,6 +106,7 @@ extension SessionData {
         toolSequence = Int(o["toolSequence"]?.intValue ?? 0)
         declared = (o["declared"]?.arrayValue ?? []).compactMap { try? ToolCallRecord(json: $0) }
         extras = SessionExtras(stored: o["extras"])
+        hasDeletions = o["deletions"]?.boolValue ?? false
         if let c = o["checkpoint"], let cid = c["id"]?.stringValue, let at = c["at"]?.intValue,
            let off = c["offset"]?.intValue, let len = c["length"]?.intValue {
             let partial = c["partialOffset"]?.intValue.flatMap { po in

@@ -18,6 +18,7 @@ enum CreateSession: MethodDeclaration {
         var preset: SessionPreset?
         var approvalPolicy: ApprovalPolicy
         var userConfirmed: Bool
+        var parentId: String?
         init(_ p: ParamReader) throws {
             config = try SessionMethods.decode(p, "config", SessionConfig.init(json:)) ?? SessionConfig()
             title = try p.string("title")
@@ -26,6 +27,7 @@ enum CreateSession: MethodDeclaration {
             preset = try p.choice("preset", SessionPreset.allCases.map(\.rawValue)).flatMap(SessionPreset.init(rawValue:))
             approvalPolicy = try SessionMethods.decode(p, "approvalPolicy", ApprovalPolicy.init(json:)) ?? .none
             userConfirmed = try p.bool("userConfirmed") ?? false
+            parentId = try p.string("parentId")
         }
     }
 
@@ -45,7 +47,7 @@ enum CreateSession: MethodDeclaration {
         }
         let config = policy.capped(AgentTypeTiers.resolve(config: p.config, preset: p.preset, agentType: p.agentType))
         return try store.create(title: p.title, agentType: p.agentType, config: config, metadata: p.metadata,
-                                approvalPolicy: p.approvalPolicy).json
+                                approvalPolicy: p.approvalPolicy, parentId: p.parentId).json
     }
 }
 

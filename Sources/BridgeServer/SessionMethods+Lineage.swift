@@ -14,14 +14,16 @@ enum ForkSession: SessionMethod {
         var id: String
         var atMessageId: String?
         var title: String?
+        var metadata: JSONObject?
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
             atMessageId = try p.string("atMessageId")
             title = try p.string("title")
+            metadata = try p.object("metadata")?.object
         }
     }
     static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        try store.fork(id: p.id, atMessageId: p.atMessageId, title: p.title).json
+        try store.fork(id: p.id, atMessageId: p.atMessageId, title: p.title, metadata: p.metadata).json
     }
 }
 

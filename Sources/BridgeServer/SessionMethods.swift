@@ -1,6 +1,7 @@
 import AgentSessions
 import JSON
 import JSONRPC
+import SystemSupport
 import Workspace
 
 /// Session errors are domain failures (`-32803`) with their `data.code` and details
@@ -17,10 +18,11 @@ package enum SessionMethods {
         TransitionSession.self, AppendMessages.self, RecordUsage.self, CheckpointSession.self, ResumeSession.self,
         CallTool.self, ForkSession.self, CompactSession.self, UncompactSession.self, GetRetention.self, SetRetention.self,
         PruneSessions.self, ExportSession.self, ImportSession.self, SetApprovalPolicy.self, ApproveToolCall.self, ListDeferred.self,
+        DeleteMessages.self, UpdateSession.self, SessionStatistics.self,
     ]
 
     static let sessionFields = ["id", "title", "agentType", "state", "error", "config", "usage", "pendingToolCalls", "metadata",
-                                "createdAt", "updatedAt", "parentId", "forkedAt", "compactions", "approvalPolicy",
+                                "createdAt", "updatedAt", "parentId", "parentKind", "forkedAt", "compactions", "approvalPolicy",
                                 "pendingApprovals", "deferredToolCalls", "bytesOnDisk"]
     static let compactionFields = ["id", "firstMessageId", "throughMessageId", "count", "by", "at", "active", "undoneAt",
                                    "originalsKept"]
@@ -96,12 +98,22 @@ enum ListSessions: MethodDeclaration {
     /// A snapshot of the store's index (under its lock): it does not wait for running tool calls.
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
-        var state: SessionState?
+        var filter: SessionFilter
         var limit: Int
         var cursor: String?
         var withBytesOnDisk: Bool
         init(_ p: ParamReader) throws {
-            state = try p.choice("state", SessionState.allCases.map(\.rawValue)).flatMap(SessionState.init)
+            filter = SessionFilter(state: try p.choice("state", SessionState.allCases.map(\.rawValue)).flatMap(SessionState.init))
+            filter.agentType = try p.string("agentType")
+            filter.parentId = try p.string("parentId")
+            filter.titleContains = try p.string("titleContains")
+            filter.metadata = try p.object("metadata")?.object ?? JSONObject()
+            if let since = try p.string("updatedSince") {
+                guard let nanos = Timestamp.nanos(iso8601: since) else {
+                    throw RPCError.invalidParams(field: p.field("updatedSince"), expected: "an ISO 8601 time", got: "\"\(since)\"")
+                }
+                filter.updatedSinceNanos = nanos
+            }
             limit = Int(try p.int("limit", in: 1...1000) ?? 50)
             cursor = try p.string("cursor")
             withBytesOnDisk = try p.bool("withBytesOnDisk") ?? false
@@ -109,7 +121,7 @@ enum ListSessions: MethodDeclaration {
     }
     static func handle(_ p: Params, _ call: Call) throws -> JSON {
         let (store, _) = try call.services.stores()
-        let page = try store.list(state: p.state, limit: p.limit, cursor: p.cursor)
+        let page = try store.list(p.filter, limit: p.limit, cursor: p.cursor)
         let sessions = p.withBytesOnDisk ? SessionMethods.withBytesOnDisk(store, page.sessions) : page.sessions
         var o: JSONObject = ["sessions": .array(sessions.map(\.json))]
         if let next = page.nextCursor { o["nextCursor"] = .string(next) }
@@ -127,23 +139,22 @@ enum GetSession: SessionMethod {
 
 enum SessionMessages: SessionMethod {
     static let method = "session/messages"
-    static let result = ResultShape.object(["messages"])
+    static let result = ResultShape.object(["messages", "hasMore", "nextAfter", "nextBefore"])
     static let access = Claim.Access.read
     struct Params: SessionParams {
         var id: String
-        var after: String?
-        var limit: Int
-        var includeCompacted: Bool
+        var query: MessageQuery
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
-            after = try p.string("after")
-            limit = Int(try p.int("limit", in: 1...10_000) ?? 100)
-            includeCompacted = try p.bool("includeCompacted") ?? false
+            query = MessageQuery(after: try p.string("after"), before: try p.string("before"),
+                                 last: try p.int("last", in: 1...10_000).map { Int($0) },
+                                 limit: Int(try p.int("limit", in: 1...10_000) ?? 100),
+                                 filter: try SessionMethods.decode(p, "where", MessageFilter.init(json:)) ?? MessageFilter(),
+                                 includeCompacted: try p.bool("includeCompacted") ?? false)
         }
     }
     static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        let messages = try store.messages(id: p.id, after: p.after, limit: p.limit, includeCompacted: p.includeCompacted)
-        return ["messages": .array(messages.map(\.json))]
+        try store.messagePage(id: p.id, p.query).json
     }
 }
 

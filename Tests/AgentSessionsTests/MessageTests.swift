@@ -114,10 +114,10 @@ struct MessageTests {
             ids.append(s.id)
         }
 
-        let p1 = try store.list(limit: 3)
-        let p2 = try store.list(limit: 3, cursor: p1.nextCursor)
-        let p3 = try store.list(limit: 3, cursor: p2.nextCursor)
-        let running = try store.list(state: .running)
+        let p1 = try store.list(order: .created, limit: 3)
+        let p2 = try store.list(order: .created, limit: 3, cursor: p1.nextCursor)
+        let p3 = try store.list(order: .created, limit: 3, cursor: p2.nextCursor)
+        let running = try store.list(SessionFilter(state: .running), order: .created)
 
         #expect((p1.sessions + p2.sessions + p3.sessions).map(\.id) == ids)
         #expect(p3.nextCursor == nil)

@@ -269,6 +269,17 @@ def _fork_check(env, first, repeat):
     assert len(forks) == 2 and first["result"]["id"] != repeat["result"]["id"], forks  # two forks, as documented
 
 
+def _delete_messages_check(env, first, repeat):
+    assert first["result"]["deleted"] == ["m2"] and repeat["result"]["deleted"] == [], (first, repeat)
+    left = [m["id"] for m in env.r("session/messages", {"id": env.sid})["messages"]]
+    assert left == ["m1", "m3"], left
+
+
+def _update_check(env, first, repeat):
+    assert first["result"]["metadata"] == repeat["result"]["metadata"] == {"k": 1}, (first, repeat)
+    assert env.r("session/get", {"id": env.sid})["title"] == "renamed"
+
+
 def _compact(env):
     _with_messages(env)
     return {"id": env.sid, "throughMessageId": "m2", "summary": "one and two", "by": "tester"}
@@ -462,6 +473,9 @@ CASES: dict[str, Case] = {
     "session/callTool": Case(_call_tool, _call_tool_check),
     "session/fork": Case(lambda env: {"id": _with_messages(env), "atMessageId": "m2"}, _fork_check),
     "session/compact": Case(_compact, _compact_check),
+    "session/deleteMessages": Case(lambda env: {"id": _with_messages(env), "messageIds": ["m2"]}, _delete_messages_check),
+    "session/update": Case(lambda env: {"id": _with_messages(env), "title": "renamed", "metadata": {"k": 1}}, _update_check),
+    "session/stats": Case(lambda env: {"id": _with_messages(env)}),
     "session/uncompact": Case(_uncompact, _uncompact_check),
     "session/getRetention": Case(lambda env: (env.r("session/setRetention", {"maxBytesPerSession": 65536}), {})[1]),
     "session/setRetention": Case(lambda env: (env.session(), {"maxBytesPerSession": 1048576, "keepEndedSessions": 10})[1]),

@@ -36,6 +36,7 @@ EXPECTED_METHODS = {
     "session/appendMessages", "session/recordUsage", "session/checkpoint", "session/resume", "session/callTool",
     "session/fork", "session/compact", "session/uncompact", "session/getRetention", "session/setRetention", "session/prune",
     "session/export", "session/import", "session/setApprovalPolicy", "session/approve", "session/listDeferred",
+    "session/deleteMessages", "session/update", "session/stats",
     "agent/listTools",
     "host/didEnterBackground", "host/willEnterForeground", "host/setConditions", "host/getConditions",
     "queue/enqueue", "queue/list", "queue/complete", "queue/fail",

@@ -109,8 +109,8 @@ def test_list_filters_by_state(b):
     invalid_params(b, "session/list", {"state": "sleeping"})
 
 
-def test_list_pages_in_creation_order_with_a_cursor(b):
-    made = [create(b, title=f"s{i}")["id"] for i in range(7)]
+def test_list_pages_most_recently_changed_first_with_a_cursor(b):
+    made = [create(b, title=f"s{i}")["id"] for i in range(7)][::-1]  # newest first
 
     pages, cursor = [], None
     while True:
@@ -129,15 +129,17 @@ def test_list_pages_in_creation_order_with_a_cursor(b):
 
 
 def test_list_pages_stay_stable_while_sessions_are_added_and_removed(b):
-    made = [create(b)["id"] for _ in range(4)]
+    made = [create(b)["id"] for _ in range(5)][::-1]  # newest first
     first = b.result("session/list", {"limit": 2})
 
     b.result("session/delete", {"id": made[0]})
-    late = create(b)["id"]
+    b.result("session/delete", {"id": made[3]})
+    late = create(b)["id"]  # newer than the cursor: on the first page of a new listing, not here
     second = b.result("session/list", {"limit": 10, "cursor": first["nextCursor"]})
 
     assert [s["id"] for s in first["sessions"]] == made[:2]
-    assert [s["id"] for s in second["sessions"]] == made[2:] + [late]
+    assert [s["id"] for s in second["sessions"]] == [made[2], made[4]]
+    assert [s["id"] for s in b.result("session/list", {})["sessions"]] == [late, made[1], made[2], made[4]]
 
 
 def test_delete_removes_the_session_and_its_folder(b, place):

@@ -130,9 +130,9 @@ export type ErrorData = {
   position?: number;
   /** ParseError: a machine-readable class of the parse failure (e.g. prematureEnd). */
   kind?: string;
-  /** MessageTooLarge: the --max-message-bytes in force. TooLarge: the most bytes one call may return or take. QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from settings/*: 64 (bytes of a key). BatchTooLarge: the most members (1000), bytes of a batch's text (4194304) or bytes of a batch's answer (--max-message-bytes), after data.reason. ServerBusy (stuckHandlers): how many cancelled stuck requests are set aside at most (64). */
+  /** MessageTooLarge: the --max-message-bytes in force. TooLarge: the most bytes one call may return or take (65536 for message or session metadata). QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from settings/*: 64 (bytes of a key). BatchTooLarge: the most members (1000), bytes of a batch's text (4194304) or bytes of a batch's answer (--max-message-bytes), after data.reason. ServerBusy (stuckHandlers): how many cancelled stuck requests are set aside at most (64). */
   limit?: number;
-  /** MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or of the range asked for). QuotaExceeded: the keys or bytes the settings would hold after the change; InvalidArgument from settings/*: the key's bytes. BatchTooLarge: the batch's members (reason members) or bytes (reason bytes). */
+  /** MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or of the range asked for; of the metadata, encoded). QuotaExceeded: the keys or bytes the settings would hold after the change; InvalidArgument from settings/*: the key's bytes. BatchTooLarge: the batch's members (reason members) or bytes (reason bytes). */
   size?: number;
   /** MethodNotFound: the method asked for. */
   method?: string;
@@ -522,12 +522,14 @@ export interface Session {
   config: SessionConfig;
   usage: Usage;
   pendingToolCalls: ToolCallRecord[];
-  /** As given to session/create. */
+  /** As given to session/create (or session/fork), merged by session/update. */
   metadata?: unknown;
   createdAt: Timestamp;
   updatedAt: Timestamp;
-  /** Forks only: the session it was forked from. */
+  /** Forks and child sessions: the session it was forked from, or that it is a child of. */
   parentId?: SessionId;
+  /** With parentId: fork (a copy of the parent's history, session/fork) or child (a stream of its own under the parent, e.g. a subagent's transcript: session/create's parentId). */
+  parentKind?: "fork" | "child";
   /** Forks only: where it was cut. */
   forkedAt?: ForkPoint;
   /** Every compaction, undone ones included (only when there is one). */
@@ -538,7 +540,7 @@ export interface Session {
   pendingApprovals?: Approval[];
   /** Tool calls the device policy deferred (only when there is one). */
   deferredToolCalls?: DeferredToolCall[];
-  /** session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds. */
+  /** session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds (but for listing.json, session/list's cache). */
   bytesOnDisk?: number;
 }
 
@@ -560,6 +562,8 @@ export interface MessageInput {
   toolCalls?: unknown;
   /** For role tool: the call this answers. */
   toolCallId?: string;
+  /** The message's own facts (a JSON object, at most 65,536 bytes encoded: over it → TooLarge), stored with it, returned by session/messages and matched by its where.metadata. */
+  metadata?: { [key: string]: unknown };
 }
 
 /** A stored message. */
@@ -577,10 +581,18 @@ export interface Message {
   compaction?: Compaction;
   /** With includeCompacted: on an original of a compacted run, the compaction that replaces it. */
   compactedBy?: string;
+  /** Only when appended with metadata: as appended. */
+  metadata?: { [key: string]: unknown };
 }
 
 export interface MessageList {
   messages: Message[];
+  /** More entries match beyond this page in the direction read (after the last one; with last, before the first one). */
+  hasMore?: boolean;
+  /** When hasMore on a forward page: pass it as after for the next page. */
+  nextAfter?: string;
+  /** When hasMore on a page read with last: pass it as before for the page before. */
+  nextBefore?: string;
 }
 
 export interface SessionDeleted {
@@ -881,6 +893,58 @@ export interface DeferredListEntry {
   at: Timestamp;
   /** Whether the device policy would run it under the current conditions (without a confirmation). */
   runnableNow: boolean;
+}
+
+/** Which messages: a role and/or exact values of top-level metadata keys (all must hold). */
+export interface MessageWhere {
+  role?: MessageRole;
+  /** Top-level keys and the exact values they must have (a message without metadata matches none). */
+  metadata?: { [key: string]: unknown };
+}
+
+export interface MessagesDeleted {
+  /** The ids deleted, in journal order (empty when nothing matched). */
+  deleted: string[];
+}
+
+/** One turn (from a user message to the next) or the totals of all. */
+export interface TurnStats {
+  /** The user message that opened the turn (absent for what came before the first one, and in totals). */
+  userMessageId?: string;
+  startedAt?: Timestamp;
+  /** Messages of the turn the session still has (compacted ones included). */
+  messages: number;
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    /** session/recordUsage calls. */
+    modelCalls: number;
+    estimatedCostUSD: number;
+    byModel: {
+      /** As given to session/recordUsage ("" when none was). */
+      model: string;
+      inputTokens: number;
+      outputTokens: number;
+    }[];
+  };
+  toolCalls: {
+    count: number;
+    /** Calls by tool name. */
+    byName: { [key: string]: number };
+    /** Calls by outcome: ok, error, unfinished. */
+    byOutcome: { [key: string]: number };
+  };
+}
+
+export interface SessionStats {
+  id: SessionId;
+  turns: TurnStats[];
+  totals: TurnStats;
+  /** Usage the session counts from before its journal's records (a journal rewritten by compaction or retention, or imported, starts from totals): only when not zero. */
+  unattributed?: {
+    inputTokens: number;
+    outputTokens: number;
+  };
 }
 
 /**
@@ -1208,7 +1272,7 @@ export interface SessionCreateParams {
   /** Default "default". */
   agentType?: string;
   config?: SessionConfig;
-  /** Kept with the session and returned as given. */
+  /** Kept with the session and returned as given (an object to filter session/list by its keys or merge into with session/update); at most 65,536 bytes encoded (over it → TooLarge). */
   metadata?: unknown;
   /** The seeds' presets: research = balanced tier, 50,000 input tokens, 4,000 output tokens, 20 turns; quickChat = fast, 10,000 / 1,000 / 5. */
   preset?: "research" | "quickChat";
@@ -1216,6 +1280,8 @@ export interface SessionCreateParams {
   approvalPolicy?: ApprovalPolicy;
   /** The user confirmed heavy work on this device's conditions ("Research uses data — continue?"). */
   userConfirmed?: boolean;
+  /** Makes the session a child of this one (parentKind child): a stream of its own under it, e.g. a subagent's transcript. An unknown parent → NotFound. */
+  parentId?: SessionId;
 }
 
 /**
@@ -1228,12 +1294,22 @@ export interface SessionGetParams {
 }
 
 /**
- * Sessions in creation order, a page at a time, optionally of one state.
+ * Sessions most recently changed first (then by id), a page at a time, filtered by state, agent type, parent, title, metadata keys or change time; answered from each session's metadata index, no journal read.
  *
- * A cursor that cannot be read → InvalidArgument.
+ * A cursor that cannot be read (or from before this order: c1:…) → InvalidArgument. The order is total, so a page neither repeats nor skips a session that did not change meanwhile (one that changed moves to the front). Each session folder keeps listing.json, the facts listed, valid while the journal keeps the size and time it was made from: a session changed by another device or an older version is read once and its index written again. An updatedSince that is not an ISO 8601 time → -32602.
  */
 export interface SessionListParams {
   state?: SessionState;
+  /** Only sessions of this agent type. */
+  agentType?: string;
+  /** Only forks and children of this session. */
+  parentId?: SessionId;
+  /** Only sessions whose title contains this text (ignoring case). */
+  titleContains?: string;
+  /** Only sessions whose metadata has these top-level keys with exactly these values. */
+  metadata?: { [key: string]: unknown };
+  /** Only sessions changed at or after this time (ISO 8601). */
+  updatedSince?: Timestamp;
   limit?: number;
   /** nextCursor of the page before. */
   cursor?: string;
@@ -1242,14 +1318,20 @@ export interface SessionListParams {
 }
 
 /**
- * Stored messages in append order: those after message `after`, at most `limit`; a compacted run shows as its summary, or (includeCompacted) the summary followed by its originals.
+ * Stored messages in append order: those after `after` and before `before`, optionally only those matching `where`, the first `limit` (or the `last` n); a compacted run shows as its summary, or (includeCompacted) the summary followed by its originals.
  *
- * An `after` the session does not have → InvalidArgument. A compacted message's id is no longer a cursor: use the summary's id (the compaction's).
+ * An `after` or `before` the session does not have → InvalidArgument. A compacted message's id is no longer a cursor: use the summary's id (the compaction's). hasMore says whether more match beyond the page; nextAfter (forward) or nextBefore (with last) is where to go on. Without where only the page's records are read; with where the journal is read in chunks until the page is full. A bad where → -32602 on where.
  */
 export interface SessionMessagesParams {
   id: SessionId;
   /** A message id; from the start when absent. */
   after?: string;
+  /** A message id: only messages before it (exclusive). */
+  before?: string;
+  /** The last n matching messages (before `before`, after `after`), answered in journal order; limit is then ignored. */
+  last?: number;
+  /** Only the messages matching it (compaction summaries match by their role; with includeCompacted, originals shown are filtered too). */
+  where?: MessageWhere;
   limit?: number;
   /** Also return the originals of each compacted run after its summary, each marked compactedBy. */
   includeCompacted?: boolean;
@@ -1337,6 +1419,8 @@ export interface SessionForkParams {
   atMessageId?: string;
   /** Default: the parent's title. */
   title?: string;
+  /** The fork's own metadata, merged key by key over the parent's copied one (a null value removes the key). */
+  metadata?: { [key: string]: unknown };
 }
 
 /**
@@ -1610,6 +1694,43 @@ export interface DebugBlobParams {
   bytes: number;
 }
 
+/**
+ * Deletes messages chosen by exactly one of messageIds, where or last, durably (one journal record): session/messages, export, fork, compaction, statistics and sync see the session without them.
+ *
+ * Not exactly one selector → -32602. Ids the session does not show (unknown, already deleted, inside a compacted run) are left out of deleted; a compaction's summary is never deleted; deleting nothing records nothing and is not an error. Needs the session's lease (SessionLocked otherwise). A deleted id is free again: appending a message with it stores it anew.
+ */
+export interface SessionDeleteMessagesParams {
+  id: SessionId;
+  /** These messages. */
+  messageIds?: string[];
+  /** Every message matching it. */
+  where?: MessageWhere;
+  /** The last n messages. */
+  last?: number;
+}
+
+/**
+ * Sets a session's title and merges metadata into its own key by key (a null value removes the key), in one durable commit; answers the session.
+ *
+ * Metadata that was not an object becomes one. Nothing to change records nothing. Metadata over 65,536 bytes encoded after the merge → TooLarge. Needs the session's lease (SessionLocked otherwise).
+ */
+export interface SessionUpdateParams {
+  id: SessionId;
+  /** The new title. */
+  title?: string;
+  /** Keys to set (null: remove). */
+  metadata?: { [key: string]: unknown };
+}
+
+/**
+ * Per-turn statistics of a session: messages, token usage (by model) and tool calls (by name and outcome) of each turn, from one read of its journal, with totals.
+ *
+ * A turn opens at each user message the session still shows; usage and tool calls belong to the turn open when they were recorded (a call to the turn it began in). What came before the first user message is a turn of its own (no userMessageId) when it holds anything. Unknown id → NotFound.
+ */
+export interface SessionStatsParams {
+  id: SessionId;
+}
+
 /** Every request method: its params and its result. */
 export interface RequestMap {
   "initialize": { params: InitializeParams; result: InitializeResult };
@@ -1699,6 +1820,9 @@ export interface RequestMap {
   "debug/fail": { params: DebugFailParams; result: never };
   "debug/log": { params: DebugLogParams; result: Empty };
   "debug/blob": { params: DebugBlobParams; result: BlobResult };
+  "session/deleteMessages": { params: SessionDeleteMessagesParams; result: MessagesDeleted };
+  "session/update": { params: SessionUpdateParams; result: Session };
+  "session/stats": { params: SessionStatsParams; result: SessionStats };
 }
 
 /** Notifications the server sends: method → params. */
@@ -1783,9 +1907,9 @@ export interface WorkspaceBridgeMethods {
     create(params?: SessionCreateParams, options?: RequestOptions): Promise<Session>;
     /** One session. */
     get(params: SessionGetParams, options?: RequestOptions): Promise<Session>;
-    /** Sessions in creation order, a page at a time, optionally of one state. */
+    /** Sessions most recently changed first (then by id), a page at a time, filtered by state, agent type, parent, title, metadata keys or change time; answered from each session's metadata index, no journal read. */
     list(params?: SessionListParams, options?: RequestOptions): Promise<SessionList>;
-    /** Stored messages in append order: those after message `after`, at most `limit`; a compacted run shows as its summary, or (includeCompacted) the summary followed by its originals. */
+    /** Stored messages in append order: those after `after` and before `before`, optionally only those matching `where`, the first `limit` (or the `last` n); a compacted run shows as its summary, or (includeCompacted) the summary followed by its originals. */
     messages(params: SessionMessagesParams, options?: RequestOptions): Promise<MessageList>;
     /** Removes a session and its folder (needs the lease). */
     delete(params: SessionDeleteParams, options?: RequestOptions): Promise<SessionDeleted>;
@@ -1826,6 +1950,12 @@ export interface WorkspaceBridgeMethods {
     approve(params: SessionApproveParams, options?: RequestOptions): Promise<ApproveResult>;
     /** Every tool call the device policy deferred, across the workspace's sessions, oldest first, with whether it would run now. */
     listDeferred(params?: SessionListDeferredParams, options?: RequestOptions): Promise<DeferredList>;
+    /** Deletes messages chosen by exactly one of messageIds, where or last, durably (one journal record): session/messages, export, fork, compaction, statistics and sync see the session without them. */
+    deleteMessages(params: SessionDeleteMessagesParams, options?: RequestOptions): Promise<MessagesDeleted>;
+    /** Sets a session's title and merges metadata into its own key by key (a null value removes the key), in one durable commit; answers the session. */
+    update(params: SessionUpdateParams, options?: RequestOptions): Promise<Session>;
+    /** Per-turn statistics of a session: messages, token usage (by model) and tool calls (by name and outcome) of each turn, from one read of its journal, with totals. */
+    stats(params: SessionStatsParams, options?: RequestOptions): Promise<SessionStats>;
   };
   readonly agent: {
     /** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal. */

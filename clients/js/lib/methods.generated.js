@@ -66,6 +66,9 @@ export const REQUEST_METHODS = Object.freeze([
   "debug/fail",
   "debug/log",
   "debug/blob",
+  "session/deleteMessages",
+  "session/update",
+  "session/stats",
 ]);
 
 /** Notifications the server sends. */

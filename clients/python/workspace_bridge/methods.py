@@ -36,6 +36,8 @@ from .types import (
     MessageInput,
     MessageList,
     MessageRole,
+    MessageWhere,
+    MessagesDeleted,
     MigrateResult,
     PendingToolCallInput,
     PolicyResult,
@@ -59,6 +61,7 @@ from .types import (
     SessionImportResult,
     SessionList,
     SessionState,
+    SessionStats,
     SessionTransitionError,
     SetRetentionResult,
     SettingsDidChangeParams,
@@ -68,6 +71,7 @@ from .types import (
     SleepResult,
     StorageInfo,
     StorageLocation,
+    Timestamp,
     ToolCallAnswer,
     ToolDefinition,
     ToolList,
@@ -559,6 +563,7 @@ class Methods(Connection):
         preset: Optional[Literal['research', 'quickChat']] = None,
         approval_policy: Optional[ApprovalPolicy] = None,
         user_confirmed: Optional[bool] = None,
+        parent_id: Optional[SessionId] = None,
     ) -> Call[Session]:
         """
         Creates a session (state idle), durable before the answer, owned by this device (lease); a
@@ -586,6 +591,7 @@ class Methods(Connection):
                     'preset': preset,
                     'approvalPolicy': approval_policy,
                     'userConfirmed': user_confirmed,
+                    'parentId': parent_id,
                 },
             ),
         )
@@ -604,14 +610,26 @@ class Methods(Connection):
     def session_list(
         self, *,
         state: Optional[SessionState] = None,
+        agent_type: Optional[str] = None,
+        parent_id: Optional[SessionId] = None,
+        title_contains: Optional[str] = None,
+        metadata: Optional[Dict[str, Any]] = None,
+        updated_since: Optional[Timestamp] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
         with_bytes_on_disk: Optional[bool] = None,
     ) -> Call[SessionList]:
         """
-        Sessions in creation order, a page at a time, optionally of one state.
+        Sessions most recently changed first (then by id), a page at a time, filtered by state,
+        agent type, parent, title, metadata keys or change time; answered from each session's
+        metadata index, no journal read.
 
-        A cursor that cannot be read → InvalidArgument.
+        A cursor that cannot be read (or from before this order: c1:…) → InvalidArgument. The order
+        is total, so a page neither repeats nor skips a session that did not change meanwhile (one
+        that changed moves to the front). Each session folder keeps listing.json, the facts listed,
+        valid while the journal keeps the size and time it was made from: a session changed by
+        another device or an older version is read once and its index written again. An updatedSince
+        that is not an ISO 8601 time → -32602.
 
         Sends ``session/list``.
         """
@@ -621,6 +639,11 @@ class Methods(Connection):
                 {},
                 {
                     'state': state,
+                    'agentType': agent_type,
+                    'parentId': parent_id,
+                    'titleContains': title_contains,
+                    'metadata': metadata,
+                    'updatedSince': updated_since,
                     'limit': limit,
                     'cursor': cursor,
                     'withBytesOnDisk': with_bytes_on_disk,
@@ -632,15 +655,22 @@ class Methods(Connection):
         self, *,
         id: SessionId,
         after: Optional[str] = None,
+        before: Optional[str] = None,
+        last: Optional[int] = None,
+        where: Optional[MessageWhere] = None,
         limit: Optional[int] = None,
         include_compacted: Optional[bool] = None,
     ) -> Call[MessageList]:
         """
-        Stored messages in append order: those after message `after`, at most `limit`; a compacted
-        run shows as its summary, or (includeCompacted) the summary followed by its originals.
+        Stored messages in append order: those after `after` and before `before`, optionally only
+        those matching `where`, the first `limit` (or the `last` n); a compacted run shows as its
+        summary, or (includeCompacted) the summary followed by its originals.
 
-        An `after` the session does not have → InvalidArgument. A compacted message's id is no
-        longer a cursor: use the summary's id (the compaction's).
+        An `after` or `before` the session does not have → InvalidArgument. A compacted message's id
+        is no longer a cursor: use the summary's id (the compaction's). hasMore says whether more
+        match beyond the page; nextAfter (forward) or nextBefore (with last) is where to go on.
+        Without where only the page's records are read; with where the journal is read in chunks
+        until the page is full. A bad where → -32602 on where.
 
         Sends ``session/messages``.
         """
@@ -650,6 +680,9 @@ class Methods(Connection):
                 {'id': id},
                 {
                     'after': after,
+                    'before': before,
+                    'last': last,
+                    'where': where,
                     'limit': limit,
                     'includeCompacted': include_compacted,
                 },
@@ -805,6 +838,7 @@ class Methods(Connection):
         id: SessionId,
         at_message_id: Optional[str] = None,
         title: Optional[str] = None,
+        metadata: Optional[Dict[str, Any]] = None,
     ) -> Call[Session]:
         """
         A new session holding the history up to and including message atMessageId (default: all),
@@ -821,7 +855,14 @@ class Methods(Connection):
         """
         return self.request(
             'session/fork',
-            build_params({'id': id}, {'atMessageId': at_message_id, 'title': title}),
+            build_params(
+                {'id': id},
+                {
+                    'atMessageId': at_message_id,
+                    'title': title,
+                    'metadata': metadata,
+                },
+            ),
         )
 
     def session_compact(
@@ -1274,6 +1315,66 @@ class Methods(Connection):
         Sends ``debug/blob``.
         """
         return self.request('debug/blob', build_params({'bytes': bytes}, {}))
+
+    def session_delete_messages(
+        self, *,
+        id: SessionId,
+        message_ids: Optional[List[str]] = None,
+        where: Optional[MessageWhere] = None,
+        last: Optional[int] = None,
+    ) -> Call[MessagesDeleted]:
+        """
+        Deletes messages chosen by exactly one of messageIds, where or last, durably (one journal
+        record): session/messages, export, fork, compaction, statistics and sync see the session
+        without them.
+
+        Not exactly one selector → -32602. Ids the session does not show (unknown, already deleted,
+        inside a compacted run) are left out of deleted; a compaction's summary is never deleted;
+        deleting nothing records nothing and is not an error. Needs the session's lease
+        (SessionLocked otherwise). A deleted id is free again: appending a message with it stores it
+        anew.
+
+        Sends ``session/deleteMessages``.
+        """
+        return self.request(
+            'session/deleteMessages',
+            build_params({'id': id}, {'messageIds': message_ids, 'where': where, 'last': last}),
+        )
+
+    def session_update(
+        self, *,
+        id: SessionId,
+        title: Optional[str] = None,
+        metadata: Optional[Dict[str, Any]] = None,
+    ) -> Call[Session]:
+        """
+        Sets a session's title and merges metadata into its own key by key (a null value removes the
+        key), in one durable commit; answers the session.
+
+        Metadata that was not an object becomes one. Nothing to change records nothing. Metadata
+        over 65,536 bytes encoded after the merge → TooLarge. Needs the session's lease
+        (SessionLocked otherwise).
+
+        Sends ``session/update``.
+        """
+        return self.request(
+            'session/update',
+            build_params({'id': id}, {'title': title, 'metadata': metadata}),
+        )
+
+    def session_stats(self, *, id: SessionId) -> Call[SessionStats]:
+        """
+        Per-turn statistics of a session: messages, token usage (by model) and tool calls (by name
+        and outcome) of each turn, from one read of its journal, with totals.
+
+        A turn opens at each user message the session still shows; usage and tool calls belong to
+        the turn open when they were recorded (a call to the turn it began in). What came before the
+        first user message is a turn of its own (no userMessageId) when it holds anything. Unknown
+        id → NotFound.
+
+        Sends ``session/stats``.
+        """
+        return self.request('session/stats', build_params({'id': id}, {}))
 
     @overload
     def notifications(self, method: Literal['$/progress']) -> Stream[ProgressParams]: ...

@@ -238,15 +238,16 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # ParseError: a machine-readable class of the parse failure (e.g. prematureEnd).
     'kind': str,
     # MessageTooLarge: the --max-message-bytes in force. TooLarge: the most bytes one call may
-    # return or take. QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from
-    # settings/*: 64 (bytes of a key). BatchTooLarge: the most members (1000), bytes of a batch's
-    # text (4194304) or bytes of a batch's answer (--max-message-bytes), after data.reason.
-    # ServerBusy (stuckHandlers): how many cancelled stuck requests are set aside at most (64).
+    # return or take (65536 for message or session metadata). QuotaExceeded: the limit (1024 keys or
+    # 1048576 bytes); InvalidArgument from settings/*: 64 (bytes of a key). BatchTooLarge: the most
+    # members (1000), bytes of a batch's text (4194304) or bytes of a batch's answer (--max-message-
+    # bytes), after data.reason. ServerBusy (stuckHandlers): how many cancelled stuck requests are
+    # set aside at most (64).
     'limit': int,
     # MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or
-    # of the range asked for). QuotaExceeded: the keys or bytes the settings would hold after the
-    # change; InvalidArgument from settings/*: the key's bytes. BatchTooLarge: the batch's members
-    # (reason members) or bytes (reason bytes).
+    # of the range asked for; of the metadata, encoded). QuotaExceeded: the keys or bytes the
+    # settings would hold after the change; InvalidArgument from settings/*: the key's bytes.
+    # BatchTooLarge: the batch's members (reason members) or bytes (reason bytes).
     'size': int,
     # MethodNotFound: the method asked for.
     'method': str,
@@ -853,10 +854,13 @@ class Session(_SessionRequired, total=False):
     """An agent session."""
     #: Only when state is failed.
     error: SessionError
-    #: As given to session/create.
+    #: As given to session/create (or session/fork), merged by session/update.
     metadata: Any
-    #: Forks only: the session it was forked from.
+    #: Forks and child sessions: the session it was forked from, or that it is a child of.
     parentId: SessionId
+    #: With parentId: fork (a copy of the parent's history, session/fork) or child (a stream of its
+    #: own under the parent, e.g. a subagent's transcript: session/create's parentId).
+    parentKind: Literal['fork', 'child']
     #: Forks only: where it was cut.
     forkedAt: ForkPoint
     #: Every compaction, undone ones included (only when there is one).
@@ -867,7 +871,8 @@ class Session(_SessionRequired, total=False):
     pendingApprovals: List[Approval]
     #: Tool calls the device policy deferred (only when there is one).
     deferredToolCalls: List[DeferredToolCall]
-    #: session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds.
+    #: session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds (but
+    #: for listing.json, session/list's cache).
     bytesOnDisk: int
 
 
@@ -896,6 +901,9 @@ class MessageInput(_MessageInputRequired, total=False):
     toolCalls: Any
     #: For role tool: the call this answers.
     toolCallId: str
+    #: The message's own facts (a JSON object, at most 65,536 bytes encoded: over it → TooLarge),
+    #: stored with it, returned by session/messages and matched by its where.metadata.
+    metadata: Dict[str, Any]
 
 
 class _MessageRequired(TypedDict):
@@ -917,10 +925,22 @@ class Message(_MessageRequired, total=False):
     compaction: Compaction
     #: With includeCompacted: on an original of a compacted run, the compaction that replaces it.
     compactedBy: str
+    #: Only when appended with metadata: as appended.
+    metadata: Dict[str, Any]
 
 
-class MessageList(TypedDict):
+class _MessageListRequired(TypedDict):
     messages: List[Message]
+
+
+class MessageList(_MessageListRequired, total=False):
+    #: More entries match beyond this page in the direction read (after the last one; with last,
+    #: before the first one).
+    hasMore: bool
+    #: When hasMore on a forward page: pass it as after for the next page.
+    nextAfter: str
+    #: When hasMore on a page read with last: pass it as before for the page before.
+    nextBefore: str
 
 
 class SessionDeleted(TypedDict):
@@ -1251,6 +1271,78 @@ class DeferredListEntry(TypedDict):
 
 class DeferredList(TypedDict):
     calls: List[DeferredListEntry]
+
+
+class MessageWhere(TypedDict, total=False):
+    """Which messages: a role and/or exact values of top-level metadata keys (all must hold)."""
+    role: MessageRole
+    #: Top-level keys and the exact values they must have (a message without metadata matches none).
+    metadata: Dict[str, Any]
+
+
+class MessagesDeleted(TypedDict):
+    #: The ids deleted, in journal order (empty when nothing matched).
+    deleted: List[str]
+
+
+class TurnStatsUsageByModelItem(TypedDict):
+    #: As given to session/recordUsage ("" when none was).
+    model: str
+    inputTokens: int
+    outputTokens: int
+
+
+class TurnStatsUsage(TypedDict):
+    inputTokens: int
+    outputTokens: int
+    #: session/recordUsage calls.
+    modelCalls: int
+    estimatedCostUSD: float
+    byModel: List[TurnStatsUsageByModelItem]
+
+
+class TurnStatsToolCalls(TypedDict):
+    count: int
+    #: Calls by tool name.
+    byName: Dict[str, int]
+    #: Calls by outcome: ok, error, unfinished.
+    byOutcome: Dict[str, int]
+
+
+class _TurnStatsRequired(TypedDict):
+    #: Messages of the turn the session still has (compacted ones included).
+    messages: int
+    usage: TurnStatsUsage
+    toolCalls: TurnStatsToolCalls
+
+
+class TurnStats(_TurnStatsRequired, total=False):
+    """One turn (from a user message to the next) or the totals of all."""
+    #: The user message that opened the turn (absent for what came before the first one, and in
+    #: totals).
+    userMessageId: str
+    startedAt: Timestamp
+
+
+class SessionStatsUnattributed(TypedDict):
+    """
+    Usage the session counts from before its journal's records (a journal rewritten by compaction or
+    retention, or imported, starts from totals): only when not zero.
+    """
+    inputTokens: int
+    outputTokens: int
+
+
+class _SessionStatsRequired(TypedDict):
+    id: SessionId
+    turns: List[TurnStats]
+    totals: TurnStats
+
+
+class SessionStats(_SessionStatsRequired, total=False):
+    #: Usage the session counts from before its journal's records (a journal rewritten by compaction
+    #: or retention, or imported, starts from totals): only when not zero.
+    unattributed: SessionStatsUnattributed
 
 
 class SessionTransitionError(TypedDict, total=False):
