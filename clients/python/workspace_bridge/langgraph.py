@@ -37,7 +37,7 @@ from .langgraph_records import (
 )
 
 T = TypeVar("T")
-TAIL = 16  # the last messages get_tuple reads first, where the checkpoint asked for usually is
+TAIL = (1, 15)  # the last message get_tuple reads first (then 15 before it), where the checkpoint usually is
 CONCURRENT = 32  # sessions cleaned at once by delete_for_runs
 
 
@@ -176,15 +176,25 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
         where = {KIND: "checkpoint", NS: ns} if cid is None else {KIND: "checkpoint", NS: ns, CID: cid}
 
         async def op(sid: str) -> Optional[CheckpointTuple]:
-            # Usually the checkpoint is among the last few messages, its writes after it: one read.
-            page = await self.client.request("session/messages", {"id": sid, "last": TAIL})
-            tail = page["messages"]
-            for i in range(len(tail) - 1, -1, -1):
-                meta = tail[i].get("metadata") or {}
-                if all(meta.get(k) == v for k, v in where.items()):
-                    writes = [m for m in tail[i + 1:] if _is_write_of(m, meta[NS], meta[CID])]
-                    return to_tuple(self.serde, thread_id, tail[i], writes)
-            cp = await self._last(sid, where) if page.get("hasMore") else None
+            # Usually the checkpoint is the last message or close to it, its writes after it: read
+            # the last message, then 15 more, and only then filter the journal on the server.
+            tail: list[dict[str, Any]] = []
+            before: Optional[str] = None
+            for count in TAIL:
+                params: dict[str, Any] = {"id": sid, "last": count}
+                if before is not None:
+                    params["before"] = before
+                page = await self.client.request("session/messages", params)
+                tail = page["messages"] + tail
+                for i in range(len(tail) - 1, -1, -1):
+                    meta = tail[i].get("metadata") or {}
+                    if all(meta.get(k) == v for k, v in where.items()):
+                        writes = [m for m in tail[i + 1:] if _is_write_of(m, meta[NS], meta[CID])]
+                        return to_tuple(self.serde, thread_id, tail[i], writes)
+                if not page.get("hasMore") or not page["messages"]:
+                    return None  # the whole session was read
+                before = page["messages"][0]["id"]
+            cp = await self._last(sid, where)
             return None if cp is None else to_tuple(self.serde, thread_id, cp, await self._writes_of(sid, cp))
         found: Optional[CheckpointTuple] = await self._on_thread(thread_id, op)
         return found
