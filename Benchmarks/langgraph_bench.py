@@ -10,7 +10,8 @@ Each operation is one `aput` of a new checkpoint (its parent the one before; a m
 - workspace-bridge: `put` returns once the server appended the record to the session's journal
   and fsync'ed it (an acknowledged checkpoint survives kill -9 and power loss);
 - sqlite: the savers' own `setup()` (WAL journal) with `PRAGMA synchronous=FULL` (SQLite's
-  default, set explicitly here): every commit fsyncs the WAL before `put` returns.
+  default, set explicitly here): every commit fdatasyncs the WAL before `put` returns (strace
+  counts one fdatasync per put, as it counts one fsync per put of ours).
 `AsyncSqliteSaver` is the async API ours is compared with (the target); `SqliteSaver` (sync,
 same thread) is reported too.
 
@@ -42,8 +43,8 @@ from workspace_bridge.langgraph import WorkspaceBridgeSaver  # noqa: E402
 
 SYNCS = {
     "workspace-bridge": "journal append + fsync per put, before the answer",
-    "sqlite-async": "AsyncSqliteSaver, WAL + synchronous=FULL: fsync per commit",
-    "sqlite-sync": "SqliteSaver, WAL + synchronous=FULL: fsync per commit",
+    "sqlite-async": "AsyncSqliteSaver, WAL + synchronous=FULL: fdatasync of the WAL per put",
+    "sqlite-sync": "SqliteSaver, WAL + synchronous=FULL: fdatasync of the WAL per put",
 }
 
 

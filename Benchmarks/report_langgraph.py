@@ -41,9 +41,11 @@ def section(rows, w, status_text):
       "checkpoints, in the same rounds (the order turns each round). Ratio: the SQLite saver's time over ours "
       "(above 1: ours is faster).")
     w("")
-    for e in (r for r in found if "error" in r):
+    errors = [r for r in found if "error" in r]
+    for e in errors:
         w(f"- **Failed**: {e['error']}")
-    w("")
+    if errors:
+        w("")
     w("| saver | how it syncs | mean ms | p50 ms | p99 ms | round trips / s |")
     w("| --- | --- | ---: | ---: | ---: | ---: |")
     ok = [r for r in found if "error" not in r]
