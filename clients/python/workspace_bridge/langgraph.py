@@ -122,19 +122,23 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
         return missing
 
     # -- messages ---------------------------------------------------------------------------------
-    async def _messages(self, sid: str, where: dict[str, Any], after: Optional[str] = None) -> list[dict[str, Any]]:
-        """Every message of the session matching ``where`` metadata (after message ``after``, if
-        given), in journal order."""
-        out: list[dict[str, Any]] = []
+    async def _pages(self, sid: str, where: dict[str, Any], after: Optional[str] = None
+                     ) -> AsyncGenerator[list[dict[str, Any]], None]:
+        """The messages of the session matching ``where`` metadata (after message ``after``, if
+        given), in journal order, a page per request."""
         while True:
             params: dict[str, Any] = {"id": sid, "limit": self.page, "where": {"metadata": where}}
             if after is not None:
                 params["after"] = after
             page = await self.client.request("session/messages", params)
-            out += page["messages"]
+            yield page["messages"]
             if not page.get("hasMore") or not page["messages"]:
-                return out
+                return
             after = page["messages"][-1]["id"]
+
+    async def _messages(self, sid: str, where: dict[str, Any], after: Optional[str] = None) -> list[dict[str, Any]]:
+        """Every message :meth:`_pages` gives, in one list."""
+        return [m async for page in self._pages(sid, where, after) for m in page]
 
     async def _newest(self, sid: str, where: dict[str, Any], count: int) -> AsyncGenerator[dict[str, Any], None]:
         """The messages matching ``where`` metadata, newest first, ``count`` per request."""
@@ -309,18 +313,10 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
                 return
             self._sessions[target_thread_id] = target
         # into a thread that exists: append the source's records (ids already there are kept)
-        after: Optional[str] = None
-        while True:
-            params: dict[str, Any] = {"id": source, "limit": self.page}
-            if after is not None:
-                params["after"] = after
-            page = await self.client.request("session/messages", params)
-            records = [record(m) for m in page["messages"] if KIND in (m.get("metadata") or {})]
+        async for page in self._pages(source, {}):
+            records = [record(m) for m in page if KIND in (m.get("metadata") or {})]
             if records:
                 await self._append(target, records)
-            if not page.get("hasMore") or not page["messages"]:
-                return
-            after = page["messages"][-1]["id"]
 
     async def aprune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
         if strategy == "delete":
