@@ -18,23 +18,23 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any, Optional, TypeVar
 
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import (
-    WRITES_IDX_MAP, BaseCheckpointSaver, ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple,
+    WRITES_IDX_MAP, ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple,
     get_checkpoint_id, get_serializable_checkpoint_metadata,
 )
 from langgraph.checkpoint.serde.base import SerializerProtocol
 
-from .background import run_on
 from .client import Client
 from .errors import BridgeError
 from .langgraph_records import (
     CID, KIND, NS, SAVER, SAVER_VERSION, THREAD, checkpoint_message, record, to_tuple, write_message,
 )
+from .langgraph_sync import SyncOverAsyncSaver
 
 T = TypeVar("T")
 TAIL = (1, 15)  # the last message get_tuple reads first (then 15 before it), where the checkpoint usually is
@@ -46,7 +46,7 @@ def _is_write_of(message: dict[str, Any], ns: str, checkpoint_id: str) -> bool:
     return meta.get(KIND) == "write" and meta.get(NS) == ns and meta.get(CID) == checkpoint_id
 
 
-class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
+class WorkspaceBridgeSaver(SyncOverAsyncSaver):
     """LangGraph's ``BaseCheckpointSaver`` (sync and async) over a connected WorkspaceBridge client.
 
     Guarantees: ``put``/``put_writes`` return once the server has the records durably; ``list``
@@ -359,37 +359,3 @@ class WorkspaceBridgeSaver(BaseCheckpointSaver[str]):
         else:
             number = int(str(current).split(".")[0])
         return f"{number + 1:032}.{random.random():016}"
-
-    # -- the saver, sync (from a thread other than the client's loop) ------------------------------
-    def _sync(self, coro: Awaitable[T]) -> T:
-        return run_on(self.client.loop, coro)  # type: ignore[arg-type]
-
-    async def _collect(self, source: AsyncIterator[T]) -> list[T]:
-        return [item async for item in source]
-
-    def get_tuple(self, config: RunnableConfig) -> Optional[CheckpointTuple]:
-        return self._sync(self.aget_tuple(config))
-
-    def list(self, config: Optional[RunnableConfig], *, filter: Optional[dict[str, Any]] = None,
-             before: Optional[RunnableConfig] = None, limit: Optional[int] = None) -> Iterator[CheckpointTuple]:
-        return iter(self._sync(self._collect(self.alist(config, filter=filter, before=before, limit=limit))))
-
-    def put(self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
-            new_versions: ChannelVersions) -> RunnableConfig:
-        return self._sync(self.aput(config, checkpoint, metadata, new_versions))
-
-    def put_writes(self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str,
-                   task_path: str = "") -> None:
-        self._sync(self.aput_writes(config, writes, task_id, task_path))
-
-    def delete_thread(self, thread_id: str) -> None:
-        self._sync(self.adelete_thread(thread_id))
-
-    def copy_thread(self, source_thread_id: str, target_thread_id: str) -> None:
-        self._sync(self.acopy_thread(source_thread_id, target_thread_id))
-
-    def prune(self, thread_ids: Sequence[str], *, strategy: str = "keep_latest") -> None:
-        self._sync(self.aprune(thread_ids, strategy=strategy))
-
-    def delete_for_runs(self, run_ids: Sequence[str]) -> None:
-        self._sync(self.adelete_for_runs(run_ids))
