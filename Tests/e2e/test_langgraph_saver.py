@@ -26,7 +26,7 @@ from test_python_client import CLIENT_PACKAGE, Checked  # noqa: F401  (puts the 
 if str(CLIENT_PACKAGE) not in sys.path:
     sys.path.insert(0, str(CLIENT_PACKAGE))
 
-from workspace_bridge import ConnectionClosed, spawn  # noqa: E402
+from workspace_bridge import BridgeError, ConnectionClosed, spawn  # noqa: E402
 from workspace_bridge.background import BackgroundLoop  # noqa: E402
 from workspace_bridge.langgraph import WorkspaceBridgeSaver  # noqa: E402
 
@@ -189,6 +189,11 @@ def test_a_long_thread_read_back_in_small_pages(binary, contract, tmp_path):
                                                "checkpoint_id": configs[""][28]["configurable"]["checkpoint_id"]}},
                              again, {"source": "update", "step": 29, "parents": {}}, {"i": 99})
             replaced = await saver.aget_tuple({"configurable": {"thread_id": "long", "checkpoint_ns": ""}})
+            with pytest.raises(BridgeError) as too_large:  # metadata over 64 KiB: refused, nothing stored
+                await saver.aput({"configurable": {"thread_id": "long", "checkpoint_ns": ""}}, generate_checkpoint(),
+                                 {"source": "loop", "step": 30, "parents": {}, "note": "x" * 70_000}, {})
+            still = await saver.aget_tuple({"configurable": {"thread_id": "long", "checkpoint_ns": ""}})
+            assert too_large.value.data_code == "TooLarge" and still.checkpoint["id"] == replaced.checkpoint["id"]
             # a copy into a thread that already exists appends the source's records to it
             first = await saver.aput({"configurable": {"thread_id": "other", "checkpoint_ns": ""}},
                                      generate_checkpoint(), {"source": "input", "step": -1, "parents": {}}, {})
