@@ -61,33 +61,38 @@ def checkpoints(n: int) -> list[tuple[dict[str, Any], dict[str, Any], dict[str, 
     return out
 
 
-async def run_async(saver: Any, data: list, thread: str) -> list[float]:
+Times = list[tuple[float, float]]  # (put, get_tuple) seconds, one per operation
+
+
+async def run_async(saver: Any, data: list, thread: str) -> Times:
     times = []
     config: dict[str, Any] = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
     latest = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
     for cp, md, nv in data:
         t0 = time.perf_counter()
         config = await saver.aput(config, cp, md, nv)
+        t1 = time.perf_counter()
         got = await saver.aget_tuple(latest)
-        times.append(time.perf_counter() - t0)
+        times.append((t1 - t0, time.perf_counter() - t1))
         assert got is not None and got.checkpoint["id"] == cp["id"]
     return times
 
 
-def run_sync(saver: Any, data: list, thread: str) -> list[float]:
+def run_sync(saver: Any, data: list, thread: str) -> Times:
     times = []
     config: dict[str, Any] = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
     latest = {"configurable": {"thread_id": thread, "checkpoint_ns": ""}}
     for cp, md, nv in data:
         t0 = time.perf_counter()
         config = saver.put(config, cp, md, nv)
+        t1 = time.perf_counter()
         got = saver.get_tuple(latest)
-        times.append(time.perf_counter() - t0)
+        times.append((t1 - t0, time.perf_counter() - t1))
         assert got is not None and got.checkpoint["id"] == cp["id"]
     return times
 
 
-async def ours(args, data, scratch: Path, stderr) -> list[float]:
+async def ours(args, data, scratch: Path, stderr) -> Times:
     client = await spawn(binary=args.bin, local_root=scratch / "local", config_dir=scratch / "cfg", stderr=stderr)
     try:
         saver = WorkspaceBridgeSaver(client)
@@ -97,7 +102,7 @@ async def ours(args, data, scratch: Path, stderr) -> list[float]:
         await client.close()
 
 
-async def sqlite_async(data, scratch: Path) -> list[float]:
+async def sqlite_async(data, scratch: Path) -> Times:
     async with AsyncSqliteSaver.from_conn_string(str(scratch / "async.sqlite")) as saver:
         await saver.setup()
         await saver.conn.execute("PRAGMA synchronous=FULL")
@@ -105,7 +110,7 @@ async def sqlite_async(data, scratch: Path) -> list[float]:
         return await run_async(saver, data, "bench")
 
 
-def sqlite_sync(data, scratch: Path) -> list[float]:
+def sqlite_sync(data, scratch: Path) -> Times:
     conn = sqlite3.connect(str(scratch / "sync.sqlite"), check_same_thread=False)
     try:
         saver = SqliteSaver(conn)
@@ -117,11 +122,13 @@ def sqlite_sync(data, scratch: Path) -> list[float]:
         conn.close()
 
 
-def line(saver: str, rnd: int, times: list[float]) -> dict[str, Any]:
-    ms = sorted(t * 1e3 for t in times)
+def line(saver: str, rnd: int, times: Times) -> dict[str, Any]:
+    ms = sorted((p + g) * 1e3 for p, g in times)
     return {"target": "langgraph", "test": "put_get", "saver": saver, "round": rnd, "ops": len(ms),
             "p50_ms": statistics.median(ms), "p99_ms": ms[min(len(ms) - 1, int(len(ms) * 0.99))],
-            "mean_ms": statistics.fmean(ms), "ops_per_s": len(ms) / (sum(ms) / 1e3), "syncs": SYNCS[saver]}
+            "mean_ms": statistics.fmean(ms), "ops_per_s": len(ms) / (sum(ms) / 1e3),
+            "put_mean_ms": statistics.fmean(p * 1e3 for p, _ in times),
+            "get_mean_ms": statistics.fmean(g * 1e3 for _, g in times), "syncs": SYNCS[saver]}
 
 
 def main() -> int:

@@ -46,14 +46,16 @@ def section(rows, w, status_text):
         w(f"- **Failed**: {e['error']}")
     if errors:
         w("")
-    w("| saver | how it syncs | mean ms | p50 ms | p99 ms | round trips / s |")
-    w("| --- | --- | ---: | ---: | ---: | ---: |")
+    w("| saver | how it syncs | mean ms | of which `put` | of which `get_tuple` | p50 ms | p99 ms | round trips / s |")
+    w("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     ok = [r for r in found if "error" not in r]
     for saver in SAVERS:
         mine = [r for r in ok if r["saver"] == saver]
         if mine:
-            w(f"| {saver} | {mine[0]['syncs']} | {_median(ok, saver, 'mean_ms'):.3f} | {_median(ok, saver, 'p50_ms'):.3f} | "
-              f"{_median(ok, saver, 'p99_ms'):.3f} | {_median(ok, saver, 'ops_per_s'):,.0f} |")
+            part = [_median(ok, saver, k) for k in ("put_mean_ms", "get_mean_ms")]
+            put_ms, get_ms = ("—" if v is None else f"{v:.3f}" for v in part)
+            w(f"| {saver} | {mine[0]['syncs']} | {_median(ok, saver, 'mean_ms'):.3f} | {put_ms} | {get_ms} | "
+              f"{_median(ok, saver, 'p50_ms'):.3f} | {_median(ok, saver, 'p99_ms'):.3f} | {_median(ok, saver, 'ops_per_s'):,.0f} |")
     w("")
     if tg:
         w("| target | measured | goal | status |")
