@@ -90,6 +90,9 @@ def test_the_sync_api_runs_a_graph_from_another_thread(binary, tmp_path):
         assert graph.get_state({"configurable": {"thread_id": "sync-copy"}}).values == {"steps": ["plan", "act"]}
         saver.delete_thread("sync-thread")
         assert saver.get_tuple(config) is None
+        everywhere = list(saver.list(None))  # every thread of the store: only the copy is left
+        assert [t.config["configurable"]["thread_id"] for t in everywhere] == ["sync-copy"] * 4
+        assert [t.metadata["step"] for t in everywhere] == [2, 1, 0, -1]
 
         async def on_the_loop():  # a sync call on the loop itself would block it: refused, not hung
             with pytest.raises(RuntimeError, match="would block"):
