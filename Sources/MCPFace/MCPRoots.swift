@@ -135,7 +135,7 @@ final class MCPRootScope: Sendable {
         guard uri.hasPrefix("file://") else { return .failure(Refusal(message: "only file:// roots are supported")) }
         var rest = Substring(uri.dropFirst("file://".count))
         if rest.hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
-        guard rest.hasPrefix("/"), let decoded = MCPResources.percentDecoded(String(rest)) else {
+        guard rest.hasPrefix("/"), let decoded = URIText.percentDecoded(String(rest)) else {
             return .failure(Refusal(message: "not an absolute file URI"))
         }
         var path = decoded
