@@ -60,6 +60,8 @@ export const REQUEST_METHODS = Object.freeze([
   "settings/get",
   "settings/set",
   "settings/remove",
+  "workspace/textDocumentContent",
+  "workspace/executeCommand",
   "debug/echo",
   "debug/sleep",
   "debug/block",
