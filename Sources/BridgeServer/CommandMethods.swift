@@ -25,8 +25,8 @@ enum ExecuteCommand: MethodDeclaration {
         init(_ p: ParamReader) throws {
             command = try p.requiredString("command")
             let arguments = try p.array("arguments", expected: "an array holding the method's params object")
-            if p.isDescribing {
-                forwarded = try Forwarded(ListTools.self, ParamReader(describing: FieldRecorder()))  // recorded nowhere
+            if p.isDescribing {  // the schema agreement reads the fields; no command is named, nothing runs
+                forwarded = Forwarded(schedule: .barrier) { _ in throw RPCError.internalError("a described command does not run") }
                 return
             }
             guard let target = ExecuteCommand.byCommand[command] else {
@@ -44,6 +44,11 @@ enum ExecuteCommand: MethodDeclaration {
     struct Forwarded: Sendable {
         let schedule: Schedule
         let run: @Sendable (Call) throws -> JSON
+
+        init(schedule: Schedule, run: @escaping @Sendable (Call) throws -> JSON) {
+            self.schedule = schedule
+            self.run = run
+        }
 
         init<D: MethodDeclaration>(_ target: D.Type, _ params: ParamReader) throws {
             let p = try D.Params(params)
