@@ -16,7 +16,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*as of 2026-07-28")
 
 import mcp.types as types  # noqa: E402
 
-from mcp_helpers import aio, file_uri, place, tool_error, tool_ok  # noqa: E402,F401
+from mcp_helpers import aio, file_uri, place, roots_answer, tool_error, tool_ok  # noqa: E402,F401
 from mcp_modern import open_client  # noqa: E402
 
 ALL_MODES = ["2026-07-28", "auto", "legacy"]
@@ -27,12 +27,6 @@ def make_tree(root) -> None:
     for rel, text in FILES.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-
-
-def answering(uris: list[str]):
-    async def list_roots(_context):
-        return types.ListRootsResult(roots=[types.Root(uri=u) for u in uris])
-    return list_roots
 
 
 async def settled(place, mode: str, answers: int = 1, stderr_name: str = "roots-stderr.log") -> None:
@@ -65,7 +59,7 @@ async def listed(c) -> list[str]:
 
 def client(binary, place, mode, *, roots: list[str] | None, extra=()):
     return open_client(binary, place.root, place.cfg, place.tmp, mode, extra=extra, stderr_name="roots-stderr.log",
-                       list_roots=answering(roots) if roots is not None else None)
+                       list_roots=roots_answer(roots) if roots is not None else None)
 
 
 @pytest.mark.parametrize("mode", ALL_MODES)
