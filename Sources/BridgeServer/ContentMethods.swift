@@ -47,7 +47,12 @@ enum TextDocumentContent: MethodDeclaration {
             }
             text = String(decoding: bytes, as: UTF8.self)
         }
-        try services.contentRefresh.opened(p.uri, p.document, services: services, connection: call.connection())
+        do {
+            try services.contentRefresh.opened(p.uri, p.document, services: services, connection: call.connection())
+        } catch {
+            // The text is read: answer it; only its refresh is lost (e.g. no thread for a watcher).
+            call.logger.warning("\(p.uri) will not be refreshed: \(services.mapError(error).message)")
+        }
         return ["text": .string(text)]
     }
 
