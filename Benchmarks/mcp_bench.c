@@ -22,6 +22,8 @@
  *                        spawn: `server/discover`, its answer, then one `tools/call` with --params,
  *                        timed until that call's answer (spawn -> first tool result). call:
  *                        `server/discover` (not timed) instead of initialize.
+ *   --method M           call: the request's method (default tools/call; e.g. ping with --params '{}',
+ *                        resources/read with a uri): the same measurement for any request
  *   --label NAME         "target" field of the output (default "server")
  *   --version V          protocolVersion sent in initialize (default 2025-06-18)
  *   --child-stderr PATH  the child's stderr (default /dev/null)
@@ -47,6 +49,7 @@
 #include <unistd.h>
 
 static const char *g_label = "server";
+static const char *g_method = "tools/call";
 static const char *g_version = "2025-06-18";
 static const char *g_stderr = "/dev/null";
 static const char *g_mode = "?";
@@ -297,14 +300,14 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
     /* every request encoded before anything is timed */
     if (g_modern) params = modern_params(params);
     size_t plen = strlen(params);
-    size_t slot = plen + 96;
+    size_t slot = plen + strlen(g_method) + 96;
     char *reqs = malloc(slot * (size_t)total);
     size_t *off = malloc(sizeof *off * (size_t)(total + 1));
     size_t pos = 0;
     for (long i = 0; i < total; i++) {
         off[i] = pos;
-        pos += (size_t)sprintf(reqs + pos, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":%s}\n",
-                               i + 10, params);
+        pos += (size_t)sprintf(reqs + pos, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":%s}\n",
+                               i + 10, g_method, params);
     }
     off[total] = pos;
     static const char initialized[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
@@ -357,7 +360,8 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
     finish(&c);
     qsort(lat, (size_t)calls, sizeof *lat, cmp_u64);
     print_head("mcp_call");
-    printf(",\"era\":\"%s\"", g_modern ? "2026-07-28" : g_version);
+    printf(",\"era\":\"%s\",\"method\":", g_modern ? "2026-07-28" : g_version);
+    json_str(stdout, g_method, 200);
     printf(",\"calls\":%ld,\"warmup\":%ld,\"seconds\":%.4f,\"rate_per_s\":%.1f,\"p50_us\":%.1f,\"p90_us\":%.1f,"
            "\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,\"answer_bytes\":%.0f,\"request_bytes\":%zu,\"init_ms\":%.3f,"
            "\"init_failures\":%ld,\"params\":",
@@ -382,6 +386,7 @@ int main(int argc, char **argv) {
         if (i + 1 >= argc) goto usage;
         const char *v = argv[++i];
         if (!strcmp(a, "--label")) g_label = v;
+        else if (!strcmp(a, "--method")) g_method = v;
         else if (!strcmp(a, "--version")) g_version = v;
         else if (!strcmp(a, "--child-stderr")) g_stderr = v;
         else if (!strcmp(a, "--timeout")) g_timeout = atoi(v);
@@ -399,6 +404,6 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "call") && params) return run_call(calls, warmup < 0 ? 200 : warmup, params, expect);
 usage:
     fprintf(stderr, "usage: mcp_bench spawn|call [--label L] [--runs N] [--calls N] [--warmup N] [--params JSON] "
-                    "[--expect TEXT] [--version V] [--modern] [--child-stderr PATH] [--timeout S] -- COMMAND [ARGS...]\n");
+                    "[--expect TEXT] [--method M] [--version V] [--modern] [--child-stderr PATH] [--timeout S] -- COMMAND [ARGS...]\n");
     return 2;
 }

@@ -5,13 +5,15 @@ Rows (from run.sh): `mcp_env` (the peer: package, version, its Python and MCP SD
 `_meta` on every request, default placement only) or "peer", with the suffix "-samecpu" or
 "-crosscpu" for the pinned placements), `mcp_spawn` (target "server" or "peer": spawn ->
 initialize answered; "modern": spawn -> server/discover -> first tools/call result),
-`mcp_skipped` (what did not run).
+`mcp_call` targets "etag-read" (`resources/read` answered "unchanged" for a known etag) and
+"etag-ping" (`ping`, the same server, interleaved), `mcp_skipped` (what did not run).
 """
 import statistics
 
 CALL_TARGET = 8     # tools/call read_file round trips per second: at least 8x the peer's, default placement (issue 15)
 SPAWN_TARGET = 50   # spawn -> initialize answered: at least 50x faster than the peer
 MODERN_OF_LEGACY = 0.9  # the 2026-07-28 era's tools/call rate: within 10% of the 2025 era's, our server (issue 16)
+ETAG_OF_PING = 1.2  # resources/read with an unchanged etag: its median round trip at most 1.2x a ping's (issue 27)
 PLACEMENTS = [("", "default placement", "the scheduler places client and server"),
               ("-samecpu", "both on CPU 0", "`taskset -c 0` for the client and the server"),
               ("-crosscpu", "client CPU 0, server CPU 1", "`taskset -c 0` for the client, `taskset -c 1` for the server")]
@@ -115,6 +117,11 @@ def section(rows, w, fmt, status_text):
     targets.append(("2026-07-28 era: spawn → first tool result (`server/discover`, then `tools/call`), median of 20, vs the peer's spawn → `initialize`",
                     "—" if r is None else f"{fmt(spawn['modern'], 1)} ms vs {fmt(spawn['peer'], 1)} ms = {r:.1f}x faster",
                     f"≥ {SPAWN_TARGET}x faster", None if r is None else r >= SPAWN_TARGET))
+    e_, g_ = _median(_rows(rows, "mcp_call", "etag-read"), "p50_us"), _median(_rows(rows, "mcp_call", "etag-ping"), "p50_us")
+    r = None if e_ is None or not g_ else e_ / g_
+    targets.append(("`resources/read` with an unchanged etag (`_meta[\"workspace-bridge/ifNoneMatch\"]`), median round trip vs `ping`'s, the same server",
+                    "—" if r is None else f"{fmt(e_, 1)} µs vs {fmt(g_, 1)} µs = {r:.2f}x",
+                    f"≤ {ETAG_OF_PING}x", None if r is None else r <= ETAG_OF_PING))
     w("### Targets")
     w("")
     w("| target | measured | goal | status |")

@@ -690,6 +690,22 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
     else
         mcp_note "pinned MCP placements" "taskset is missing or the machine has one CPU"
     fi
+    # A read with an unchanged etag (issue 27): `resources/read` carrying the etag the client holds
+    # answers "unchanged" after one lstat, against a `ping` round trip on the same server, rounds
+    # interleaved so both see the same load.
+    MURI="file://$MWS/bench/file4k.txt"
+    if METAG=$(python3 "$HERE/mcp_etag.py" "$MURI" -- "${MSRV[@]}" 2>> "$MLOG"); then
+        MEPARAMS="{\"uri\":\"$MURI\",\"_meta\":{\"workspace-bridge/ifNoneMatch\":\"$METAG\"}}"
+        for (( round = 1; round <= MCP_ROUNDS; round++ )); do
+            log "MCP: resources/read with an unchanged etag vs ping, round $round"
+            mcpb call --method ping --label etag-ping --calls 2000 --warmup 200 --params '{}' --child-stderr "$MLOG" -- "${MSRV[@]}"
+            mcpb call --method resources/read --label etag-read --calls 2000 --warmup 200 --expect 'workspace-bridge/unchanged' \
+                --params "$MEPARAMS" --child-stderr "$MLOG" -- "${MSRV[@]}"
+        done
+    else
+        log "  mcp_etag.py could not read the file's etag ($MLOG)"; FAILED=1
+        mcp_note "unchanged-etag read" "the etag of bench/file4k.txt could not be read (see the MCP log)"
+    fi
     log "MCP: spawn -> initialize answered, 20 runs each"
     mcpb spawn --label server --runs 20 --warmup 2 --child-stderr "$MLOG" -- "${MSRV[@]}"
     log "MCP: spawn -> server/discover -> first tools/call result (2026-07-28 era), 20 runs"

@@ -23,6 +23,8 @@ enum Initialize: MethodDeclaration {
         var clientName: String?
         var clientVersion: String?
         var watchChanges = false
+        /// LSP 3.18 `workspace.textDocumentContent`: the client can be asked to refresh `wsb:` documents.
+        var contentRefresh = false
         var initializationOptions: ParamReader?
 
         init(_ p: ParamReader) throws {
@@ -37,7 +39,9 @@ enum Initialize: MethodDeclaration {
                 clientName = try info.string("name") ?? "unknown"
                 clientVersion = try info.string("version") ?? ""
             }
-            watchChanges = try p.object("capabilities")?.object("workspace")?.bool("didChangeFiles") == true
+            let workspace = try p.object("capabilities")?.object("workspace")
+            watchChanges = try workspace?.bool("didChangeFiles") == true
+            contentRefresh = try workspace?.object("textDocumentContent") != nil
             // LSP lets initializationOptions be any value: only an object can carry ours.
             if case .object? = p.value("initializationOptions") { initializationOptions = try p.object("initializationOptions") }
         }
@@ -70,6 +74,7 @@ enum Initialize: MethodDeclaration {
         if let name = p.clientName { services.logger.info("client: \(name) \(p.clientVersion ?? "")") }
         let storage = try services.openStorage(initializationOptions: p.initializationOptions)
         if p.watchChanges { try services.changes.watch(try storage.manager.active(), glob: nil, connection: connection) }
+        services.contentRefresh.clientRefreshes(p.contentRefresh)
         services.logSink.setTrace(p.trace)
         connection.setTrace(Connection.Trace(p.trace))
         services.attach(connection)
@@ -95,7 +100,8 @@ enum Initialize: MethodDeclaration {
             "workDoneProgress": true,
             "maxMessageBytes": .int(Int64(configuration.transport.maxMessageBytes)),
             "workspace": ["root": .string((try? storage.manager.active().rootPath) ?? storage.manager.localRoot),
-                          "didChangeFiles": true],
+                          "didChangeFiles": true, "textDocumentContent": ["schemes": [.string(ContentDocument.scheme)]]],
+            "executeCommandProvider": ["commands": .array(ExecuteCommand.commands.map(JSON.string))],
         ]
         return [
             "serverInfo": ["name": .string(ServerInfo.name), "version": .string(ServerInfo.version)],

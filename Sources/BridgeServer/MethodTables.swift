@@ -6,9 +6,15 @@ import JSONRPC
 enum MethodTables {
     /// The LSP-style face's requests (debug methods only with `--enable-debug-methods`).
     static func requests(_ configuration: ServerConfiguration) -> [any MethodDeclaration.Type] {
-        LifecycleMethods.requests + FileMethods.all + StorageMethods.all + SessionMethods.all + HostMethods.all
-            + SettingsMethods.all + (configuration.enableDebugMethods ? DebugMethods.all : [])
+        LifecycleMethods.requests + commandDeclarations + lspWorkspace + (configuration.enableDebugMethods ? DebugMethods.all : [])
     }
+
+    /// The custom requests, also reachable as `workspace/executeCommand` commands (`ExecuteCommand`).
+    static let commandDeclarations: [any MethodDeclaration.Type] =
+        FileMethods.all + StorageMethods.all + SessionMethods.all + HostMethods.all + SettingsMethods.all
+
+    /// LSP's own workspace requests: `wsb:` documents and commands.
+    static let lspWorkspace: [any MethodDeclaration.Type] = [TextDocumentContent.self, ExecuteCommand.self]
 
     /// The LSP-style face's notifications from the client.
     static let notifications = LifecycleMethods.notifications

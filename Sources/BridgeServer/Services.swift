@@ -23,6 +23,8 @@ package final class Services: Sendable {
     package let logger: Logger
     package let lifecycle = Lifecycle()
     let changes: ChangeNotifier
+    /// The `wsb:` documents the client read, refreshed when they change.
+    let contentRefresh = ContentRefresh()
     package let agents: AgentService
     let settings = SettingsService()
     /// Where a change of the active root is announced: every watcher of the workspace follows it.

@@ -39,7 +39,7 @@ enum MCPMethods {
             "protocolVersion": .string(version),
             "capabilities": capabilities,
             "serverInfo": serverInfo,
-            "instructions": .string(instructions(root: root, sessionID: sessionID)),
+            "instructions": .string(instructions(root: root, sessionID: sessionID, folders: state.roots.configuredFolders)),
         ]
     }
 
@@ -50,9 +50,11 @@ enum MCPMethods {
 
     static let serverInfo: JSON = ["name": .string(ServerInfo.name), "title": "WorkspaceBridge", "version": .string(ServerInfo.version)]
 
-    static func instructions(root: String, sessionID: String) -> String {
-        """
-        Files of the user's workspace at \(root) (paths are relative to it; nothing outside it can be reached). \
+    /// `folders`: the configured bound (`mcp --root`), named so the model knows where it may work.
+    static func instructions(root: String, sessionID: String, folders: [WorkspacePath]?) -> String {
+        let only = folders.map { " Tools and resources reach only these folders of it: \($0.map(\.string).joined(separator: ", "))." } ?? ""
+        return """
+        Files of the user's workspace at \(root) (paths are relative to it; nothing outside it can be reached).\(only) \
         Tool calls are journaled in session \(sessionID).
         """
     }

@@ -14,9 +14,10 @@ enum Discover: MCPRequestDeclaration {
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
     static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
         // Opened by `MCPModernState.prepare` before: this returns the same root and session.
-        let (root, sessionID) = try MCPMethods.openSession(call.services, try call.mcp(), clientName: "MCP client")
+        let state = try call.mcp()
+        let (root, sessionID) = try MCPMethods.openSession(call.services, state, clientName: "MCP client")
         return ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": MCPModern.capabilities,
-                "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID))]
+                "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID, folders: state.roots.configuredFolders))]
     }
 }
 

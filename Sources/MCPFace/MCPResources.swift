@@ -10,6 +10,12 @@ import Workspace
 /// by anyone is sent as `notifications/resources/updated {uri}`.
 enum MCPResources {
     static let pageSize = 200
+    /// `_meta` keys of ours (MCP has no etag of its own): a resource's etag in `resources/list`
+    /// and on each content of `resources/read`; the etag a client holds, on a `resources/read`
+    /// request; and the answer that it is still current (`contents` empty, nothing read).
+    static let etagKey = "workspace-bridge/etag"
+    static let ifNoneMatchKey = "workspace-bridge/ifNoneMatch"
+    static let unchangedKey = "workspace-bridge/unchanged"
 
     static func uri(_ ws: Workspace, _ path: WorkspacePath) throws -> String { try ws.fileURI(path) }
 
@@ -20,7 +26,7 @@ enum MCPResources {
             throw WorkspaceError(.outsideWorkspace, "'\(uri)' is not a resource of this workspace (\(prefix)/…)", path: uri)
         }
         let rest = String(uri.dropFirst(prefix.count)).drop { $0 == "/" }
-        guard let decoded = percentDecoded(String(rest)) else {
+        guard let decoded = URIText.percentDecoded(String(rest)) else {
             throw WorkspaceError(.invalidPath, "'\(uri)' has a bad percent-encoding", path: uri)
         }
         return try WorkspacePath(decoded)
@@ -40,24 +46,6 @@ enum MCPResources {
         case "pdf": return "application/pdf"
         default: return "text/plain"
         }
-    }
-
-    static func percentDecoded(_ s: String) -> String? {
-        var out: [UInt8] = []
-        let b = Array(s.utf8)
-        var i = 0
-        while i < b.count {
-            if b[i] == UInt8(ascii: "%") {
-                guard i + 2 < b.count, let v = UInt8(String(decoding: b[(i + 1)...(i + 2)], as: UTF8.self), radix: 16) else { return nil }
-                out.append(v)
-                i += 3
-            } else {
-                out.append(b[i])
-                i += 1
-            }
-        }
-        // A URI names the bytes on disk: bytes that are not UTF-8 become the name's escaped text.
-        return out.withUnsafeBufferPointer { EscapedName.text($0) }
     }
 }
 
@@ -151,7 +139,7 @@ enum ListResources: MethodDeclaration {
         for e in page.entries where e.type == .file && (try? scope.check(e.path)) != nil {
             resources.append(["uri": .string(try MCPResources.uri(ws, e.path)), "name": .string(e.path.string),
                               "title": .string(e.path.name), "mimeType": .string(MCPResources.mimeType(e.path.name)),
-                              "size": .int(e.size)])
+                              "size": .int(e.size), "_meta": [MCPResources.etagKey: .string(e.etag)]])
         }
         var result: JSONObject = ["resources": .array(resources)]
         if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
@@ -161,22 +149,35 @@ enum ListResources: MethodDeclaration {
 
 enum ReadResource: MethodDeclaration {
     static let method = "resources/read"
-    static let result = ResultShape.object(["contents"])
+    static let result = ResultShape.object(["contents", "_meta"])
+    struct Params: MethodParams {
+        var uri: String
+        /// The etag the client holds (`_meta["workspace-bridge/ifNoneMatch"]`).
+        var ifNoneMatch: String?
+        init(_ p: ParamReader) throws {
+            uri = try p.requiredString("uri")
+            ifNoneMatch = try p.object("_meta")?.string(MCPResources.ifNoneMatchKey)
+        }
+    }
     /// Reads one file, named by a URI resolved against the workspace root only when it runs:
     /// claims a read of the whole workspace (earlier writes land first, like `loadFile`).
-    static func schedule(_ p: ResourceURI) -> Schedule { .claims([.read("file", "")]) }
-    static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
+    static func schedule(_ p: Params) -> Schedule { .claims([.read("file", "")]) }
+    static func handle(_ p: Params, _ call: Call) throws -> JSON {
         let ws = try call.services.workspace()
         let path = try MCPResources.path(ofURI: p.uri, in: ws)
         try call.mcp().roots.check(path)
+        if let known = p.ifNoneMatch, let status = try ws.unchanged(path, since: known) {
+            return ["contents": [], "_meta": [MCPResources.unchangedKey: true, MCPResources.etagKey: .string(status.etag)]]
+        }
         let r = try ws.read(path, maxBytes: FileMethods.maxReadBytes)
         let mime = MCPResources.mimeType(path.name)
         let isText = r.bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: false) } != nil
             && !r.bytes.contains(0)
+        let meta: JSON = [MCPResources.etagKey: .string(r.status.etag)]
         let content: JSON = isText
-            ? ["uri": .string(p.uri), "mimeType": .string(mime), "text": .string(String(decoding: r.bytes, as: UTF8.self))]
+            ? ["uri": .string(p.uri), "mimeType": .string(mime), "text": .string(String(decoding: r.bytes, as: UTF8.self)), "_meta": meta]
             : ["uri": .string(p.uri), "mimeType": .string(mime == "text/plain" ? "application/octet-stream" : mime),
-               "blob": .string(Base64.encode(r.bytes))]
+               "blob": .string(Base64.encode(r.bytes)), "_meta": meta]
         return ["contents": [content]]
     }
 }

@@ -14,12 +14,14 @@ import Workspace
 /// MCP roots: the folders the client asks the server to work in, accepted only inside the
 /// workspace.
 ///
-/// - The workspace root (from `--local-root` or the storage choice) is the outer bound and never
-///   widens. A client root inside it narrows what tools and resources reach to that folder; a
-///   root that contains the whole workspace leaves it whole; a root outside it is refused (logged
-///   to stderr and to the client as `notifications/message`).
-/// - When the client declares no roots capability, or every root it lists is refused, the scope
-///   is the whole workspace (what the server was started with), as the reference servers do.
+/// - The workspace root (from `--local-root` or the storage choice) and the configured folders
+///   (`mcp --root`) are the outer bound and never widen. A client's roots are intersected with
+///   it: a root inside it narrows what tools and resources reach to that folder; a root that
+///   contains the workspace or a configured folder leaves that whole; a root outside it is
+///   refused (logged to stderr and to the client as `notifications/message`). Unlike the
+///   reference filesystem server, a client's roots never replace the configured folders.
+/// - When the client declares no roots capability, lists none, or every root it lists is
+///   refused, the scope is the bound (what the server was started with): complete without roots.
 /// - The scope is asked for after `notifications/initialized` and again after each
 ///   `notifications/roots/list_changed`; it applies from when the client's answer is read (a call
 ///   the client sent before answering runs under the previous scope).
@@ -45,6 +47,9 @@ final class MCPRootScope: Sendable {
         configuredOnce.store(true, ordering: .releasing)
     }
 
+    /// The configured bound (`mcp --root`), or nil for the whole workspace.
+    var configuredFolders: [WorkspacePath]? { configured.withLock { $0 } }
+
     /// The accepted folders, or nil for the whole workspace.
     var current: [WorkspacePath]? { folders.withLock { $0 } }
 
@@ -66,21 +71,45 @@ final class MCPRootScope: Sendable {
                 }
             }
         }
-        var scope: [WorkspacePath]? = accepted.isEmpty || accepted.contains(where: \.isRoot) ? nil : accepted
-        if let bound = configured.withLock({ $0 }) {
-            // A client's roots only narrow the configured folders, never widen them.
-            let inside = (scope ?? []).filter { r in bound.contains { r == $0 || r.string.hasPrefix($0.string + "/") } }
-            for r in scope ?? [] where !inside.contains(r) { refused.append((uri: r.string, reason: "outside the folders the server was started with")) }
-            scope = inside.isEmpty ? bound : inside
+        let client: [WorkspacePath]? = accepted.isEmpty || accepted.contains(where: \.isRoot) ? nil : accepted
+        let bound = configured.withLock { $0 }
+        let scope = Self.narrowed(bound, by: client)
+        for r in client ?? [] where !(bound ?? [.root]).contains(where: { Self.overlap(r, $0) }) {
+            refused.append((uri: r.string, reason: "outside the folders the server was started with"))
         }
         folders.withLock { $0 = scope }
         return refused
     }
 
+    /// The scope a client's roots leave of the configured bound: their intersection (a client
+    /// root inside a configured folder narrows to it; one containing a configured folder keeps
+    /// that folder, never more of the root). A client that names no folder, or none that meets
+    /// the bound, leaves the bound whole: roots narrow, they never replace or widen (nil: the
+    /// whole workspace).
+    static func narrowed(_ bound: [WorkspacePath]?, by client: [WorkspacePath]?) -> [WorkspacePath]? {
+        guard let client else { return bound }
+        guard let bound else { return client }
+        var scope: [WorkspacePath] = []
+        for r in client {
+            for b in bound where overlap(r, b) {
+                let inner = contains(b, r) ? r : b
+                if !scope.contains(inner) { scope.append(inner) }
+            }
+        }
+        return scope.isEmpty ? bound : scope
+    }
+
+    /// Whether `outer` is `inner` or one of its parent folders.
+    static func contains(_ outer: WorkspacePath, _ inner: WorkspacePath) -> Bool {
+        outer.isRoot || inner == outer || inner.string.hasPrefix(outer.string + "/")
+    }
+
+    static func overlap(_ a: WorkspacePath, _ b: WorkspacePath) -> Bool { contains(a, b) || contains(b, a) }
+
     /// Refuses a path outside the accepted folders (`OutsideWorkspace`, naming the roots).
     func check(_ path: WorkspacePath) throws(WorkspaceError) {
         guard let scope = current else { return }
-        for folder in scope where path == folder || path.string.hasPrefix(folder.string + "/") { return }
+        for folder in scope where Self.contains(folder, path) { return }
         throw WorkspaceError(.outsideWorkspace,
                              "'\(path.string.isEmpty ? "/" : path.string)' is outside the client's roots (\(scope.map(\.string).joined(separator: ", ")))",
                              path: path.string)
@@ -106,7 +135,7 @@ final class MCPRootScope: Sendable {
         guard uri.hasPrefix("file://") else { return .failure(Refusal(message: "only file:// roots are supported")) }
         var rest = Substring(uri.dropFirst("file://".count))
         if rest.hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
-        guard rest.hasPrefix("/"), let decoded = MCPResources.percentDecoded(String(rest)) else {
+        guard rest.hasPrefix("/"), let decoded = URIText.percentDecoded(String(rest)) else {
             return .failure(Refusal(message: "not an absolute file URI"))
         }
         var path = decoded

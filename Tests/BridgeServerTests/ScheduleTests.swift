@@ -54,6 +54,15 @@ struct ScheduleTests {
         #expect(conflicts(try UnsubscribeResource.schedule(uri), try SubscribeResource.schedule(uri)))
     }
 
+    @Test("a command is scheduled as the method it names: a save and a load of one path stay in order")
+    func commandsKeepTheirMethodsClaims() throws {
+        let save = try ExecuteCommand.schedule(["command": "wsb.saveFile", "arguments": [["path": "a.txt", "data": "x"]]])
+        let load = try ExecuteCommand.schedule(["command": "wsb.loadFile", "arguments": [["path": "a.txt"]]])
+        #expect(save == (try SaveFile.schedule(["path": "a.txt", "data": "x"])))
+        #expect(conflicts(load, save))
+        #expect(!conflicts(try ExecuteCommand.schedule(["command": "wsb.loadFile", "arguments": [["path": "b.txt"]]]), save))
+    }
+
     @Test("a conditions report waits for the one before it, and reads the queue")
     func conditionsAreOrdered() throws {
         let report = try SetConditions.schedule(["network": "wifi"])

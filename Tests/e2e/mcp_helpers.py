@@ -115,6 +115,15 @@ class Conn:
             return ""
 
 
+def roots_answer(uris: list[str]):
+    """A client's `list_roots` callback answering these root URIs."""
+    import mcp.types as types
+
+    async def list_roots(_context):
+        return types.ListRootsResult(roots=[types.Root(uri=u) for u in uris])
+    return list_roots
+
+
 @contextlib.asynccontextmanager
 async def connect(binary: Path, root: Path, cfg: Path, tmp: Path, *, subcommand: bool = True,
                   extra: tuple[str, ...] = (), stderr_name: str = "mcp-stderr.log",

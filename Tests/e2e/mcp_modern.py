@@ -132,15 +132,17 @@ def rawm(binary, place):
 @contextlib.asynccontextmanager
 async def open_client(binary: Path, root: Path, cfg: Path, tmp: Path, mode: str, *, extensions=None,
                       log_level=None, message_handler=None, read_timeout: float = 30.0,
-                      stderr_name: str = "mcp-stderr.log", subcommand: bool = True) -> AsyncIterator[Client]:
+                      stderr_name: str = "mcp-stderr.log", subcommand: bool = True, extra: tuple[str, ...] = (),
+                      list_roots=None) -> AsyncIterator[Client]:
     """`mcp.Client` over stdio in `mode` ("2026-07-28", "auto" or "legacy"), spawned exactly as the
-    SDK spawns a stdio server in every mode (stdio_client), stderr to a file."""
-    params = StdioServerParameters(command=str(binary), args=server_args(root, cfg, subcommand=subcommand),
+    SDK spawns a stdio server in every mode (stdio_client), stderr to a file. `extra`: more server
+    arguments; `list_roots`: the client's roots callback (only the legacy era asks it)."""
+    params = StdioServerParameters(command=str(binary), args=server_args(root, cfg, subcommand=subcommand, extra=extra),
                                    env=server_env(tmp))
     with open(tmp / stderr_name, "a") as errlog:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, read_timeout_seconds=read_timeout,
                           client_info=Implementation(name="e2e-modern", version="1"), extensions=extensions,
-                          log_level=log_level, message_handler=message_handler) as c:
+                          log_level=log_level, message_handler=message_handler, list_roots_callback=list_roots) as c:
             yield c
 
 

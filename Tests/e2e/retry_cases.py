@@ -449,6 +449,11 @@ CASES: dict[str, Case] = {
     "watchFiles": Case(_watch, _watch_check),
     "unwatchFiles": Case(lambda env: (env.r("watchFiles", {}), {})[1]),
     "getFileUri": Case(_file("uri.txt")),
+    "workspace/textDocumentContent": Case(lambda env: (env.write("doc.md", "# doc\n"), {"uri": "wsb:/file/doc.md"})[1]),
+    # A command repeats as its method does: wsb.appendFile appends twice, like appendFile.
+    "workspace/executeCommand": Case(lambda env: (env.write("log.txt", "start\n"),
+                                                  {"command": "wsb.appendFile", "arguments": [{"path": "log.txt", "data": "line\n"}]})[1],
+                                     _append_check),
     "importFile": Case(_import, lambda env, f, r: (env.local / "imp.txt").read_bytes() == b"imported\n" or pytest.fail()),
     "exportFile": Case(_export, lambda env, f, r: (env.tmp / "host/out.txt").read_bytes() == b"exported\n" or pytest.fail()),
     "getStorageInfo": Case(lambda env: {}),

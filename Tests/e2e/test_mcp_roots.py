@@ -16,7 +16,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*as of 2026-07-28")
 
 import mcp.types as types  # noqa: E402
 
-from mcp_helpers import aio, connect, file_uri, place, raw, tool_error, tool_ok  # noqa: E402,F401 (fixtures)
+from mcp_helpers import aio, connect, file_uri, place, raw, roots_answer, tool_error, tool_ok  # noqa: E402,F401 (fixtures)
 
 
 def make_tree(root) -> None:
@@ -24,12 +24,6 @@ def make_tree(root) -> None:
                       "top.md": "top alpha\n"}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
-
-
-def roots_answer(uris: list[str]):
-    async def list_roots(_context):
-        return types.ListRootsResult(roots=[types.Root(uri=u) for u in uris])
-    return list_roots
 
 
 async def until_refused(session, path: str, timeout: float = 5.0):

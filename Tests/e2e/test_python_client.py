@@ -232,3 +232,25 @@ def test_a_contract_violation_fails_the_awaited_call(binary, tmp_path):
             await client.close()
 
     assert isinstance(asyncio.run(scenario()), ContractViolation)
+
+
+def test_wsb_documents_and_commands_through_the_client(open_client, checked):
+    """The README's snippet (issue 27): a file at its etag, a transcript, a command, contract-checked."""
+    async def scenario():
+        async with open_client() as c:
+            saved = await c.save_file(path="notes/plan.md", data="# Plan\n")
+            doc = await c.workspace_text_document_content(uri=f"wsb:/file/notes/plan.md?etag={saved['etag']}")
+            session = await c.session_create(title="Plan")
+            await c.session_append_messages(id=session["id"], messages=[{"role": "user", "content": "Go."}])
+            transcript = await c.workspace_text_document_content(uri=f"wsb:/session/{session['id']}")
+            loaded = await c.workspace_execute_command(command="wsb.loadFile", arguments=[{"path": "notes/plan.md"}])
+            with pytest.raises(BridgeError) as unknown:
+                await c.workspace_execute_command(command="wsb.nothing")
+            return doc, transcript, loaded, unknown.value
+
+    doc, transcript, loaded, unknown = asyncio.run(scenario())
+
+    assert doc["text"] == "# Plan\n"
+    assert transcript["text"].startswith("# Plan\n") and "Go." in transcript["text"]
+    assert loaded["data"] == "# Plan\n" and loaded["path"] == "notes/plan.md"
+    assert unknown.code == -32602 and unknown.data["field"] == "command"

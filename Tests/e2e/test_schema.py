@@ -30,7 +30,7 @@ EXPECTED_METHODS = {
     "debug/echo", "debug/sleep", "debug/block", "debug/fail", "debug/log", "debug/blob",
     "saveFile", "loadFile", "appendFile", "listFiles", "deleteFile", "moveFile", "copyFile", "createFolder",
     "getFileInfo", "searchFiles", "watchFiles", "unwatchFiles", "getFileUri", "importFile", "exportFile",
-    "workspace/didChangeFiles",
+    "workspace/didChangeFiles", "workspace/textDocumentContent", "workspace/executeCommand",
     "getStorageInfo", "chooseStorage", "migrate", "listConflicts", "resolveConflict", "downloadFile",
     "session/create", "session/get", "session/list", "session/messages", "session/delete", "session/transition",
     "session/appendMessages", "session/recordUsage", "session/checkpoint", "session/resume", "session/callTool",

@@ -20,10 +20,12 @@ export interface ClientInfo {
   version?: string;
 }
 
-/** Client capabilities. `workspace.didChangeFiles: true` asks for workspace/didChangeFiles notifications; anything else is accepted as given. */
+/** Client capabilities. `workspace.didChangeFiles: true` asks for workspace/didChangeFiles notifications; `workspace.textDocumentContent` (LSP 3.18, any object) lets the server send workspace/textDocumentContent/refresh requests for the wsb: documents the client read; anything else is accepted as given. */
 export interface ClientCapabilities {
   workspace?: {
     didChangeFiles?: boolean;
+    /** LSP 3.18 TextDocumentContentClientCapabilities ({dynamicRegistration?}): its presence asks for refresh requests. */
+    textDocumentContent?: { [key: string]: unknown };
   };
 }
 
@@ -64,6 +66,14 @@ export interface ServerCapabilities {
     root: HostPath;
     /** Whether the server sends workspace/didChangeFiles. */
     didChangeFiles: boolean;
+    /** LSP 3.18: the server provides read-only documents of these URI schemes through workspace/textDocumentContent (`wsb`). */
+    textDocumentContent?: {
+      schemes: string[];
+    };
+  };
+  /** LSP: the commands workspace/executeCommand runs: `wsb.METHOD` for each custom request METHOD of the method table (arguments: [its params]). */
+  executeCommandProvider?: {
+    commands: string[];
   };
 }
 
@@ -947,6 +957,19 @@ export interface SessionStats {
   };
 }
 
+/** A wsb: URI: `wsb:/file/PATH` (a workspace file's text), `wsb:/file/PATH?etag=ETAG` (the same, checked to be at that etag: the store keeps no versions), `wsb:/conflict/PATH` (a sync engine's conflict copy, beside its original), `wsb:/session/ID` (a session's transcript, Markdown), `wsb:/export/ID` (the session's export, as session/export writes it). PATH is percent-encoded; a query's `=` may be encoded too (`%3D`). */
+export type ContentDocumentUri = string;
+
+export interface TextDocumentContentResult {
+  /** The document's whole text. */
+  text: string;
+}
+
+/** The params of workspace/textDocumentContent/refresh, the request the server sends a client that declared capabilities.workspace.textDocumentContent when a wsb: document it read changes (its answer is ignored). */
+export interface TextDocumentContentRefreshParams {
+  uri: ContentDocumentUri;
+}
+
 /**
  * Starts the session and returns the server's identity and method table.
  *
@@ -1731,6 +1754,28 @@ export interface SessionStatsParams {
   id: SessionId;
 }
 
+/**
+ * LSP 3.18: the read-only text of a wsb: document (a file, a file at an etag, a conflict copy, a session's transcript or export).
+ *
+ * A URI that is not wsb:, of an unknown kind, or with a bad escape → InvalidParams (data.field "uri"). A file at an etag it no longer has → PreconditionFailed with data.currentEtag. Bytes that are not UTF-8 → NotText; more than 16 MiB → TooLarge (a transcript is cut at a message boundary instead, and says so). `wsb:/conflict/` of a name that is not a conflict copy → InvalidArgument; a copy whose original is gone → NotFound. A missing session → NotFound. Path errors as for loadFile. To a client that declared capabilities.workspace.textDocumentContent, the server sends the request workspace/textDocumentContent/refresh {uri} (params: TextDocumentContentRefreshParams) when a document it read changes, by any writer (at most 256 documents followed, the oldest read forgotten first).
+ */
+export interface WorkspaceTextDocumentContentParams {
+  uri: ContentDocumentUri;
+}
+
+/**
+ * LSP: runs command `wsb.METHOD` as the request METHOD with `arguments[0]` as its params, for editors that send no custom request.
+ *
+ * The commands are initialize's capabilities.executeCommandProvider.commands: every custom request of the method table (files, storage, sessions, host, settings). The same declaration decodes the params (errors name `arguments[0].FIELD`), orders the call with the others and runs it; the answer is that method's result or error, as if it had been sent directly. An unknown command → InvalidParams (data.field "command"); more than one argument → InvalidParams (data.field "arguments"). A workDoneToken reports that method's progress.
+ */
+export interface WorkspaceExecuteCommandParams {
+  command: string;
+  /** At most one item: the method's params object (absent or empty: no params). */
+  arguments?: unknown[];
+  /** LSP: progress of the method run, as for that method. */
+  workDoneToken?: ProgressToken;
+}
+
 /** Every request method: its params and its result. */
 export interface RequestMap {
   "initialize": { params: InitializeParams; result: InitializeResult };
@@ -1823,6 +1868,8 @@ export interface RequestMap {
   "session/deleteMessages": { params: SessionDeleteMessagesParams; result: MessagesDeleted };
   "session/update": { params: SessionUpdateParams; result: Session };
   "session/stats": { params: SessionStatsParams; result: SessionStats };
+  "workspace/textDocumentContent": { params: WorkspaceTextDocumentContentParams; result: TextDocumentContentResult };
+  "workspace/executeCommand": { params: WorkspaceExecuteCommandParams; result: unknown };
 }
 
 /** Notifications the server sends: method → params. */
@@ -2018,5 +2065,11 @@ export interface WorkspaceBridgeMethods {
     log(params: DebugLogParams, options?: RequestOptions): Promise<Empty>;
     /** Returns text of exactly the requested number of bytes. */
     blob(params: DebugBlobParams, options?: RequestOptions): Promise<BlobResult>;
+  };
+  readonly workspace: {
+    /** LSP 3.18: the read-only text of a wsb: document (a file, a file at an etag, a conflict copy, a session's transcript or export). */
+    textDocumentContent(params: WorkspaceTextDocumentContentParams, options?: RequestOptions): Promise<TextDocumentContentResult>;
+    /** LSP: runs command `wsb.METHOD` as the request METHOD with `arguments[0]` as its params, for editors that send no custom request. */
+    executeCommand(params: WorkspaceExecuteCommandParams, options?: RequestOptions): Promise<unknown>;
   };
 }

@@ -69,6 +69,8 @@ export const REQUEST_METHODS = Object.freeze([
   "session/deleteMessages",
   "session/update",
   "session/stats",
+  "workspace/textDocumentContent",
+  "workspace/executeCommand",
 ]);
 
 /** Notifications the server sends. */

@@ -14,9 +14,11 @@ from .types import (
     BlobResult,
     BlockResult,
     CheckpointResult,
+    CommandResult,
     Compaction,
     ConditionsResult,
     ConflictList,
+    ContentDocumentUri,
     CreateFolderResult,
     DeferredList,
     DeleteResult,
@@ -71,6 +73,8 @@ from .types import (
     SleepResult,
     StorageInfo,
     StorageLocation,
+    TextDocumentContentRefreshParams,
+    TextDocumentContentResult,
     Timestamp,
     ToolCallAnswer,
     ToolDefinition,
@@ -1375,6 +1379,62 @@ class Methods(Connection):
         Sends ``session/stats``.
         """
         return self.request('session/stats', build_params({'id': id}, {}))
+
+    def workspace_text_document_content(
+        self, *,
+        uri: ContentDocumentUri,
+    ) -> Call[TextDocumentContentResult]:
+        """
+        LSP 3.18: the read-only text of a wsb: document (a file, a file at an etag, a conflict copy,
+        a session's transcript or export).
+
+        A URI that is not wsb:, of an unknown kind, or with a bad escape → InvalidParams (data.field
+        "uri"). A file at an etag it no longer has → PreconditionFailed with data.currentEtag. Bytes
+        that are not UTF-8 → NotText; more than 16 MiB → TooLarge (a transcript is cut at a message
+        boundary instead, and says so). `wsb:/conflict/` of a name that is not a conflict copy →
+        InvalidArgument; a copy whose original is gone → NotFound. A missing session → NotFound.
+        Path errors as for loadFile. To a client that declared
+        capabilities.workspace.textDocumentContent, the server sends the request
+        workspace/textDocumentContent/refresh {uri} (params: TextDocumentContentRefreshParams) when
+        a document it read changes, by any writer (at most 256 documents followed, the oldest read
+        forgotten first).
+
+        Sends ``workspace/textDocumentContent``.
+        """
+        return self.request('workspace/textDocumentContent', build_params({'uri': uri}, {}))
+
+    def workspace_execute_command(
+        self, *,
+        command: str,
+        arguments: Optional[List[Any]] = None,
+        work_done_token: Optional[ProgressToken] = None,
+        progress: bool = False,
+    ) -> Call[CommandResult]:
+        """
+        LSP: runs command `wsb.METHOD` as the request METHOD with `arguments[0]` as its params, for
+        editors that send no custom request.
+
+        The commands are initialize's capabilities.executeCommandProvider.commands: every custom
+        request of the method table (files, storage, sessions, host, settings). The same declaration
+        decodes the params (errors name `arguments[0].FIELD`), orders the call with the others and
+        runs it; the answer is that method's result or error, as if it had been sent directly. An
+        unknown command → InvalidParams (data.field "command"); more than one argument →
+        InvalidParams (data.field "arguments"). A workDoneToken reports that method's progress.
+
+        Sends ``workspace/executeCommand``. ``progress=True`` asks for ``$/progress`` (see
+        Call.progress).
+        """
+        return self.request(
+            'workspace/executeCommand',
+            build_params(
+                {'command': command},
+                {
+                    'arguments': arguments,
+                    'workDoneToken': work_done_token,
+                },
+            ),
+            progress=progress,
+        )
 
     @overload
     def notifications(self, method: Literal['$/progress']) -> Stream[ProgressParams]: ...

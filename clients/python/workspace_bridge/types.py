@@ -35,12 +35,17 @@ class ClientInfo(_ClientInfoRequired, total=False):
 
 class ClientCapabilitiesWorkspace(TypedDict, total=False):
     didChangeFiles: bool
+    #: LSP 3.18 TextDocumentContentClientCapabilities ({dynamicRegistration?}): its presence asks
+    #: for refresh requests.
+    textDocumentContent: Dict[str, Any]
 
 
 class ClientCapabilities(TypedDict, total=False):
     """
     Client capabilities. `workspace.didChangeFiles: true` asks for workspace/didChangeFiles
-    notifications; anything else is accepted as given.
+    notifications; `workspace.textDocumentContent` (LSP 3.18, any object) lets the server send
+    workspace/textDocumentContent/refresh requests for the wsb: documents the client read; anything
+    else is accepted as given.
     """
     workspace: ClientCapabilitiesWorkspace
 
@@ -65,12 +70,34 @@ class ServerCapabilitiesNotifications(TypedDict):
 HostPath = str
 
 
-class ServerCapabilitiesWorkspace(TypedDict):
-    """The workspace this server serves."""
+class ServerCapabilitiesWorkspaceTextDocumentContent(TypedDict):
+    """
+    LSP 3.18: the server provides read-only documents of these URI schemes through
+    workspace/textDocumentContent (`wsb`).
+    """
+    schemes: List[str]
+
+
+class _ServerCapabilitiesWorkspaceRequired(TypedDict):
     #: The workspace root's absolute path.
     root: HostPath
     #: Whether the server sends workspace/didChangeFiles.
     didChangeFiles: bool
+
+
+class ServerCapabilitiesWorkspace(_ServerCapabilitiesWorkspaceRequired, total=False):
+    """The workspace this server serves."""
+    #: LSP 3.18: the server provides read-only documents of these URI schemes through
+    #: workspace/textDocumentContent (`wsb`).
+    textDocumentContent: ServerCapabilitiesWorkspaceTextDocumentContent
+
+
+class ServerCapabilitiesExecuteCommandProvider(TypedDict):
+    """
+    LSP: the commands workspace/executeCommand runs: `wsb.METHOD` for each custom request METHOD of
+    the method table (arguments: [its params]).
+    """
+    commands: List[str]
 
 
 class _ServerCapabilitiesRequired(TypedDict):
@@ -98,6 +125,9 @@ class ServerCapabilities(_ServerCapabilitiesRequired, total=False):
     maxMessageBytes: int
     #: The workspace this server serves.
     workspace: ServerCapabilitiesWorkspace
+    #: LSP: the commands workspace/executeCommand runs: `wsb.METHOD` for each custom request METHOD
+    #: of the method table (arguments: [its params]).
+    executeCommandProvider: ServerCapabilitiesExecuteCommandProvider
 
 
 class InitializeResult(TypedDict):
@@ -1345,6 +1375,28 @@ class SessionStats(_SessionStatsRequired, total=False):
     unattributed: SessionStatsUnattributed
 
 
+#: A wsb: URI: `wsb:/file/PATH` (a workspace file's text), `wsb:/file/PATH?etag=ETAG` (the same,
+#: checked to be at that etag: the store keeps no versions), `wsb:/conflict/PATH` (a sync engine's
+#: conflict copy, beside its original), `wsb:/session/ID` (a session's transcript, Markdown),
+#: `wsb:/export/ID` (the session's export, as session/export writes it). PATH is percent-encoded; a
+#: query's `=` may be encoded too (`%3D`).
+ContentDocumentUri = str
+
+
+class TextDocumentContentResult(TypedDict):
+    #: The document's whole text.
+    text: str
+
+
+class TextDocumentContentRefreshParams(TypedDict):
+    """
+    The params of workspace/textDocumentContent/refresh, the request the server sends a client that
+    declared capabilities.workspace.textDocumentContent when a wsb: document it read changes (its
+    answer is ignored).
+    """
+    uri: ContentDocumentUri
+
+
 class SessionTransitionError(TypedDict, total=False):
     """With to: failed: why (kept as the session's error)."""
     code: str
@@ -1388,6 +1440,10 @@ class ConditionsResult(TypedDict):
 class BlockResult(TypedDict):
     #: Bytes read before end of file.
     bytes: int
+
+
+#: The result of the method the command names.
+CommandResult = Any
 
 
 class ProgressParams(TypedDict):
