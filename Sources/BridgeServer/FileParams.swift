@@ -60,18 +60,3 @@ extension Claim {
     static func read(_ path: WorkspacePath) -> Claim { .read("file", path.string) }
     static func write(_ path: WorkspacePath) -> Claim { .write("file", path.string) }
 }
-
-extension FileStatus {
-    /// `{path, size, etag, modified}`: what every write answers.
-    var writeResult: JSON {
-        ["path": .string(path.string), "size": .int(size), "etag": .string(etag), "modified": .string(modified)]
-    }
-
-    static let writeResultFields = ["path", "size", "etag", "modified"]
-
-    /// A listing entry.
-    var entry: JSON {
-        ["path": .string(path.string), "name": .string(path.name), "type": .string(type.rawValue), "size": .int(size),
-         "modified": .string(modified), "etag": .string(etag), "state": .string(state)]
-    }
-}

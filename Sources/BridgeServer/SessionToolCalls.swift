@@ -9,7 +9,6 @@ import Workspace
 /// first (`SessionMethods.runGated`).
 enum CallTool: MethodDeclaration {
     static let method = "session/callTool"
-    static let result = ResultShape.object(["content", "structuredContent", "isError", "pendingApproval"])
     struct Params: MethodParams {
         var id: String
         var name: String
@@ -30,13 +29,20 @@ enum CallTool: MethodDeclaration {
         .claims(ToolClaims.claims(session: p.id, name: p.name, arguments: p.arguments))
     }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Answer {
         guard ToolTable.byName[p.name] != nil else {
             throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(p.name)\"")
         }
         let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, name: p.name, arguments: p.arguments,
                                                userConfirmed: p.userConfirmed)
-        return try SessionMethods.onStore(call) { try SessionMethods.runGated($0, toolCall, call) }
+        return Answer(json: try SessionMethods.onStore(call) { try SessionMethods.runGated($0, toolCall, call) })
+    }
+
+    /// The call's result as the journal recorded it (`ToolResult`'s shape: a replay answers the
+    /// same bytes), or `{pendingApproval}`.
+    struct Answer: ListedObjectResult {
+        var json: JSON
+        static let fieldNames = ["content", "structuredContent", "isError", "pendingApproval"]
     }
 }
 

@@ -8,7 +8,6 @@ import Synchronization
 /// device policy (`MCPDevice`), journaled into the connection's session, run once.
 enum CallMCPTool: MethodDeclaration {
     static let method = "tools/call"
-    static let result = ResultShape.object(["content", "structuredContent", "isError"])
     struct Params: MethodParams {
         var name: String
         var arguments: JSON
@@ -51,21 +50,21 @@ enum CallMCPTool: MethodDeclaration {
 
     /// The 2025 era: the approval step (`MCPApprovals.gate2025`), the device step (`MCPDevice`),
     /// then the call.
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> MCPToolAnswer {
         let tool = try tool(p.name)
         let approved: String
         switch try MCPApprovals.gate2025(p, tool, call) {
-        case .answer(let result): return result
+        case .answer(let result): return .answer(result)
         case .run(let toolCallId): approved = toolCallId
         }
         switch try MCPDevice.gate(p, tool, call, toolCallId: approved, modern: nil) {
-        case .answer(let result): return result
+        case .answer(let result): return .answer(result)
         case .run(let toolCallId): return try run(p, call, toolCallId: toolCallId)
         }
     }
 
     /// Runs an approved (or unguarded) call once, journaled under `toolCallId`.
-    static func run(_ p: Params, _ call: Call, toolCallId: String) throws -> JSON {
+    static func run(_ p: Params, _ call: Call, toolCallId: String) throws -> MCPToolAnswer {
         let name = p.name
         let tool = try tool(name)
         let services = call.services
@@ -87,7 +86,7 @@ enum CallMCPTool: MethodDeclaration {
             }
             try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
                                              result: result.journalJSON, isError: result.isError)
-            return result.mcpJSON
+            return .tool(result)
         }
         _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
         let result: ToolResult
@@ -100,6 +99,6 @@ enum CallMCPTool: MethodDeclaration {
             throw error
         }
         try store.finishToolCall(id: sessionID, toolCallId: toolCallId, result: result.json, isError: result.isError)
-        return result.mcpJSON
+        return .tool(result)
     }
 }

@@ -67,7 +67,7 @@ enum UpdateContext: ToolDeclaration {
             if !text.hasSuffix("\n") { text += "\n" }
             s = try ws.append(ContextTools.contextPath, contents: Array(text.utf8))
         }
-        return ToolOutput(text: "context.md now has \(s.size) bytes.", structured: s.writeResult)
+        return ToolOutput(text: "context.md now has \(s.size) bytes.", structured: WriteResult(s).json)
     }
 }
 
@@ -89,6 +89,6 @@ enum AppendJournal: ToolDeclaration {
         var entry = p.entry
         if !entry.hasSuffix("\n") { entry += "\n" }
         let s = try call.services.workspace().append(try WorkspacePath("Journal/agent/\(date).md"), contents: Array(("- " + entry).utf8))
-        return ToolOutput(text: "Noted in \(s.path).", structured: s.writeResult)
+        return ToolOutput(text: "Noted in \(s.path).", structured: WriteResult(s).json)
     }
 }

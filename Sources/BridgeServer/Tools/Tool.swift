@@ -51,10 +51,11 @@ package struct Tool: Sendable {
 
     /// The tool that mirrors method `D`: its arguments renamed to `D`'s params (errors name the
     /// tool's arguments), decoded by `D`'s decoder, run by `D`'s handler; its structured content is
-    /// `D`'s result and `text` says it for the model. The schema must declare this mirror.
+    /// `D`'s result encoded as the method encodes it, and `text` says that typed result for the
+    /// model. The schema must declare this mirror.
     static func mirroring<D: MethodDeclaration>(_ d: D.Type, as name: String, title: String, description: String,
                                                 effects: ToolEffectRule, idempotent: Bool,
-                                                text: @escaping @Sendable (JSON) -> String) -> Tool {
+                                                text: @escaping @Sendable (D.Result) -> String) -> Tool {
         guard let mirror = ToolSchemas.mirrors[name], mirror.method == D.method else {
             fatalError("tool \(name) does not mirror \(D.method) in schema/openrpc.json's x-agent-tool")
         }
@@ -65,7 +66,7 @@ package struct Tool: Sendable {
             var params = JSONObject()
             if case .object(let o) = arguments { for (k, v) in o.members { params[toParam[k] ?? k] = v } }
             let result = try D.handle(try D.Params(try ParamReader(.object(params), aliases: toArgument)), call)
-            return ToolOutput(text: text(result), structured: result)
+            return ToolOutput(text: text(result), structured: result.json)
         }
     }
 
@@ -119,6 +120,8 @@ package struct ToolResult: Sendable {
     var content: [JSON]
     package var structuredContent: JSON?
     package var isError: Bool
+    /// A failed call's `data.code` (also in its structured content).
+    package var code: String?
 
     package init(content: [JSON], structuredContent: JSON?, isError: Bool) {
         self.content = content
@@ -138,6 +141,8 @@ package struct ToolResult: Sendable {
     package static func failure(_ message: String, code: String?) -> ToolResult {
         var s: JSONObject = ["error": .string(message)]
         if let code { s["code"] = .string(code) }
-        return ToolResult(content: [text(message)], structuredContent: .object(s), isError: true)
+        var r = ToolResult(content: [text(message)], structuredContent: .object(s), isError: true)
+        r.code = code
+        return r
     }
 }
