@@ -138,3 +138,33 @@ struct SchemaAgreementTests {
         #expect(all.isEmpty, "\(all.count) differences:\n\(all.joined(separator: "\n"))")
     }
 }
+
+/// Declarations the agreement check must fault: a result whose fields and types differ from the
+/// schema's, and one that answers hand-built JSON.
+enum MistypedFileUri: MethodDeclaration {
+    static let method = "getFileUri"
+    static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
+    static func handle(_ p: PathParams, _ call: Call) throws -> Result { Result(uri: 0) }
+    struct Result: ObjectResult {
+        var uri: Int64
+        static let fields: [ResultField<Self>] = [.field("uri", \.uri), .field("extra", \.uri)]
+    }
+}
+
+enum UntypedFileUri: MethodDeclaration {
+    static let method = "getFileUri"
+    static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
+    static func handle(_ p: PathParams, _ call: Call) throws -> JSON { ["uri": "file:///"] }
+}
+
+extension SchemaAgreementTests {
+    @Test("the check reports a result field the schema lacks, a field of another type, and an untyped result")
+    func checkFaultsMistypedResults() throws {
+        let m = try #require(Self.schema["methods"]?.arrayValue?.first { $0["name"]?.stringValue == "getFileUri" })
+        let mistyped = Self.problems(MistypedFileUri.self, m)
+        #expect(mistyped.contains { $0.contains("result fields [\"extra\", \"uri\"]") }, "\(mistyped)")
+        #expect(mistyped.contains { $0.contains("'uri' is encoded as integer") }, "\(mistyped)")
+        #expect(Self.problems(GetFileUri.self, m).isEmpty)
+        #expect(Self.problems(UntypedFileUri.self, m).contains { $0.contains("declare its Result type") })
+    }
+}
