@@ -50,8 +50,9 @@ enum ApproveToolCall: MethodDeclaration {
         try SessionMethods.onStore(call) { store in
             let approval = try store.approve(id: p.id, toolCallId: p.toolCallId, decision: p.decision, remember: p.remember)
             if approval.origin != nil { return Result(approval: approval) }
-            let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, name: approval.name,
-                                                   arguments: approval.arguments, userConfirmed: false)
+            guard let tool = ToolTable.byName[approval.name] else { throw SessionMethods.unknownTool(approval.name) }
+            let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, invocation: tool.invocation(approval.arguments),
+                                                   userConfirmed: false)
             return Result(approval: approval, result: try SessionMethods.runGated(store, toolCall, call))
         }
     }

@@ -14,6 +14,8 @@ enum CallMCPTool: MethodDeclaration {
         /// The 2026-07-28 era's retry after `input_required`: the client's answers and the echoed state.
         var inputResponses: JSONObject?
         var requestState: String?
+        /// The call, its arguments decoded once by the tool's method (nil: no such tool).
+        var invocation: ToolInvocation?
         init(_ p: ParamReader) throws {
             name = try p.requiredString("name")
             arguments = p.value("arguments") ?? .object(JSONObject())
@@ -24,11 +26,13 @@ enum CallMCPTool: MethodDeclaration {
                 inputResponses = o
             }
             requestState = try p.string("requestState")
+            if !p.isDescribing { invocation = ToolTable.byName[name]?.invocation(arguments) }
         }
     }
 
+    /// The connection's session, and what the tool's method claims for these arguments.
     static func schedule(_ p: Params) -> Schedule {
-        .claims(ToolClaims.claims(session: "mcp", name: p.name, arguments: p.arguments))
+        .claims(p.invocation?.claims(session: "mcp") ?? [Claim("session", path: "mcp", access: .write)])
     }
 
     /// The tail of MCP tool call ids: a counter from a random start (one `getrandom` per process, not
@@ -66,12 +70,13 @@ enum CallMCPTool: MethodDeclaration {
     /// Runs an approved (or unguarded) call once, journaled under `toolCallId`.
     static func run(_ p: Params, _ call: Call, toolCallId: String) throws -> MCPToolAnswer {
         let name = p.name
-        let tool = try tool(name)
+        let invocation = try p.invocation ?? tool(name).invocation(p.arguments)
+        let tool = invocation.tool
         let services = call.services
         let mcp = try call.mcp()
         let (sessionID, store) = try mcp.session.current()
         let arguments = p.arguments
-        let run = { try ToolTable.call(name, arguments: arguments, services: services, request: call.request, scope: mcp.roots) }
+        let run = { try ToolTable.call(invocation, services: services, request: call.request, scope: mcp.roots) }
         if tool.readOnly {
             // Reads change nothing: run, then journal intent and result together without an fsync
             // (a cancelled or failed read is journaled with its error).
