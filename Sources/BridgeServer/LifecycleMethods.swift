@@ -96,8 +96,7 @@ enum SetTrace: MethodDeclaration {
     struct Params: MethodParams {
         var trace: ClientLogSink.Trace
         init(_ p: ParamReader) throws {
-            trace = ClientLogSink.Trace(rawValue: try p.requiredChoice("value", ["off", "messages", "verbose"],
-                                                                        expected: "one of \"off\", \"messages\", \"verbose\""))!
+            trace = try p.requiredChoice("value", as: ClientLogSink.Trace.self, expected: "one of \"off\", \"messages\", \"verbose\"")
         }
     }
     static func schedule(_ p: Params) -> Schedule { .unordered }

@@ -252,8 +252,8 @@ public struct FrameDecoder {
     private func find(_ byte: UInt8, from: Int) -> Int? {
         guard from < buf.count else { return nil }
         return buf.withUnsafeBytes { raw -> Int? in
-            guard let p = memchr(raw.baseAddress! + from, Int32(byte), buf.count - from) else { return nil }
-            return raw.baseAddress!.distance(to: UnsafeRawPointer(p))
+            guard let base = raw.baseAddress, let p = memchr(base + from, Int32(byte), buf.count - from) else { return nil }
+            return base.distance(to: UnsafeRawPointer(p))
         }
     }
 

@@ -75,7 +75,7 @@ enum MCPMethods {
             // `MCPSessionEnd.recordsAtOpen` counts what this journals: keep the two in step.
             session = try store.create(title: "MCP: \(clientName)", agentType: "mcp")
             _ = try store.transition(id: session.id, to: .running)
-            policy = try services.configuration.mcpApprovalPolicy.map { try MCPApprovals.policy(named: $0) } ?? .none
+            policy = services.configuration.mcpApprovalPolicy ?? .none
             if policy != .none { _ = try store.setApprovalPolicy(id: session.id, policy) }
         }
         state.session.set(session.id, clientName: clientName, store: store, owned: services.configuration.mcpSession == nil,
