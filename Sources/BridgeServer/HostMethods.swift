@@ -19,11 +19,11 @@ enum DidEnterBackground: MethodDeclaration {
         let (store, _) = try call.services.stores()
         let sessions = store.backgroundAll()
         call.services.agents.logWarnings(store)
-        return Result(sessions: sessions)
+        return Result(sessions: sessions.map(SessionObject.init))
     }
 
     struct Result: ObjectResult {
-        var sessions: [Session]
+        var sessions: [SessionObject]
         static let fields: [ResultField<Self>] = [.field("sessions", \.sessions)]
     }
 }
@@ -33,7 +33,7 @@ enum WillEnterForeground: MethodDeclaration {
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("session", "")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let (store, _) = try call.services.stores()
-        return Result(sessions: store.backgrounded().map { Backgrounded(session: $0.session, checkpoint: $0.checkpoint) })
+        return Result(sessions: store.backgrounded().map { Backgrounded(session: SessionObject(session: $0.session), checkpoint: $0.checkpoint) })
     }
 
     struct Result: ObjectResult {
@@ -43,7 +43,7 @@ enum WillEnterForeground: MethodDeclaration {
 
     /// A session the app left in the background, and its last checkpoint.
     struct Backgrounded: ObjectResult {
-        var session: Session
+        var session: SessionObject
         var checkpoint: JSON?
         static let fields: [ResultField<Self>] = [.field("session", \.session), .nullable("checkpoint", \.checkpoint)]
     }

@@ -1,8 +1,9 @@
 import AgentSessions
 import JSON
 
-/// A result whose JSON is built elsewhere: by a domain module (`AgentSessions`' `json`, until
-/// those wire forms move to the methods), by the journal (a recorded tool result replayed as
+/// A result whose JSON is built elsewhere: by a domain module (`AgentSessions`' `json` of a
+/// compaction, a queue item, a retention policy, a prune report, until those wire forms move to
+/// the methods as the session object's did, `SessionResults.swift`), by the journal (a recorded tool result replayed as
 /// it was) or by a face's own store. Its field names are listed by hand, next to the method; the
 /// schema agreement check compares these names (their types are not checked).
 package protocol ListedObjectResult: MethodResult {
@@ -14,12 +15,6 @@ extension ListedObjectResult {
     package static var shape: ResultShape {
         .object(fieldNames.map { ResultFieldShape(name: $0, type: nil, optional: true) })
     }
-}
-
-extension Session: ListedObjectResult {
-    package static let fieldNames = ["id", "title", "agentType", "state", "error", "config", "usage", "pendingToolCalls", "metadata",
-                                     "createdAt", "updatedAt", "parentId", "forkedAt", "compactions", "approvalPolicy",
-                                     "pendingApprovals", "deferredToolCalls", "bytesOnDisk"]
 }
 
 extension Compaction: ListedObjectResult {
@@ -38,10 +33,6 @@ extension RetentionPolicy: ListedObjectResult {
 
 extension PruneReport: ListedObjectResult {
     package static let fieldNames = ["sessions", "deletedSessions"]
-}
-
-extension ResumeResult: ListedObjectResult {
-    package static let fieldNames = ["session", "messagesTail", "pendingToolCalls", "partialResults"]
 }
 
 /// Domain values carried as fields of a result, encoded by their module.

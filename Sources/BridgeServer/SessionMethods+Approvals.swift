@@ -7,7 +7,7 @@ import JSONRPC
 /// anything is `SessionMethods.runGated` (`SessionToolCalls.swift`).
 enum SetApprovalPolicy: SessionMethod {
     static let method = "session/setApprovalPolicy"
-    typealias Result = Session
+    typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
         var policy: ApprovalPolicy
@@ -17,8 +17,8 @@ enum SetApprovalPolicy: SessionMethod {
                                                        placeholder: .none, ApprovalPolicy.init(json:))
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> Session {
-        try store.setApprovalPolicy(id: p.id, p.policy)
+    static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.setApprovalPolicy(id: p.id, p.policy))
     }
 }
 

@@ -32,7 +32,7 @@ enum CreateSession: MethodDeclaration {
     /// then capped by the device's conditions (Low Power Mode: fast). A `research` session is
     /// heavy network work (the seeds' "Research uses data — continue?"): refused with `Deferred`
     /// (nothing created, `queued: false`) when the policy defers heavy work, unless `userConfirmed`.
-    static func handle(_ p: Params, _ call: Call) throws -> Session {
+    static func handle(_ p: Params, _ call: Call) throws -> SessionObject {
         let agents = call.services.agents
         let (store, _) = try call.services.stores()
         let conditions = agents.currentConditions
@@ -43,7 +43,7 @@ enum CreateSession: MethodDeclaration {
             throw refusal
         }
         let config = policy.capped(AgentTypeTiers.resolve(config: p.config, preset: p.preset, agentType: p.agentType))
-        return try store.create(title: p.title, agentType: p.agentType, config: config, metadata: p.metadata,
-                                approvalPolicy: p.approvalPolicy)
+        return SessionObject(session: try store.create(title: p.title, agentType: p.agentType, config: config, metadata: p.metadata,
+                                                       approvalPolicy: p.approvalPolicy))
     }
 }

@@ -8,7 +8,7 @@ import JSONRPC
 /// A new session holding the history up to `atMessageId` (default: all); reads the parent only.
 enum ForkSession: SessionMethod {
     static let method = "session/fork"
-    typealias Result = Session
+    typealias Result = SessionObject
     static let access = Claim.Access.read
     struct Params: SessionParams {
         var id: String
@@ -20,8 +20,8 @@ enum ForkSession: SessionMethod {
             title = try p.string("title")
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> Session {
-        try store.fork(id: p.id, atMessageId: p.atMessageId, title: p.title)
+    static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.fork(id: p.id, atMessageId: p.atMessageId, title: p.title))
     }
 }
 

@@ -72,7 +72,7 @@ enum ImportSession: MethodDeclaration {
 
     struct Result: ObjectResult {
         var imported: ImportedSession
-        static let fields: [ResultField<Self>] = [.field("session", \.imported.session), .field("replacedId", \.imported.replacedId),
+        static let fields: [ResultField<Self>] = [.field("session", { SessionObject(session: $0.imported.session) }), .field("replacedId", \.imported.replacedId),
                                                    .field("notImported", { $0.imported.notImported.isEmpty ? nil : $0.imported.notImported })]
     }
 }

@@ -100,12 +100,12 @@ enum ListSessions: MethodDeclaration {
     static func handle(_ p: Params, _ call: Call) throws -> Result {
         let (store, _) = try call.services.stores()
         let page = try store.list(state: p.state, limit: p.limit, cursor: p.cursor)
-        return Result(sessions: p.withBytesOnDisk ? SessionMethods.withBytesOnDisk(store, page.sessions) : page.sessions,
-                      nextCursor: page.nextCursor)
+        let sessions = p.withBytesOnDisk ? SessionMethods.withBytesOnDisk(store, page.sessions) : page.sessions
+        return Result(sessions: sessions.map(SessionObject.init), nextCursor: page.nextCursor)
     }
 
     struct Result: ObjectResult {
-        var sessions: [Session]
+        var sessions: [SessionObject]
         var nextCursor: String?
         static let fields: [ResultField<Self>] = [.field("sessions", \.sessions), .field("nextCursor", \.nextCursor)]
     }
@@ -114,9 +114,11 @@ enum ListSessions: MethodDeclaration {
 enum GetSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/get"
-    typealias Result = Session
+    typealias Result = SessionObject
     static let access = Claim.Access.read
-    static func handle(_ p: SessionID, _ store: SessionStore) throws -> Session { try store.get(id: p.id, withBytesOnDisk: true) }
+    static func handle(_ p: SessionID, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.get(id: p.id, withBytesOnDisk: true))
+    }
 }
 
 enum SessionMessages: SessionMethod {
@@ -161,7 +163,7 @@ enum DeleteSession: SessionMethod {
 
 enum TransitionSession: SessionMethod {
     static let method = "session/transition"
-    typealias Result = Session
+    typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
         var to: SessionState
@@ -172,8 +174,8 @@ enum TransitionSession: SessionMethod {
             error = p.value("error")
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> Session {
-        try store.transition(id: p.id, to: p.to, error: p.error).session
+    static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.transition(id: p.id, to: p.to, error: p.error).session)
     }
 }
 
@@ -255,6 +257,6 @@ enum CheckpointSession: SessionMethod {
 enum ResumeSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/resume"
-    typealias Result = ResumeResult
-    static func handle(_ p: SessionID, _ store: SessionStore) throws -> ResumeResult { try store.resume(id: p.id) }
+    typealias Result = ResumeObject
+    static func handle(_ p: SessionID, _ store: SessionStore) throws -> ResumeObject { ResumeObject(resumed: try store.resume(id: p.id)) }
 }

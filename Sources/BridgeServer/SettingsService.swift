@@ -125,4 +125,24 @@ final class SettingsService: Sendable {
     }
 }
 
-extension SettingsError: DomainError {}
+/// Settings errors as the protocol says them: `QuotaExceeded` (data.quota "keys" or "bytes",
+/// data.limit, data.size), `InvalidArgument` (data.key, data.limit, data.size), `IOError`
+/// (data.path, data.errno).
+extension SettingsError: DomainError {
+    public var dataCode: String {
+        switch self {
+        case .quotaExceeded: "QuotaExceeded"
+        case .invalidKey: "InvalidArgument"
+        case .io: "IOError"
+        }
+    }
+
+    public var data: JSONObject {
+        switch self {
+        case .quotaExceeded(let quota, let limit, let size):
+            ["quota": .string(quota.rawValue), "limit": .int(Int64(limit)), "size": .int(Int64(size))]
+        case .invalidKey(let key, _, let limit, let size): ["key": .string(key), "limit": .int(Int64(limit)), "size": .int(Int64(size))]
+        case .io(_, let code, let path): ["path": .string(path), "errno": .int(Int64(code))]
+        }
+    }
+}

@@ -8,7 +8,7 @@ import Darwin
 import Testing
 import Workspace
 
-/// A `listFiles` result is the plain entries (`FileStatus.entry`) encoded by jansson: every
+/// A `listFiles` result is the plain entries (`ListEntry`) encoded by jansson: every
 /// name, however tricky, comes back as it is on disk, and the bytes are those of one jansson dump
 /// of the whole result, also when a large page is dumped in parts on every core.
 @Suite("listFiles entries")
