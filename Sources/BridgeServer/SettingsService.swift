@@ -77,7 +77,8 @@ final class SettingsService: Sendable {
         let active = try? manager.active().rootPath
         for root in roots where root == active || Self.isDirectory(root + "/" + Workspace.privateFolder) {
             guard let (store, logger) = state.withLock({ s -> (SettingsStore, Logger?)? in
-                s.watchers[root] != nil ? nil : (s.stores[root] ?? SettingsStore(rootPath: root, device: s.device!), s.logger)
+                guard s.watchers[root] == nil, let device = s.device else { return nil }
+                return (s.stores[root] ?? SettingsStore(rootPath: root, device: device), s.logger)
             }) else { continue }
             do {
                 try store.prepare()
