@@ -22,8 +22,11 @@
  *                        spawn: `server/discover`, its answer, then one `tools/call` with --params,
  *                        timed until that call's answer (spawn -> first tool result). call:
  *                        `server/discover` (not timed) instead of initialize.
+ *   --jsonrpc            WorkspaceBridge's LSP-style JSON-RPC face over the same pipes (ndjson framing):
+ *                        `initialize` without MCP's protocolVersion, then `initialized`; with
+ *                        --method, its own methods (e.g. `loadFile`) measured like tools/call.
  *   --method M           call: the request's method (default tools/call; e.g. ping with --params '{}',
- *                        resources/read with a uri): the same measurement for any request
+ *                        resources/read with a uri, loadFile with --jsonrpc): the same measurement for any request
  *   --label NAME         "target" field of the output (default "server")
  *   --version V          protocolVersion sent in initialize (default 2025-06-18)
  *   --child-stderr PATH  the child's stderr (default /dev/null)
@@ -55,6 +58,7 @@ static const char *g_stderr = "/dev/null";
 static const char *g_mode = "?";
 static int g_timeout = 30;
 static int g_modern = 0;
+static int g_jsonrpc = 0;
 static const char MODERN_META[] = "\"_meta\":{\"io.modelcontextprotocol/protocolVersion\":\"2026-07-28\","
     "\"io.modelcontextprotocol/clientCapabilities\":{},\"io.modelcontextprotocol/clientInfo\":{\"name\":\"mcp_bench\",\"version\":\"1\"}}";
 static char **g_cmd;
@@ -228,6 +232,12 @@ static char *initialize_line(void) {
             exit(2);
         return s;
     }
+    if (g_jsonrpc) {
+        if (asprintf(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"processId\":null,"
+                         "\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp_bench\",\"version\":\"1\"}}}\n") < 0)
+            exit(2);
+        return s;
+    }
     if (asprintf(&s, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"%s\","
                      "\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp_bench\",\"version\":\"1\"}}}\n", g_version) < 0)
         exit(2);
@@ -311,6 +321,7 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
     }
     off[total] = pos;
     static const char initialized[] = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n";
+    static const char lsp_initialized[] = "{\"jsonrpc\":\"2.0\",\"method\":\"initialized\",\"params\":{}}\n";
     char *init = initialize_line();
 
     /* an initialize that fails is retried (up to 5 processes), and counted: it is not what
@@ -333,7 +344,8 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
         }
         finish(&c);
     }
-    if (!g_modern) write_all(&c, initialized, sizeof initialized - 1);
+    if (g_jsonrpc) write_all(&c, lsp_initialized, sizeof lsp_initialized - 1);
+    else if (!g_modern) write_all(&c, initialized, sizeof initialized - 1);
 
     uint64_t *lat = malloc(sizeof *lat * (size_t)calls);
     long bad = 0;
@@ -360,7 +372,7 @@ static int run_call(long calls, long warmup, const char *params, const char *exp
     finish(&c);
     qsort(lat, (size_t)calls, sizeof *lat, cmp_u64);
     print_head("mcp_call");
-    printf(",\"era\":\"%s\",\"method\":", g_modern ? "2026-07-28" : g_version);
+    printf(",\"era\":\"%s\",\"method\":", g_jsonrpc ? "jsonrpc" : g_modern ? "2026-07-28" : g_version);
     json_str(stdout, g_method, 200);
     printf(",\"calls\":%ld,\"warmup\":%ld,\"seconds\":%.4f,\"rate_per_s\":%.1f,\"p50_us\":%.1f,\"p90_us\":%.1f,"
            "\"p99_us\":%.1f,\"p999_us\":%.1f,\"max_us\":%.1f,\"errors\":%ld,\"answer_bytes\":%.0f,\"request_bytes\":%zu,\"init_ms\":%.3f,"
@@ -383,6 +395,7 @@ int main(int argc, char **argv) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
         if (!strcmp(a, "--modern")) { g_modern = 1; continue; }
+        if (!strcmp(a, "--jsonrpc")) { g_jsonrpc = 1; continue; }
         if (i + 1 >= argc) goto usage;
         const char *v = argv[++i];
         if (!strcmp(a, "--label")) g_label = v;
@@ -404,6 +417,6 @@ int main(int argc, char **argv) {
     if (!strcmp(mode, "call") && params) return run_call(calls, warmup < 0 ? 200 : warmup, params, expect);
 usage:
     fprintf(stderr, "usage: mcp_bench spawn|call [--label L] [--runs N] [--calls N] [--warmup N] [--params JSON] "
-                    "[--expect TEXT] [--method M] [--version V] [--modern] [--child-stderr PATH] [--timeout S] -- COMMAND [ARGS...]\n");
+                    "[--expect TEXT] [--method M] [--version V] [--modern] [--jsonrpc] [--child-stderr PATH] [--timeout S] -- COMMAND [ARGS...]\n");
     return 2;
 }

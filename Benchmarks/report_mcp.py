@@ -2,7 +2,9 @@
 
 Rows (from run.sh): `mcp_env` (the peer: package, version, its Python and MCP SDK), `mcp_call`
 (from mcp_bench; target "floor", "server", "modern" (the same server in MCP's 2026-07-28 era,
-`_meta` on every request, default placement only) or "peer", with the suffix "-samecpu" or
+`_meta` on every request, default placement only), "jsonrpc" (the same server's JSON-RPC
+`loadFile` of the same file, through the LSP-style face: what the MCP face costs over the core)
+or "peer", with the suffix "-samecpu" or
 "-crosscpu" for the pinned placements), `mcp_spawn` (target "server" or "peer": spawn ->
 initialize answered; "modern": spawn -> server/discover -> first tools/call result),
 `mcp_call` targets "etag-read" (`resources/read` answered "unchanged" for a known etag) and
@@ -14,11 +16,13 @@ CALL_TARGET = 8     # tools/call read_file round trips per second: at least 8x t
 SPAWN_TARGET = 50   # spawn -> initialize answered: at least 50x faster than the peer
 MODERN_OF_LEGACY = 0.9  # the 2026-07-28 era's tools/call rate: within 10% of the 2025 era's, our server (issue 16)
 ETAG_OF_PING = 1.2  # resources/read with an unchanged etag: its median round trip at most 1.2x a ping's (issue 27)
+OVER_CORE = 1.25    # a tools/call read_file round trip: at most 1.25x a JSON-RPC loadFile of the same file, same placement (issue 23)
 PLACEMENTS = [("", "default placement", "the scheduler places client and server"),
               ("-samecpu", "both on CPU 0", "`taskset -c 0` for the client and the server"),
               ("-crosscpu", "client CPU 0, server CPU 1", "`taskset -c 0` for the client, `taskset -c 1` for the server")]
 WHO = [("floor", "floor (`echo_peer`)"), ("server", "WorkspaceBridge"),
-       ("modern", "WorkspaceBridge, 2026-07-28 era (`_meta` on every request)"), ("peer", "peer")]
+       ("modern", "WorkspaceBridge, 2026-07-28 era (`_meta` on every request)"),
+       ("jsonrpc", "WorkspaceBridge, JSON-RPC `loadFile` of the same file (no MCP)"), ("peer", "peer")]
 SPAWNS = [("server", "WorkspaceBridge: spawn → `initialize` answered"),
           ("modern", "WorkspaceBridge, 2026-07-28 era: spawn → `server/discover` → first `tools/call` result"),
           ("peer", "peer: spawn → `initialize` answered")]
@@ -40,6 +44,17 @@ def has_mcp(rows):
 def call_rates(rows):
     """{(who, suffix): median round trips per second} of tools/call read_file, for the summary."""
     return {(t, sfx): _median(_rows(rows, "mcp_call", t + sfx), "rate_per_s") for t, _ in WHO for sfx, _, _ in PLACEMENTS}
+
+
+def over_core(rate):
+    """{suffix: (tools/call read_file round trip / JSON-RPC loadFile round trip, mcp rate, jsonrpc rate)}
+    per placement where both ran (a round trip is 1 / rate: one request in flight)."""
+    out = {}
+    for sfx, _, _ in PLACEMENTS:
+        s_, j_ = rate.get(("server", sfx)), rate.get(("jsonrpc", sfx))
+        if s_ and j_:
+            out[sfx] = (j_ / s_, s_, j_)
+    return out
 
 
 def old_call_rate(rows):
@@ -100,6 +115,14 @@ def section(rows, w, fmt, status_text):
                         "—" if r is None else f"{fmt(s_, 0)}/s vs {fmt(p_, 0)}/s = {r:.2f}x{bound}",
                         f"≥ {CALL_TARGET}x" if not sfx else "none set (judged in the default placement)",
                         None if r is None or sfx else r >= CALL_TARGET))
+    for sfx, pname, _ in PLACEMENTS:
+        if sfx not in over_core(rate):
+            continue
+        r, s_, j_ = over_core(rate)[sfx]
+        targets.append((f"the MCP face over the core: `tools/call read_file` round trip vs JSON-RPC `loadFile` of the same 4 KiB file, {pname}",
+                        f"{fmt(1e6 / s_, 1)} µs vs {fmt(1e6 / j_, 1)} µs = {r:.2f}x",
+                        f"≤ {OVER_CORE}x" if not sfx else "none set (judged in the default placement)",
+                        None if sfx else r <= OVER_CORE))
     r = None if spawn["server"] in (None, 0) or spawn["peer"] is None else spawn["peer"] / spawn["server"]
     targets.append(("spawn → `initialize` answered, median of 20, vs the peer",
                     "—" if r is None else f"{fmt(spawn['server'], 1)} ms vs {fmt(spawn['peer'], 1)} ms = {r:.1f}x faster",
@@ -149,7 +172,7 @@ def section(rows, w, fmt, status_text):
             continue
         for t, name in WHO:
             x = calls[(t, sfx)]
-            if t == "modern" and not x:
+            if t in ("modern", "jsonrpc") and not x:
                 continue
             per_round_rates = ", ".join("{:,.0f}".format(r_["rate_per_s"]) for r_ in x) or "—"
             rs, rt = rate[("server", sfx)], rate[(t, sfx)]

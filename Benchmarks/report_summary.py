@@ -12,7 +12,7 @@ new binary only. When run.sh could not have the old binary, its "old_env" line s
 does the report ("old binary: not measured (why)") and every cell of that column.
 """
 
-from report_mcp import CALL_TARGET, MODERN_OF_LEGACY, old_call_rate
+from report_mcp import CALL_TARGET, MODERN_OF_LEGACY, OVER_CORE, old_call_rate, over_core
 
 FRAMINGS = ["lsp", "ndjson"]
 SPAWN_MS = 10  # spawn -> initialize answered, median (issue 15)
@@ -248,6 +248,14 @@ class Summary:
                  ", ".join(ratios) or "—", f"≥ {CALL_TARGET}x the peer in the default placement (the floor bounds it: see MCP face)",
                  None if not met else all(met),
                  self.before(lambda: None if o_ is None else f"{fmt(o_, 0)}/s (default" + (f", {o_ / p0:.1f}x)" if p0 else ")")))
+        core = over_core(mcp_rates)
+        if core:
+            placed = [(sfx, pname) for sfx, pname in PLACE if sfx in core]
+            self.add("MCP `tools/call read_file` 4 KiB round trip vs JSON-RPC `loadFile` of the same file (the MCP face over the core), same rounds",
+                     ", ".join(f"{fmt(1e6 / core[sfx][1], 1)} µs ({pname})" for sfx, pname in placed),
+                     ", ".join(f"{fmt(1e6 / core[sfx][2], 1)} µs" for sfx, _ in placed),
+                     ", ".join(f"{core[sfx][0]:.2f}x" for sfx, _ in placed), f"≤ {OVER_CORE}x in the default placement",
+                     None if "" not in core else core[""][0] <= OVER_CORE)
         s_, p_ = mcp_spawn.get("server"), mcp_spawn.get("peer")
         self.add("MCP spawn → `initialize` answered, median, vs the Python peer",
                  "—" if s_ is None else f"{fmt(s_, 1)} ms", "—" if p_ is None else f"{fmt(p_, 1)} ms",

@@ -634,6 +634,9 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
         else mcp_note "old binary's MCP figures" "the old binary has no \`mcp\` subcommand"; fi
     fi
     MPARAMS='{"name":"read_file","arguments":{"path":"bench/file4k.txt"}}'
+    # The same file through the JSON-RPC face (`loadFile`, ndjson framing): what MCP costs over the core (issue 23).
+    JSRV=("$WB_BIN" serve --local-root "$MWS" --config-dir "$MCP_TMP/cfg-jsonrpc")
+    LPARAMS='{"path":"bench/file4k.txt"}'
     PSRV=("$MCP_VENV/bin/filesystem-mcp" "$MWS")
     PPARAMS="{\"name\":\"read_file\",\"arguments\":{\"path\":\"$MWS/bench/file4k.txt\"}}"
     peer_python=""; peer_sdk=""
@@ -660,6 +663,7 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
         MCP_BENCH_CMD=("${pre[@]}" "$OUT/mcp_bench")
         mcpb_pinned call --label "floor$sfx" --calls 1000 --warmup 100 --params "$MPARAMS" -- "${spre[@]}" "$OUT/echo_peer"
         mcpb_pinned call --label "server$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${MSRV[@]}"
+        mcpb_pinned call --jsonrpc --method loadFile --label "jsonrpc$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$LPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${JSRV[@]}"
         if [[ -z "$sfx" ]]; then  # MCP 2026-07-28: the same calls, each carrying the per-request _meta (issue 16)
             mcpb_pinned call --modern --label "modern$sfx" --calls 1000 --warmup 100 --expect MCPBENCH4K --params "$MPARAMS" --child-stderr "$MLOG" -- "${spre[@]}" "${MSRV[@]}"
         fi

@@ -34,35 +34,6 @@ public struct Session: Sendable, Equatable {
 
     public var createdAt: String { Timestamp.iso8601(nanos: createdAtNanos) }
     public var updatedAt: String { Timestamp.iso8601(nanos: updatedAtNanos) }
-
-    /// The protocol's session object.
-    public var json: JSON {
-        var o = JSONObject()
-        o["id"] = .string(id)
-        o["title"] = .string(title)
-        o["agentType"] = .string(agentType)
-        o["state"] = .string(state.rawValue)
-        if let error { o["error"] = error }
-        o["config"] = config.json
-        o["usage"] = usage.json
-        o["pendingToolCalls"] = .array(pendingToolCalls.map(\.json))
-        if let metadata { o["metadata"] = metadata }
-        o["createdAt"] = .string(createdAt)
-        o["updatedAt"] = .string(updatedAt)
-        // Issue 17's facts appear only when the session has them, so sessions that use none of
-        // it look exactly as before.
-        if let lineage {
-            o["parentId"] = .string(lineage.parentId)
-            o["parentKind"] = .string(lineage.kind.rawValue)
-            if lineage.kind == .fork { o["forkedAt"] = lineage.json }
-        }
-        if !compactions.isEmpty { o["compactions"] = .array(compactions.map(\.json)) }
-        if approvalPolicy != .none { o["approvalPolicy"] = approvalPolicy.json }
-        if !pendingApprovals.isEmpty { o["pendingApprovals"] = .array(pendingApprovals.map(\.json)) }
-        if !deferredToolCalls.isEmpty { o["deferredToolCalls"] = .array(deferredToolCalls.map(\.json)) }
-        if let bytesOnDisk { o["bytesOnDisk"] = .int(bytesOnDisk) }
-        return .object(o)
-    }
 }
 
 /// A tool call that has no result yet.

@@ -26,11 +26,6 @@ public struct ResumeResult: Sendable, Equatable {
     public let pendingToolCalls: [ToolCallRecord]
     /// The partial results of the last checkpoint that carried any.
     public let partialResults: JSON?
-
-    public var json: JSON {
-        ["session": session.json, "messagesTail": .array(messagesTail.map(\.json)),
-         "pendingToolCalls": .array(pendingToolCalls.map(\.json)), "partialResults": partialResults ?? .null]
-    }
 }
 
 extension SessionStore {

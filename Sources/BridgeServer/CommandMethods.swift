@@ -10,7 +10,6 @@ import JSONRPC
 /// `executeCommandProvider.commands`.
 enum ExecuteCommand: MethodDeclaration {
     static let method = "workspace/executeCommand"
-    static let result = ResultShape.any
     static let prefix = "wsb."
 
     /// Each command's name, in the method table's order.
@@ -53,10 +52,11 @@ enum ExecuteCommand: MethodDeclaration {
         init<D: MethodDeclaration>(_ target: D.Type, _ params: ParamReader) throws {
             let p = try D.Params(params)
             schedule = try D.schedule(p)
-            run = { call in try D.handle(p, call) }
+            run = { call in try D.handle(p, call).json }
         }
     }
 
     static func schedule(_ p: Params) -> Schedule { p.forwarded.schedule }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON { try p.forwarded.run(call) }
+    /// The command's method's own result, whatever its shape.
+    static func handle(_ p: Params, _ call: Call) throws -> ChosenResult { ChosenResult(value: try p.forwarded.run(call)) }
 }

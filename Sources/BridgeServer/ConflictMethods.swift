@@ -11,28 +11,36 @@ import Workspace
 /// Sync engines' conflict copies and files not yet downloaded.
 enum ListConflicts: MethodDeclaration {
     static let method = "listConflicts"
-    static let result = ResultShape.object(["conflicts"])
     struct Params: MethodParams {
         var path: WorkspacePath
         init(_ p: ParamReader) throws { path = try p.path("path", default: "") }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        let conflicts = try call.services.workspace().conflicts(under: p.path)
-        return ["conflicts": .array(conflicts.map { c in
-            ["path": .string(c.path.string), "copies": .array(c.copies.map { copy in
-                var o: JSONObject = ["path": .string(copy.status.path.string), "size": .int(copy.status.size),
-                                     "modified": .string(copy.status.modified)]
-                if let d = copy.device { o["device"] = .string(d) }
-                return .object(o)
-            })]
-        })]
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
+        Result(conflicts: try call.services.workspace().conflicts(under: p.path).map(Conflict.init))
+    }
+
+    struct Result: ObjectResult {
+        var conflicts: [Conflict]
+        static let fields: [ResultField<Self>] = [.field("conflicts", \.conflicts)]
+    }
+
+    /// A file with sync-engine copies of it.
+    struct Conflict: ObjectResult {
+        var conflict: Workspace.Conflict
+        static let fields: [ResultField<Self>] = [.field("path", \.conflict.path), .field("copies", { $0.conflict.copies.map { Copy(status: $0.status, device: $0.device) } })]
+    }
+
+    struct Copy: ObjectResult {
+        var status: FileStatus
+        var device: String?
+        static let fields: [ResultField<Self>] = [.field("path", \.status.path), .field("size", \.status.size),
+                                                   .field("modified", \.status.modified), .field("device", \.device)]
     }
 }
 
 enum ResolveConflict: MethodDeclaration {
     static let method = "resolveConflict"
-    static let result = ResultShape.object(["path", "state", "size", "etag", "modified"])
     struct Params: MethodParams {
         var path: WorkspacePath
         var keep: Workspace.Keep
@@ -51,16 +59,20 @@ enum ResolveConflict: MethodDeclaration {
     }
     /// The original and its copies live in one folder: claim the folder.
     static func schedule(_ p: Params) -> Schedule { .claims([.write(p.path.parent)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        let s = try call.services.workspace().resolveConflict(p.path, keep: p.keep, copyPath: p.copyPath, merged: p.merged)
-        return ["path": .string(s.path.string), "state": .string(s.state), "size": .int(s.size), "etag": .string(s.etag),
-                "modified": .string(s.modified)]
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
+        Result(status: try call.services.workspace().resolveConflict(p.path, keep: p.keep, copyPath: p.copyPath, merged: p.merged))
+    }
+
+    struct Result: ObjectResult {
+        var status: FileStatus
+        static let fields: [ResultField<Self>] = [.field("path", \.status.path), .field("state", \.status.state),
+                                                   .field("size", \.status.size), .field("etag", \.status.etag),
+                                                   .field("modified", \.status.modified)]
     }
 }
 
 enum DownloadFile: MethodDeclaration {
     static let method = "downloadFile"
-    static let result = ResultShape.object(FileStatus.writeResultFields)
     struct Params: MethodParams {
         var path: WorkspacePath
         var timeout: Int64
@@ -70,7 +82,7 @@ enum DownloadFile: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> WriteResult {
         let ws = try call.services.workspace()
         let deadline = MonotonicClock.nanos() + UInt64(p.timeout) * 1_000_000
         call.progress?.begin(title: "Downloading \(p.path.name)")
@@ -79,7 +91,7 @@ enum DownloadFile: MethodDeclaration {
             let s = try ws.status(p.path)
             if s.state != "notDownloaded" {
                 call.progress?.end(message: "downloaded")
-                return s.writeResult
+                return WriteResult(s)
             }
             guard MonotonicClock.nanos() < deadline else {
                 throw WorkspaceError(.notDownloaded, "'\(p.path)' did not finish downloading within \(p.timeout) ms",

@@ -9,7 +9,6 @@ import Workspace
 /// (`ContentRefresh`).
 enum TextDocumentContent: MethodDeclaration {
     static let method = "workspace/textDocumentContent"
-    static let result = ResultShape.object(["text"])
     /// The largest text answered: a file or export larger is `TooLarge`; a transcript larger is
     /// cut at a message boundary and says so (page the rest with `session/messages`).
     static let maxBytes = FileMethods.maxReadBytes
@@ -25,7 +24,13 @@ enum TextDocumentContent: MethodDeclaration {
 
     static func schedule(_ p: Params) -> Schedule { .claims(p.document.claims) }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    /// `{text}`: the document's whole text.
+    struct Result: ObjectResult {
+        var text: String
+        static let fields: [ResultField<Self>] = [.field("text", \.text)]
+    }
+
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let services = call.services
         let text: String
         switch p.document {
@@ -53,7 +58,7 @@ enum TextDocumentContent: MethodDeclaration {
             // The text is read: answer it; only its refresh is lost (e.g. no thread for a watcher).
             call.logger.warning("\(p.uri) will not be refreshed: \(services.mapError(error).message)")
         }
-        return ["text": .string(text)]
+        return Result(text: text)
     }
 
     /// A file's whole text, at `etag` when one is given; bytes that are not UTF-8 are `NotText`.

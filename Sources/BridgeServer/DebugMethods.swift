@@ -44,18 +44,20 @@ enum DebugMethods {
 
 enum DebugEcho: MethodDeclaration {
     static let method = "debug/echo"
-    static let result = ResultShape.object(["value"])
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var value: JSON
         init(_ p: ParamReader) throws { value = try p.required("value") }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON { ["value": p.value] }
+    static func handle(_ p: Params, _ call: Call) throws -> Result { Result(value: p.value) }
+    struct Result: ObjectResult {
+        var value: JSON
+        static let fields: [ResultField<Self>] = [.field("value", \.value)]
+    }
 }
 
 enum DebugSleep: MethodDeclaration {
     static let method = "debug/sleep"
-    static let result = ResultShape.object(["label", "startedAt", "finishedAt"])
     struct Params: MethodParams {
         var ms: Int64
         var label: String
@@ -72,7 +74,7 @@ enum DebugSleep: MethodDeclaration {
         guard let key = p.key else { return .free }
         return .claims([Claim("debug", path: key, access: p.access)])
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let ms = p.ms
         let started = MonotonicClock.nanos()
         let deadline = started + UInt64(ms) * 1_000_000
@@ -85,7 +87,15 @@ enum DebugSleep: MethodDeclaration {
             usleep(UInt32(min(1_000, (deadline - now) / 1_000)))
         }
         call.progress?.end(message: "done")
-        return ["label": .string(p.label), "startedAt": .int(Int64(started)), "finishedAt": .int(Int64(MonotonicClock.nanos()))]
+        return Result(label: p.label, startedAt: Int64(started), finishedAt: Int64(MonotonicClock.nanos()))
+    }
+
+    struct Result: ObjectResult {
+        var label: String
+        var startedAt: Int64
+        var finishedAt: Int64
+        static let fields: [ResultField<Self>] = [.field("label", \.label), .field("startedAt", \.startedAt),
+                                                   .field("finishedAt", \.finishedAt)]
     }
 }
 
@@ -93,7 +103,6 @@ enum DebugSleep: MethodDeclaration {
 /// cancel does to a stuck reader and to a stuck writer.
 enum DebugBlock: MethodDeclaration {
     static let method = "debug/block"
-    static let result = ResultShape.object(["bytes"])
     struct Params: MethodParams {
         var path: String
         var access: Claim.Access
@@ -107,7 +116,7 @@ enum DebugBlock: MethodDeclaration {
     /// Reads a host file (meant for a FIFO nobody writes to) with blocking system calls, to the
     /// end: a handler stuck in `open`/`read` that no cancellation flag can reach, as on a hung
     /// network mount.
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let fd = open(p.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw RPCError.invalidParams(field: "path", expected: "a readable host path", got: "errno \(errno)") }
         defer { close(fd) }
@@ -119,20 +128,24 @@ enum DebugBlock: MethodDeclaration {
             if n <= 0 { break }
             total += Int64(n)
         }
-        return ["bytes": .int(total)]
+        return Result(bytes: total)
+    }
+
+    struct Result: ObjectResult {
+        var bytes: Int64
+        static let fields: [ResultField<Self>] = [.field("bytes", \.bytes)]
     }
 }
 
 enum DebugFail: MethodDeclaration {
     static let method = "debug/fail"
-    static let result = ResultShape.any
     static let inline = true
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var domain: Bool
         init(_ p: ParamReader) throws { domain = try p.choice("kind", ["internal", "domain"]) == "domain" }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> ChosenResult {
         if p.domain { throw DebugMethods.DebugNotFound() }
         throw DebugMethods.DebugFailure()
     }
@@ -140,7 +153,6 @@ enum DebugFail: MethodDeclaration {
 
 enum DebugLog: MethodDeclaration {
     static let method = "debug/log"
-    static let result = ResultShape.object([])
     static let inline = true
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
@@ -151,19 +163,22 @@ enum DebugLog: MethodDeclaration {
             message = try p.requiredString("message")
         }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> EmptyResult {
         call.logger.log(level: p.level, "\(p.message)")
-        return .object(JSONObject())
+        return EmptyResult()
     }
 }
 
 enum DebugBlob: MethodDeclaration {
     static let method = "debug/blob"
-    static let result = ResultShape.object(["data"])
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var bytes: Int
         init(_ p: ParamReader) throws { bytes = Int(try p.requiredInt("bytes", in: 0...(1 << 30))) }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON { ["data": .string(DebugMethods.text(bytes: p.bytes))] }
+    static func handle(_ p: Params, _ call: Call) throws -> Result { Result(data: DebugMethods.text(bytes: p.bytes)) }
+    struct Result: ObjectResult {
+        var data: String
+        static let fields: [ResultField<Self>] = [.field("data", \.data)]
+    }
 }

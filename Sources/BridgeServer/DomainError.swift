@@ -19,7 +19,7 @@ package enum ErrorMapping {
     package static func rpcError(for error: any Error) -> RPCError {
         switch error {
         case let e as RPCError: return e
-        case let e as WorkspaceError where workspace(e) != nil: return workspace(e)!
+        case let e as WorkspaceError: return workspace(e) ?? .failed(e.dataCode, e.message, data: e.data)
         case let e as any DomainError: return .failed(e.dataCode, e.message, data: e.data)
         default: return .internalError(String(describing: error))
         }

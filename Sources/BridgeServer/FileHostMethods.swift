@@ -6,26 +6,24 @@ import Workspace
 /// (a file URI; import from and export to absolute host paths). Not offered to agents.
 enum WatchFiles: MethodDeclaration {
     static let method = "watchFiles"
-    static let result = ResultShape.object(["watching"])
     /// Writes the connection's watch (ordered with `unwatchFiles`: the later one wins).
     static func schedule(_ p: Params) -> Schedule { .claims([.write("watch", "files")]) }
     struct Params: MethodParams {
         var glob: Glob?
         init(_ p: ParamReader) throws { glob = try p.glob() }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Watching {
         try call.services.changes.watch(try call.services.workspace(), glob: p.glob, connection: try call.connection())
-        return ["watching": true]
+        return Watching(watching: true)
     }
 }
 
 enum UnwatchFiles: MethodDeclaration {
     static let method = "unwatchFiles"
-    static let result = ResultShape.object(["watching"])
     static func schedule(_ p: NoParams) -> Schedule { .claims([.write("watch", "files")]) }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> Watching {
         call.services.changes.unwatch()
-        return ["watching": false]
+        return Watching(watching: false)
     }
 }
 
@@ -37,16 +35,14 @@ struct PathParams: MethodParams {
 
 enum GetFileUri: MethodDeclaration {
     static let method = "getFileUri"
-    static let result = ResultShape.object(["uri"])
     static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
-    static func handle(_ p: PathParams, _ call: Call) throws -> JSON {
-        ["uri": .string(try call.services.workspace().fileURI(p.path))]
+    static func handle(_ p: PathParams, _ call: Call) throws -> FileURI {
+        FileURI(uri: try call.services.workspace().fileURI(p.path))
     }
 }
 
 enum ImportFile: MethodDeclaration {
     static let method = "importFile"
-    static let result = ResultShape.object(FileStatus.writeResultFields)
     struct Params: MethodParams {
         var source: String
         var path: WorkspacePath
@@ -58,15 +54,14 @@ enum ImportFile: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        try call.services.workspace().importFile(source: p.source, to: p.path, overwrite: p.overwrite,
-                                                 isCancelled: { call.isCancelled }).writeResult
+    static func handle(_ p: Params, _ call: Call) throws -> WriteResult {
+        WriteResult(try call.services.workspace().importFile(source: p.source, to: p.path, overwrite: p.overwrite,
+                                                             isCancelled: { call.isCancelled }))
     }
 }
 
 enum ExportFile: MethodDeclaration {
     static let method = "exportFile"
-    static let result = ResultShape.object(["path", "destination", "size"])
     struct Params: MethodParams {
         var path: WorkspacePath
         var destination: String
@@ -78,9 +73,9 @@ enum ExportFile: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Exported {
         let size = try call.services.workspace().exportFile(p.path, destination: p.destination, overwrite: p.overwrite,
                                                             isCancelled: { call.isCancelled })
-        return ["path": .string(p.path.string), "destination": .string(p.destination), "size": .int(size)]
+        return Exported(path: p.path, destination: p.destination, size: size)
     }
 }

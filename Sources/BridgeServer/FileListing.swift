@@ -4,7 +4,6 @@ import Workspace
 
 enum ListFiles: MethodDeclaration {
     static let method = "listFiles"
-    static let result = ResultShape.object(["entries", "nextCursor"])
     struct Params: MethodParams {
         var options = Workspace.ListOptions()
         init(_ p: ParamReader) throws {
@@ -24,15 +23,8 @@ enum ListFiles: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.options.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        listResult(try call.services.workspace().list(p.options, isCancelled: { call.isCancelled }))
-    }
-
-    /// A `listFiles` result: `{entries, nextCursor?}`.
-    static func listResult(_ page: Workspace.ListPage) -> JSON {
-        var result: JSONObject = ["entries": .array(page.entries.map(\.entry))]
-        if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
-        return .object(result)
+    static func handle(_ p: Params, _ call: Call) throws -> Listing {
+        Listing(try call.services.workspace().list(p.options, isCancelled: { call.isCancelled }))
     }
 }
 
@@ -49,7 +41,6 @@ package enum ListCursor {
 
 enum SearchFiles: MethodDeclaration {
     static let method = "searchFiles"
-    static let result = ResultShape.object(["matches", "truncated", "filesSearched", "specialFilesSkipped"])
     struct Params: MethodParams {
         var options: Workspace.SearchOptions
         init(_ p: ParamReader) throws {
@@ -63,7 +54,7 @@ enum SearchFiles: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.options.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> SearchResult {
         let o = p.options
         call.progress?.begin(title: "Searching", message: "“\(o.query)”")
         let r = try call.services.workspace().search(o, isCancelled: { call.isCancelled }) { files in
@@ -71,11 +62,7 @@ enum SearchFiles: MethodDeclaration {
         }
         call.progress?.end(message: "\(r.matches.count) matches in \(r.filesSearched) files")
         call.logger.debug("search for \(o.query.debugDescription) in '\(o.path.string)': \(r.matches.count) matches in \(r.filesSearched) files\(r.truncated ? " (truncated)" : "")")
-        return ["matches": .array(r.matches.map { m in
-                    ["path": .string(m.path.string), "line": .int(Int64(m.line)), "column": .int(Int64(m.column)),
-                     "text": .string(m.text)]
-                }),
-                "truncated": .bool(r.truncated), "filesSearched": .int(Int64(r.filesSearched)),
-                "specialFilesSkipped": .int(Int64(r.specialFilesSkipped))]
+        return SearchResult(matches: r.matches.map(SearchMatch.init), truncated: r.truncated, filesSearched: r.filesSearched,
+                            specialFilesSkipped: r.specialFilesSkipped)
     }
 }

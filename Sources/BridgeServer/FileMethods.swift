@@ -18,7 +18,6 @@ package enum FileMethods {
 
 enum SaveFile: MethodDeclaration {
     static let method = "saveFile"
-    static let result = ResultShape.object(FileStatus.writeResultFields)
     struct Params: MethodParams {
         var path: WorkspacePath
         var options: Workspace.SaveOptions
@@ -31,14 +30,13 @@ enum SaveFile: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        try call.services.workspace().save(p.path, contents: p.data, options: p.options).writeResult
+    static func handle(_ p: Params, _ call: Call) throws -> WriteResult {
+        WriteResult(try call.services.workspace().save(p.path, contents: p.data, options: p.options))
     }
 }
 
 enum AppendFile: MethodDeclaration {
     static let method = "appendFile"
-    static let result = ResultShape.object(FileStatus.writeResultFields)
     struct Params: MethodParams {
         var path: WorkspacePath
         var createParents: Bool
@@ -50,14 +48,13 @@ enum AppendFile: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        try call.services.workspace().append(p.path, contents: p.data, createParents: p.createParents).writeResult
+    static func handle(_ p: Params, _ call: Call) throws -> WriteResult {
+        WriteResult(try call.services.workspace().append(p.path, contents: p.data, createParents: p.createParents))
     }
 }
 
 enum LoadFile: MethodDeclaration {
     static let method = "loadFile"
-    static let result = ResultShape.object(["path", "data", "encoding", "size", "etag", "modified", "offset", "length", "eof"])
     struct Params: MethodParams {
         var path: WorkspacePath
         var encoding: ParamReader.Encoding
@@ -71,7 +68,7 @@ enum LoadFile: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> LoadResult {
         let ws = try call.services.workspace()
         let r: Workspace.ReadResult
         do {
@@ -95,16 +92,14 @@ enum LoadFile: MethodDeclaration {
             }
             (data, length) = text
         }
-        return ["path": .string(r.status.path.string), "data": .string(data), "encoding": .string(p.encoding.rawValue),
-                "size": .int(r.status.size), "etag": .string(r.status.etag), "modified": .string(r.status.modified),
-                "offset": .int(r.offset), "length": .int(Int64(length)),
-                "eof": .bool(r.offset + Int64(length) >= r.status.size)]
+        return LoadResult(path: r.status.path, data: data, encoding: p.encoding.rawValue, size: r.status.size, etag: r.status.etag,
+                          modified: r.status.modified, offset: r.offset, length: Int64(length),
+                          eof: r.offset + Int64(length) >= r.status.size)
     }
 }
 
 enum GetFileInfo: MethodDeclaration {
     static let method = "getFileInfo"
-    static let result = ResultShape.object(["path", "name", "type", "size", "created", "modified", "etag", "mode", "state", "sha256"])
     struct Params: MethodParams {
         var path: WorkspacePath
         var sha256: Bool
@@ -114,23 +109,14 @@ enum GetFileInfo: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> FileInfo {
         let (s, sha) = try call.services.workspace().info(p.path, sha256: p.sha256, isCancelled: { call.isCancelled })
-        var o: JSONObject = ["path": .string(s.path.string), "name": .string(s.path.name), "type": .string(s.type.rawValue),
-                             "size": .int(s.size)]
-        if let c = s.created { o["created"] = .string(c) }
-        o["modified"] = .string(s.modified)
-        o["etag"] = .string(s.etag)
-        o["mode"] = .string(s.modeString)
-        o["state"] = .string(s.state)
-        if let sha { o["sha256"] = .string(sha) }
-        return .object(o)
+        return FileInfo(status: s, sha256: sha)
     }
 }
 
 enum DeleteFile: MethodDeclaration {
     static let method = "deleteFile"
-    static let result = ResultShape.object(["path", "deleted"])
     struct Params: MethodParams {
         var path: WorkspacePath
         var recursive: Bool
@@ -140,9 +126,9 @@ enum DeleteFile: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Deleted {
         try call.services.workspace().delete(p.path, recursive: p.recursive, isCancelled: { call.isCancelled })
-        return ["path": .string(p.path.string), "deleted": true]
+        return Deleted(path: p.path)
     }
 }
 
@@ -160,33 +146,24 @@ struct TransferParams: MethodParams {
 
 enum MoveFile: MethodDeclaration {
     static let method = "moveFile"
-    static let result = ResultShape.object(["from", "to", "type", "size", "etag", "modified", "skippedEntries"])
     static func schedule(_ p: TransferParams) -> Schedule { .claims([.write(p.from), .write(p.to)]) }
-    static func handle(_ p: TransferParams, _ call: Call) throws -> JSON {
-        moved(p.from, try call.services.workspace().move(from: p.from, to: p.to, overwrite: p.overwrite))
-    }
-
-    static func moved(_ from: WorkspacePath, _ s: FileStatus) -> JSON {
-        ["from": .string(from.string), "to": .string(s.path.string), "type": .string(s.type.rawValue), "size": .int(s.size),
-         "etag": .string(s.etag), "modified": .string(s.modified)]
+    static func handle(_ p: TransferParams, _ call: Call) throws -> Transferred {
+        Transferred(from: p.from, status: try call.services.workspace().move(from: p.from, to: p.to, overwrite: p.overwrite))
     }
 }
 
 enum CopyFile: MethodDeclaration {
     static let method = "copyFile"
-    static let result = ResultShape.object(["from", "to", "type", "size", "etag", "modified", "skippedEntries"])
     static func schedule(_ p: TransferParams) -> Schedule { .claims([.read(p.from), .write(p.to)]) }
     /// `moveFile`'s result plus every entry of a copied folder that was left out. A folder copy
     /// reports progress ("copied N of M files (X of Y MiB)") after each file, rate-limited.
-    static func handle(_ p: TransferParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: TransferParams, _ call: Call) throws -> Transferred {
         let progress = call.progress
         progress?.begin(title: "Copying \(p.from.string)", percentage: 0)
         let r = try call.services.workspace().copy(from: p.from, to: p.to, overwrite: p.overwrite, isCancelled: { call.isCancelled },
                                                    progress: { c in progress?.report(message: message(c), percentage: percentage(c)) })
         call.logger.debug("copy \(p.from.string) to \(p.to.string): \(r.status.type == .directory ? "a folder" : "\(r.status.size) bytes"), \(r.skipped.count) entries skipped")
-        guard case .object(var o) = MoveFile.moved(p.from, r.status) else { return MoveFile.moved(p.from, r.status) }
-        o["skippedEntries"] = skipped(r.skipped)
-        return .object(o)
+        return Transferred(from: p.from, status: r.status, skippedEntries: r.skipped.map(Skipped.init))
     }
 
     static func message(_ c: Workspace.CopyProgress) -> String {
@@ -202,23 +179,16 @@ enum CopyFile: MethodDeclaration {
         let tenths = bytes * 10 / (1 << 20)
         return "\(tenths / 10).\(tenths % 10)"
     }
-
-    /// `skipped` entries as the schema's `SkippedEntry`: path, type and the code reading it would answer.
-    static func skipped(_ entries: [SkippedEntry]) -> JSON {
-        .array(entries.map { ["path": .string($0.path.string), "type": .string($0.type.rawValue), "reason": .string($0.reason.rawValue)] })
-    }
 }
 
 enum CreateFolder: MethodDeclaration {
     static let method = "createFolder"
-    static let result = ResultShape.object(["path", "type", "modified"])
     struct Params: MethodParams {
         var path: WorkspacePath
         init(_ p: ParamReader) throws { path = try p.path("path") }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write(p.path)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        let s = try call.services.workspace().createFolder(p.path)
-        return ["path": .string(s.path.string), "type": "directory", "modified": .string(s.modified)]
+    static func handle(_ p: Params, _ call: Call) throws -> FolderCreated {
+        FolderCreated(status: try call.services.workspace().createFolder(p.path))
     }
 }

@@ -15,10 +15,10 @@ extension ParamReader {
         return try WorkspacePath(raw)
     }
 
-    enum Encoding: String { case utf8, base64 }
+    enum Encoding: String, CaseIterable { case utf8, base64 }
 
     func encoding() throws(RPCError) -> Encoding {
-        Encoding(rawValue: try choice("encoding", ["utf8", "base64"]) ?? "utf8")!
+        try choice("encoding", as: Encoding.self) ?? .utf8
     }
 
     /// The `data` param as bytes, decoded per `encoding`.
@@ -59,19 +59,7 @@ extension ParamReader {
 extension Claim {
     static func read(_ path: WorkspacePath) -> Claim { .read("file", path.string) }
     static func write(_ path: WorkspacePath) -> Claim { .write("file", path.string) }
-}
 
-extension FileStatus {
-    /// `{path, size, etag, modified}`: what every write answers.
-    var writeResult: JSON {
-        ["path": .string(path.string), "size": .int(size), "etag": .string(etag), "modified": .string(modified)]
-    }
-
-    static let writeResultFields = ["path", "size", "etag", "modified"]
-
-    /// A listing entry.
-    var entry: JSON {
-        ["path": .string(path.string), "name": .string(path.name), "type": .string(type.rawValue), "size": .int(size),
-         "modified": .string(modified), "etag": .string(etag), "state": .string(state)]
-    }
+    /// The workspace path a file claim names (its components were a `WorkspacePath`'s).
+    var workspacePath: WorkspacePath { components.reduce(WorkspacePath.root) { $0.appending(String($1)) } }
 }

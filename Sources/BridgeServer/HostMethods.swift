@@ -14,23 +14,38 @@ enum HostMethods {
 /// Backgrounding touches every session: it waits for calls in flight on any of them.
 enum DidEnterBackground: MethodDeclaration {
     static let method = "host/didEnterBackground"
-    static let result = ResultShape.object(["sessions"])
     static func schedule(_ p: NoParams) -> Schedule { .claims([.write("session", "")]) }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let (store, _) = try call.services.stores()
         let sessions = store.backgroundAll()
         call.services.agents.logWarnings(store)
-        return ["sessions": .array(sessions.map(\.json))]
+        return Result(sessions: sessions.map(SessionObject.init))
+    }
+
+    struct Result: ObjectResult {
+        var sessions: [SessionObject]
+        static let fields: [ResultField<Self>] = [.field("sessions", \.sessions)]
     }
 }
 
 enum WillEnterForeground: MethodDeclaration {
     static let method = "host/willEnterForeground"
-    static let result = ResultShape.object(["sessions"])
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("session", "")]) }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let (store, _) = try call.services.stores()
-        return ["sessions": .array(store.backgrounded().map { s in ["session": s.session.json, "checkpoint": s.checkpoint ?? .null] })]
+        return Result(sessions: store.backgrounded().map { Backgrounded(session: SessionObject(session: $0.session), checkpoint: $0.checkpoint) })
+    }
+
+    struct Result: ObjectResult {
+        var sessions: [Backgrounded]
+        static let fields: [ResultField<Self>] = [.field("sessions", \.sessions)]
+    }
+
+    /// A session the app left in the background, and its last checkpoint.
+    struct Backgrounded: ObjectResult {
+        var session: SessionObject
+        var checkpoint: JSON?
+        static let fields: [ResultField<Self>] = [.field("session", \.session), .nullable("checkpoint", \.checkpoint)]
     }
 }
 
@@ -38,7 +53,6 @@ enum WillEnterForeground: MethodDeclaration {
 /// parser): its fields are listed here for the schema agreement check.
 enum SetConditions: MethodDeclaration {
     static let method = "host/setConditions"
-    static let result = ResultShape.object(["policy"])
     /// Writes the device conditions (a second report waits for the first, so each compares
     /// with the one before it) and reads the queue (`queue/ready` when coming back online).
     static func schedule(_ p: Params) -> Schedule { .claims([.write("conditions", ""), .read("queue", "")]) }
@@ -59,42 +73,47 @@ enum SetConditions: MethodDeclaration {
             }
         }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let agents = call.services.agents
         let queue = try? call.services.stores().1
-        return ["policy": agents.setConditions(p.conditions, queue: queue).json]
+        return Result(policy: agents.setConditions(p.conditions, queue: queue))
+    }
+
+    struct Result: ObjectResult {
+        var policy: Policy
+        static let fields: [ResultField<Self>] = [.field("policy", \.policy)]
     }
 }
 
 enum GetConditions: MethodDeclaration {
     static let method = "host/getConditions"
-    static let result = ResultShape.object(["conditions", "policy"])
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let agents = call.services.agents
         let c = agents.currentConditions
-        return ["conditions": c.json, "policy": agents.policy(for: c).json]
+        return Result(conditions: c, policy: agents.policy(for: c))
+    }
+
+    struct Result: ObjectResult {
+        var conditions: DeviceConditions
+        var policy: Policy
+        static let fields: [ResultField<Self>] = [.field("conditions", \.conditions), .field("policy", \.policy)]
     }
 }
 
 /// A queue method: queue calls are serialised among themselves (enqueue order is the queue's order).
 protocol QueueMethod: MethodDeclaration {
-    static func handle(_ p: Params, _ queue: OfflineQueue) throws -> JSON
+    static func handle(_ p: Params, _ queue: OfflineQueue) throws -> Result
 }
 
 extension QueueMethod {
-    static var result: ResultShape { .object(QueueItem.fields) }
     static func schedule(_ p: Params) -> Schedule { .claims([.write("queue", "")]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON { try handle(p, try call.services.stores().1) }
-}
-
-extension QueueItem {
-    static let fields = ["id", "kind", "payload", "idempotencyKey", "requiresNetwork", "status", "attempts", "result", "error",
-                         "createdAt", "updatedAt"]
+    static func handle(_ p: Params, _ call: Call) throws -> Result { try handle(p, try call.services.stores().1) }
 }
 
 enum Enqueue: QueueMethod {
     static let method = "queue/enqueue"
+    typealias Result = QueueItem
     struct Params: MethodParams {
         var kind: String
         var payload: JSON
@@ -107,19 +126,24 @@ enum Enqueue: QueueMethod {
             requiresNetwork = try p.bool("requiresNetwork") ?? true
         }
     }
-    static func handle(_ p: Params, _ q: OfflineQueue) throws -> JSON {
-        try q.enqueue(kind: p.kind, payload: p.payload, idempotencyKey: p.idempotencyKey, requiresNetwork: p.requiresNetwork).json
+    static func handle(_ p: Params, _ q: OfflineQueue) throws -> QueueItem {
+        try q.enqueue(kind: p.kind, payload: p.payload, idempotencyKey: p.idempotencyKey, requiresNetwork: p.requiresNetwork)
     }
 }
 
 enum ListQueue: QueueMethod {
     static let method = "queue/list"
-    static var result: ResultShape { .object(["items"]) }
-    static func handle(_ p: NoParams, _ q: OfflineQueue) throws -> JSON { ["items": .array(try q.list().map(\.json))] }
+    static func handle(_ p: NoParams, _ q: OfflineQueue) throws -> Result { Result(items: try q.list()) }
+
+    struct Result: ObjectResult {
+        var items: [QueueItem]
+        static let fields: [ResultField<Self>] = [.field("items", \.items)]
+    }
 }
 
 enum CompleteQueueItem: QueueMethod {
     static let method = "queue/complete"
+    typealias Result = QueueItem
     struct Params: MethodParams {
         var id: String
         var result: JSON?
@@ -128,11 +152,12 @@ enum CompleteQueueItem: QueueMethod {
             result = p.value("result")
         }
     }
-    static func handle(_ p: Params, _ q: OfflineQueue) throws -> JSON { try q.complete(id: p.id, result: p.result).json }
+    static func handle(_ p: Params, _ q: OfflineQueue) throws -> QueueItem { try q.complete(id: p.id, result: p.result) }
 }
 
 enum FailQueueItem: QueueMethod {
     static let method = "queue/fail"
+    typealias Result = QueueItem
     struct Params: MethodParams {
         var id: String
         var error: JSON
@@ -143,5 +168,5 @@ enum FailQueueItem: QueueMethod {
             retry = try p.bool("retry") ?? false
         }
     }
-    static func handle(_ p: Params, _ q: OfflineQueue) throws -> JSON { try q.fail(id: p.id, error: p.error, retry: p.retry).json }
+    static func handle(_ p: Params, _ q: OfflineQueue) throws -> QueueItem { try q.fail(id: p.id, error: p.error, retry: p.retry) }
 }

@@ -12,7 +12,6 @@ import JSONRPC
 /// `protocolVersion`) never reaches it: `InitializeChoice` gives it to that face.
 enum Initialize: MethodDeclaration {
     static let method = "initialize"
-    static let result = ResultShape.object(["serverInfo", "protocolVersion", "capabilities"], mcpOnly: ["instructions"])
     /// Sent by LSP clients and accepted; the served workspace is chosen by the server's options
     /// and `initializationOptions`, not by these.
     static let unreadParams = ["rootUri", "rootPath", "workspaceFolders", "locale"]
@@ -54,7 +53,7 @@ enum Initialize: MethodDeclaration {
         call.services.lifecycle.beginInitializing(face: .lsp)
     }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let services = call.services
         let connection = try call.connection()
         do {
@@ -70,7 +69,7 @@ enum Initialize: MethodDeclaration {
         }
     }
 
-    private static func initializeLSP(_ p: Params, _ services: Services, _ connection: Connection) throws -> JSON {
+    private static func initializeLSP(_ p: Params, _ services: Services, _ connection: Connection) throws -> Result {
         if let name = p.clientName { services.logger.info("client: \(name) \(p.clientVersion ?? "")") }
         let storage = try services.openStorage(initializationOptions: p.initializationOptions)
         if p.watchChanges { try services.changes.watch(try storage.manager.active(), glob: nil, connection: connection) }
@@ -86,7 +85,7 @@ enum Initialize: MethodDeclaration {
             }
         }
         let configuration = services.configuration
-        let capabilities: JSON = [
+        let capabilities: JSONObject = [
             "methods": .array(MethodTables.requestNames(configuration).map(JSON.string)),
             "notifications": [
                 "client": .array(MethodTables.notificationNames.map(JSON.string)),
@@ -103,10 +102,18 @@ enum Initialize: MethodDeclaration {
                           "didChangeFiles": true, "textDocumentContent": ["schemes": [.string(ContentDocument.scheme)]]],
             "executeCommandProvider": ["commands": .array(ExecuteCommand.commands.map(JSON.string))],
         ]
-        return [
-            "serverInfo": ["name": .string(ServerInfo.name), "version": .string(ServerInfo.version)],
-            "protocolVersion": .string(ServerInfo.protocolVersion),
-            "capabilities": capabilities,
-        ]
+        return Result(capabilities: capabilities)
+    }
+
+    /// The server, the protocol's version and what it offers.
+    struct Result: ObjectResult {
+        var capabilities: JSONObject
+        static let fields: [ResultField<Self>] = [.field("serverInfo", { _ in ServerInfoResult() }),
+                                                   .field("protocolVersion", { _ in ServerInfo.protocolVersion }),
+                                                   .field("capabilities", \.capabilities)]
+    }
+
+    struct ServerInfoResult: ObjectResult {
+        static let fields: [ResultField<Self>] = [.field("name", { _ in ServerInfo.name }), .field("version", { _ in ServerInfo.version })]
     }
 }

@@ -17,36 +17,33 @@ enum LifecycleMethods {
 /// in a system call must not keep the client from exiting), naming what still runs.
 enum Shutdown: MethodDeclaration {
     static let method = "shutdown"
-    static let result = ResultShape.null
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
-        guard let request = call.request else { return .null }
+    static func handle(_ p: NoParams, _ call: Call) throws -> NullResult {
+        guard let request = call.request else { return NullResult() }
         let stuck = request.serving.drain(before: request)
         if !stuck.isEmpty {
             call.logger.warning("shutdown: answering with \(stuck.count) earlier request(s) still in flight: \(stuck.map(\.description).joined(separator: "; "))")
         } else {
             call.services.agents.releaseAll()  // nothing writes any more: other devices may go on
         }
-        return .null
+        return NullResult()
     }
 }
 
 /// `ping`, the same in the LSP-style face and MCP's (whose table lists it too).
 package enum Ping: MethodDeclaration {
     package static let method = "ping"
-    package static let result = ResultShape.object([])
     package static let inline = true
     package static func schedule(_ p: NoParams) -> Schedule { .unordered }
-    package static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .object(JSONObject()) }
+    package static func handle(_ p: NoParams, _ call: Call) throws -> EmptyResult { EmptyResult() }
 }
 
 enum Initialized: MethodDeclaration {
     static let method = "initialized"
-    static let result = ResultShape.null
     static let inline = true
     /// Closes the handshake `initialize` opened and touches nothing shared.
     static func schedule(_ p: NoParams) -> Schedule { .free }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .null }
+    static func handle(_ p: NoParams, _ call: Call) throws -> NullResult { NullResult() }
 }
 
 /// LSP's status, 0 after `shutdown` and 1 without; the process ends only once every request
@@ -54,19 +51,17 @@ enum Initialized: MethodDeclaration {
 /// of input. Accepted in every phase and on the MCP face too.
 enum Exit: MethodDeclaration {
     static let method = "exit"
-    static let result = ResultShape.null
     static let inline = true
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> NullResult {
         let clean = call.services.lifecycle.current == .shutDown
         try call.connection().stop(exitCode: clean ? 0 : 1)
-        return .null
+        return NullResult()
     }
 }
 
 enum CancelRequest: MethodDeclaration {
     static let method = "$/cancelRequest"
-    static let result = ResultShape.null
     static let inline = true
     struct Params: MethodParams {
         var id: RequestID?
@@ -75,43 +70,40 @@ enum CancelRequest: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .unordered }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> NullResult {
         if let id = p.id { try call.connection().cancel(id: id) }
-        return .null
+        return NullResult()
     }
 }
 
 enum WorkDoneProgressCancel: MethodDeclaration {
     static let method = "window/workDoneProgress/cancel"
-    static let result = ResultShape.null
     static let inline = true
     struct Params: MethodParams {
         var token: JSON?
         init(_ p: ParamReader) throws { token = p.value("token") }
     }
     static func schedule(_ p: Params) -> Schedule { .unordered }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> NullResult {
         if let token = p.token { try call.connection().cancel(progressToken: token) }
-        return .null
+        return NullResult()
     }
 }
 
 enum SetTrace: MethodDeclaration {
     static let method = "$/setTrace"
-    static let result = ResultShape.null
     static let inline = true
     struct Params: MethodParams {
         var trace: ClientLogSink.Trace
         init(_ p: ParamReader) throws {
-            trace = ClientLogSink.Trace(rawValue: try p.requiredChoice("value", ["off", "messages", "verbose"],
-                                                                        expected: "one of \"off\", \"messages\", \"verbose\""))!
+            trace = try p.requiredChoice("value", as: ClientLogSink.Trace.self, expected: "one of \"off\", \"messages\", \"verbose\"")
         }
     }
     static func schedule(_ p: Params) -> Schedule { .unordered }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> NullResult {
         call.services.logSink.setTrace(p.trace)
         try call.connection().setTrace(Connection.Trace(p.trace))
-        return .null
+        return NullResult()
     }
 }
 

@@ -12,7 +12,7 @@ import SystemSupport
 /// Where log records go besides stderr: the client, as `window/logMessage`, when the
 /// client asked for it with `initialize` `trace` or `$/setTrace`.
 public final class ClientLogSink: Sendable {
-    public enum Trace: String, Sendable { case off, messages, verbose }
+    public enum Trace: String, Sendable, CaseIterable { case off, messages, verbose }
 
     private struct State { var connection: Connection?; var trace: Trace = .off; var mcpLevel: Logger.Level? }
     private let state = Mutex(State())

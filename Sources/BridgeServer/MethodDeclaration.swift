@@ -45,33 +45,27 @@ package struct Call: Sendable {
     }
 }
 
-/// The top-level shape of a method's result: what the schema agreement check compares with the
-/// schema's result, and (in debug builds) what every answer is checked against.
+/// The shape of a method's result, derived from its `Result` type: what the schema agreement
+/// check compares with the schema's result.
 package enum ResultShape: Sendable {
-    /// An object with these fields (each answer has a subset of them); `mcpOnly` are answered
-    /// only on the MCP face, whose schema is MCP's.
-    case object([String], mcpOnly: [String] = [])
+    /// An object with these fields, in the order they are sent.
+    case object([ResultFieldShape])
     case null
     case array
     /// Not an object the check can compare (a value chosen by the client, e.g. `debug/echo`'s).
     case any
-
-    package func admits(_ value: JSON) -> Bool {
-        switch (self, value) {
-        case (.object(let names, let mcpOnly), .object(let o)): return o.keys.allSatisfy { names.contains($0) || mcpOnly.contains($0) }
-        case (.null, .null), (.array, .array), (.any, _): return true
-        default: return false
-        }
-    }
+    /// A hand-built `JSON` answer that names no typed `Result` (the agreement check reports it).
+    case untyped
 }
 
 /// One method, declared once, in the file of its area: its name, its typed params, its schedule
-/// (what it claims, decided from the decoded params), its handler and the shape of its result.
+/// (what it claims, decided from the decoded params), its handler and its typed `Result`, whose
+/// one encoding is what the client receives and whose shape the schema agreement check compares.
 /// `MethodTables` lists the declarations; `method(_:)` turns one into the connection's `Method`.
 package protocol MethodDeclaration: Sendable {
     associatedtype Params: MethodParams = NoParams
+    associatedtype Result: MethodResult
     static var method: String { get }
-    static var result: ResultShape { get }
     /// Params the schema lists that the decoder deliberately does not read (the agreement check
     /// counts them as read).
     static var unreadParams: [String] { get }
@@ -82,7 +76,7 @@ package protocol MethodDeclaration: Sendable {
     /// Whether `prepare` runs on the reading thread before the request is admitted.
     static var prepares: Bool { get }
     static func prepare(_ p: Params, _ call: Call) throws
-    static func handle(_ p: Params, _ call: Call) throws -> JSON
+    static func handle(_ p: Params, _ call: Call) throws -> Result
 }
 
 extension MethodDeclaration {
@@ -90,6 +84,9 @@ extension MethodDeclaration {
     package static var unreadParams: [String] { [] }
     package static var prepares: Bool { false }
     package static func prepare(_ p: Params, _ call: Call) throws {}
+
+    /// The shape of the result, from its type.
+    package static var resultShape: ResultShape { Result.shape }
 
     /// The connection's `Method` for this declaration, its handlers given `services` (and `face`,
     /// the state of the face whose table holds it).
@@ -103,19 +100,13 @@ extension MethodDeclaration {
             prepare = { @Sendable ctx in try Self.prepare(decoded(ctx), Call(services: services, request: ctx, face: face)) }
         }
         return Method(method, inline: inline, plan: plan, prepare: prepare) { ctx in
-            try run(decoded(ctx), Call(services: services, request: ctx, face: face))
+            try handle(decoded(ctx), Call(services: services, request: ctx, face: face)).json
         }
     }
 
     private static func decoded(_ ctx: RequestContext) -> Params {
         guard let p = ctx.decoded as? Params else { fatalError("\(method): the planner's params did not reach the handler") }
         return p
-    }
-
-    private static func run(_ p: Params, _ call: Call) throws -> JSON {
-        let result = try handle(p, call)
-        assert(Self.result.admits(result), "\(method) answered fields its declaration does not list: \(result)")
-        return result
     }
 
     /// The params fields the decoder reads (see `ParamReader(describing:)`).

@@ -1,3 +1,4 @@
+import AgentSessions
 import Workspace
 
 /// Everything the server process is started with: the one value the command line's options
@@ -23,7 +24,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var mcpRoots: [String] = []
     /// The approval policy of the session `mcp` creates (`mcp --approval-policy`); nil: none.
     /// A `--session` keeps its own.
-    public var mcpApprovalPolicy: String?
+    public var mcpApprovalPolicy: ApprovalPolicy?
     /// How long an MCP client has to answer an approval request (`mcp --approval-timeout`): the
     /// 2025 era's `elicitation/create` wait, the 2026-07-28 era's `requestState` lifetime.
     public var mcpApprovalTimeout: Duration = .seconds(300)

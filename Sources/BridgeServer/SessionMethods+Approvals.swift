@@ -7,7 +7,7 @@ import JSONRPC
 /// anything is `SessionMethods.runGated` (`SessionToolCalls.swift`).
 enum SetApprovalPolicy: SessionMethod {
     static let method = "session/setApprovalPolicy"
-    static let result = ResultShape.object(SessionMethods.sessionFields)
+    typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
         var policy: ApprovalPolicy
@@ -17,8 +17,8 @@ enum SetApprovalPolicy: SessionMethod {
                                                        placeholder: .none, ApprovalPolicy.init(json:))
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        try store.setApprovalPolicy(id: p.id, p.policy).json
+    static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.setApprovalPolicy(id: p.id, p.policy))
     }
 }
 
@@ -29,7 +29,6 @@ enum SetApprovalPolicy: SessionMethod {
 /// that client's identical call runs or is refused by that face, so the tool never runs twice.
 enum ApproveToolCall: MethodDeclaration {
     static let method = "session/approve"
-    static let result = ResultShape.object(["approval", "result"])
     struct Params: MethodParams {
         var id: String
         var toolCallId: String
@@ -47,14 +46,21 @@ enum ApproveToolCall: MethodDeclaration {
     /// journal, not in the params, so its paths cannot be claimed more narrowly).
     static func schedule(_ p: Params) -> Schedule { .claims([.write("session", p.id), .write("file", "")]) }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         try SessionMethods.onStore(call) { store in
             let approval = try store.approve(id: p.id, toolCallId: p.toolCallId, decision: p.decision, remember: p.remember)
-            if approval.origin != nil { return ["approval": approval.json] }
-            let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, name: approval.name,
-                                                   arguments: approval.arguments, userConfirmed: false)
-            return ["approval": approval.json, "result": try SessionMethods.runGated(store, toolCall, call)]
+            if approval.origin != nil { return Result(approval: approval) }
+            guard let tool = ToolTable.byName[approval.name] else { throw SessionMethods.unknownTool(approval.name) }
+            let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, invocation: tool.invocation(approval.arguments),
+                                                   userConfirmed: false)
+            return Result(approval: approval, result: try SessionMethods.runGated(store, toolCall, call))
         }
+    }
+
+    struct Result: ObjectResult {
+        var approval: Approval
+        var result: JSON?
+        static let fields: [ResultField<Self>] = [.field("approval", \.approval), .field("result", \.result)]
     }
 }
 
@@ -62,13 +68,17 @@ enum ApproveToolCall: MethodDeclaration {
 /// policy would run it now (send the same `session/callTool` again to run it).
 enum ListDeferred: MethodDeclaration {
     static let method = "session/listDeferred"
-    static let result = ResultShape.object(["calls"])
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("session", "")]) }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let agents = call.services.agents
         let (store, _) = try call.services.stores()
         let conditions = agents.currentConditions
-        return ["calls": .array(SessionMethods.deferredCalls(store, conditions, agents.policy(for: conditions)).map(\.json))]
+        return Result(calls: SessionMethods.deferredCalls(store, conditions, agents.policy(for: conditions)).map(\.json))
+    }
+
+    struct Result: ObjectResult {
+        var calls: [JSON]
+        static let fields: [ResultField<Self>] = [.field("calls", \.calls)]
     }
 }
 

@@ -3,10 +3,9 @@ import JSON
 import JSONRPC
 
 /// `session/create`: presets, the agent type's tier, the approval policy and the device policy
-/// (issue 17); and `session/recordUsage`'s answer with the price table's verdict on the model.
+/// (issue 17).
 enum CreateSession: MethodDeclaration {
     static let method = "session/create"
-    static let result = ResultShape.object(SessionMethods.sessionFields)
     /// Writes only a session no request can name before the answer (the store's index has its
     /// own lock); claiming all sessions would make it wait for a running tool call of any.
     static func schedule(_ p: Params) -> Schedule { .free }
@@ -35,7 +34,7 @@ enum CreateSession: MethodDeclaration {
     /// then capped by the device's conditions (Low Power Mode: fast). A `research` session is
     /// heavy network work (the seeds' "Research uses data — continue?"): refused with `Deferred`
     /// (nothing created, `queued: false`) when the policy defers heavy work, unless `userConfirmed`.
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> SessionObject {
         let agents = call.services.agents
         let (store, _) = try call.services.stores()
         let conditions = agents.currentConditions
@@ -46,17 +45,7 @@ enum CreateSession: MethodDeclaration {
             throw refusal
         }
         let config = policy.capped(AgentTypeTiers.resolve(config: p.config, preset: p.preset, agentType: p.agentType))
-        return try store.create(title: p.title, agentType: p.agentType, config: config, metadata: p.metadata,
-                                approvalPolicy: p.approvalPolicy, parentId: p.parentId).json
-    }
-}
-
-extension SessionMethods {
-    /// `{usage, remaining, exceeded}`, plus `unpricedModel` when the model named is not in the
-    /// price table (the turn cost nothing rather than a guess).
-    static func usageReport(_ r: UsageReport) -> JSON {
-        guard let unpriced = r.unpricedModel, case .object(var o) = r.json else { return r.json }
-        o["unpricedModel"] = .string(unpriced)
-        return .object(o)
+        return SessionObject(session: try store.create(title: p.title, agentType: p.agentType, config: config, metadata: p.metadata,
+                                                       approvalPolicy: p.approvalPolicy, parentId: p.parentId))
     }
 }

@@ -8,7 +8,6 @@ import JSONRPC
 /// Deletes messages chosen by exactly one selector: `messageIds`, `where` or `last`.
 enum DeleteMessages: SessionMethod {
     static let method = "session/deleteMessages"
-    static let result = ResultShape.object(["deleted"])
     struct Params: SessionParams {
         var id: String
         var selection: MessageSelection
@@ -39,15 +38,21 @@ enum DeleteMessages: SessionMethod {
             }
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        ["deleted": .array(try store.deleteMessages(id: p.id, p.selection).map(JSON.string))]
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Result {
+        Result(deleted: try store.deleteMessages(id: p.id, p.selection))
+    }
+
+    /// The ids deleted, in journal order.
+    struct Result: ObjectResult {
+        var deleted: [String]
+        static let fields: [ResultField<Self>] = [.field("deleted", \.deleted)]
     }
 }
 
 /// Sets the title and merges metadata key by key (`null` removes a key).
 enum UpdateSession: SessionMethod {
     static let method = "session/update"
-    static let result = ResultShape.object(SessionMethods.sessionFields)
+    typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
         var title: String?
@@ -58,8 +63,8 @@ enum UpdateSession: SessionMethod {
             metadata = try p.object("metadata")?.object
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        try store.update(id: p.id, title: p.title, metadata: p.metadata).json
+    static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.update(id: p.id, title: p.title, metadata: p.metadata))
     }
 }
 
@@ -67,7 +72,7 @@ enum UpdateSession: SessionMethod {
 enum SessionStatistics: SessionMethod {
     typealias Params = SessionID
     static let method = "session/stats"
-    static let result = ResultShape.object(["id", "turns", "totals", "unattributed"])
+    typealias Result = SessionStats
     static let access = Claim.Access.read
-    static func handle(_ p: SessionID, _ store: SessionStore) throws -> JSON { try store.stats(id: p.id).json }
+    static func handle(_ p: SessionID, _ store: SessionStore) throws -> SessionStats { try store.stats(id: p.id) }
 }

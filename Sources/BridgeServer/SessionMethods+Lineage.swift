@@ -8,7 +8,7 @@ import JSONRPC
 /// A new session holding the history up to `atMessageId` (default: all); reads the parent only.
 enum ForkSession: SessionMethod {
     static let method = "session/fork"
-    static let result = ResultShape.object(SessionMethods.sessionFields)
+    typealias Result = SessionObject
     static let access = Claim.Access.read
     struct Params: SessionParams {
         var id: String
@@ -22,15 +22,15 @@ enum ForkSession: SessionMethod {
             metadata = try p.object("metadata")?.object
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        try store.fork(id: p.id, atMessageId: p.atMessageId, title: p.title, metadata: p.metadata).json
+    static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.fork(id: p.id, atMessageId: p.atMessageId, title: p.title, metadata: p.metadata))
     }
 }
 
 /// Records a compaction of a run of messages, replaced by the client model's `summary`.
 enum CompactSession: SessionMethod {
     static let method = "session/compact"
-    static let result = ResultShape.object(SessionMethods.compactionFields)
+    typealias Result = Compaction
     struct Params: SessionParams {
         var id: String
         var throughMessageId: String
@@ -51,16 +51,16 @@ enum CompactSession: SessionMethod {
             }
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Compaction {
         try store.compact(id: p.id, throughMessageId: p.throughMessageId, fromMessageId: p.fromMessageId, summary: p.summary,
-                          role: p.role, by: p.by).json
+                          role: p.role, by: p.by)
     }
 }
 
 /// Restores the originals a compaction replaced.
 enum UncompactSession: SessionMethod {
     static let method = "session/uncompact"
-    static let result = ResultShape.object(SessionMethods.compactionFields)
+    typealias Result = Compaction
     struct Params: SessionParams {
         var id: String
         var compactionId: String
@@ -69,7 +69,7 @@ enum UncompactSession: SessionMethod {
             compactionId = try p.requiredString("compactionId")
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        try store.uncompact(id: p.id, compactionId: p.compactionId).json
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Compaction {
+        try store.uncompact(id: p.id, compactionId: p.compactionId)
     }
 }

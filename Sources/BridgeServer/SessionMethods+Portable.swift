@@ -9,7 +9,6 @@ import Workspace
 /// but its own.
 enum ExportSession: MethodDeclaration {
     static let method = "session/export"
-    static let result = ResultShape.object(["path", "bytes", "sha256", "id"])
     struct Params: MethodParams {
         var id: String
         var path: WorkspacePath?
@@ -28,15 +27,23 @@ enum ExportSession: MethodDeclaration {
         .claims([.read("session", p.id), .write("file", p.path?.string ?? "Chats/\(p.id).json")])
     }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let ws = try call.services.workspace()
         return try SessionMethods.onStore(call) { store in
             let exported = try store.export(id: p.id)
             let path = try p.path ?? WorkspacePath(exported.defaultPath)
             let status = try ws.save(path, contents: exported.bytes, options: Workspace.SaveOptions(exclusive: !p.overwrite))
-            return ["path": .string(status.path.string), "bytes": .int(Int64(exported.bytes.count)),
-                    "sha256": .string(exported.sha256), "id": .string(exported.sessionId)]
+            return Result(path: status.path, bytes: exported.bytes.count, sha256: exported.sha256, id: exported.sessionId)
         }
+    }
+
+    struct Result: ObjectResult {
+        var path: WorkspacePath
+        var bytes: Int
+        var sha256: String
+        var id: String
+        static let fields: [ResultField<Self>] = [.field("path", \.path), .field("bytes", \.bytes), .field("sha256", \.sha256),
+                                                   .field("id", \.id)]
     }
 }
 
@@ -45,7 +52,6 @@ enum ExportSession: MethodDeclaration {
 /// unless the whole file checks and replays.
 enum ImportSession: MethodDeclaration {
     static let method = "session/import"
-    static let result = ResultShape.object(["session", "replacedId", "notImported"])
     /// The largest export file read (a session of 10,000 messages is ~2.5 MiB).
     static let maxImportBytes: Int64 = 256 << 20
     struct Params: MethodParams {
@@ -56,15 +62,17 @@ enum ImportSession: MethodDeclaration {
     /// A new session (its own claim would need an id not known yet; sessions are created the same way).
     static func schedule(_ p: Params) -> Schedule { .claims([.read("file", p.path.string)]) }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let ws = try call.services.workspace()
         return try SessionMethods.onStore(call) { store in
             let read = try ws.read(p.path, maxBytes: maxImportBytes)
-            let imported = try store.importSession(read.bytes)
-            var o: JSONObject = ["session": imported.session.json]
-            if let replaced = imported.replacedId { o["replacedId"] = .string(replaced) }
-            if !imported.notImported.isEmpty { o["notImported"] = imported.notImported.json }
-            return .object(o)
+            return Result(imported: try store.importSession(read.bytes))
         }
+    }
+
+    struct Result: ObjectResult {
+        var imported: ImportedSession
+        static let fields: [ResultField<Self>] = [.field("session", { SessionObject(session: $0.imported.session) }), .field("replacedId", \.imported.replacedId),
+                                                   .field("notImported", { $0.imported.notImported.isEmpty ? nil : $0.imported.notImported })]
     }
 }

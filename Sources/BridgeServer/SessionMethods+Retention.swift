@@ -7,54 +7,55 @@ import JSONRPC
 /// prune may change every session, so it claims them all.
 enum GetRetention: MethodDeclaration {
     static let method = "session/getRetention"
-    static let result = ResultShape.object(SessionMethods.retentionFields)
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("retention", "")]) }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
-        try SessionMethods.onStore(call) { try $0.retentionPolicy().json }
+    static func handle(_ p: NoParams, _ call: Call) throws -> RetentionPolicy {
+        try SessionMethods.onStore(call) { try $0.retentionPolicy() }
     }
 }
 
 /// Saves the policy (crash-safely) and applies it at once: `{policy, pruned}`.
 enum SetRetention: MethodDeclaration {
     static let method = "session/setRetention"
-    static let result = ResultShape.object(["policy", "pruned"])
     /// The params are the policy itself; a limit left out (or `null`) is no limit.
     struct Params: MethodParams {
         var policy: RetentionPolicy
         init(_ p: ParamReader) throws {
             var o = JSONObject()
-            for key in SessionMethods.retentionFields {
+            for key in RetentionPolicy.fieldNames {
                 if let v = p.value(key) { o[key] = v }
             }
             do throws(SessionError) { policy = try RetentionPolicy(json: .object(o)) } catch {
-                let key = SessionMethods.retentionFields.first { error.message.hasPrefix($0) } ?? ""
+                let key = RetentionPolicy.fieldNames.first { error.message.hasPrefix($0) } ?? ""
                 throw RPCError.invalidParams(field: p.field(key), expected: error.message, got: p[key]?.typeName ?? "nothing")
             }
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write("retention", ""), .write("session", "")]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         try SessionMethods.onStore(call) { store in
             let policy = try store.setRetentionPolicy(p.policy)
-            return ["policy": policy.json, "pruned": try store.prune().json]
+            return Result(policy: policy, pruned: try store.prune())
         }
+    }
+
+    struct Result: ObjectResult {
+        var policy: RetentionPolicy
+        var pruned: PruneReport
+        static let fields: [ResultField<Self>] = [.field("policy", \.policy), .field("pruned", \.pruned)]
     }
 }
 
 enum PruneSessions: MethodDeclaration {
     static let method = "session/prune"
-    static let result = ResultShape.object(["sessions", "deletedSessions"])
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("retention", ""), .write("session", "")]) }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
-        try SessionMethods.onStore(call) { try $0.prune().json }
+    static func handle(_ p: NoParams, _ call: Call) throws -> PruneReport {
+        try SessionMethods.onStore(call) { try $0.prune() }
     }
 }
 
 extension SessionMethods {
-    static let retentionFields = ["maxBytesPerSession", "keepCompactedOriginalsSeconds", "keepEndedSessions"]
-
     /// Runs `body` on the workspace's session store, logging what the store noticed meanwhile.
-    static func onStore(_ call: Call, _ body: (SessionStore) throws -> JSON) throws -> JSON {
+    static func onStore<T>(_ call: Call, _ body: (SessionStore) throws -> T) throws -> T {
         let (store, _) = try call.services.stores()
         defer { call.services.agents.logWarnings(store) }
         return try body(store)

@@ -21,12 +21,6 @@ package enum SessionMethods {
         DeleteMessages.self, UpdateSession.self, SessionStatistics.self,
     ]
 
-    static let sessionFields = ["id", "title", "agentType", "state", "error", "config", "usage", "pendingToolCalls", "metadata",
-                                "createdAt", "updatedAt", "parentId", "parentKind", "forkedAt", "compactions", "approvalPolicy",
-                                "pendingApprovals", "deferredToolCalls", "bytesOnDisk"]
-    static let compactionFields = ["id", "firstMessageId", "throughMessageId", "count", "by", "at", "active", "undoneAt",
-                                   "originalsKept"]
-
     /// Decodes a param with the core's own parser, reporting problems as `-32602` on that field.
     static func decode<T>(_ p: ParamReader, _ key: String, _ parse: (JSON) throws(SessionError) -> T) throws -> T? {
         guard let v = p.value(key) else { return nil }
@@ -62,7 +56,7 @@ package enum SessionMethods {
 /// only for earlier writes (reads).
 protocol SessionMethod: MethodDeclaration where Params: SessionParams {
     static var access: Claim.Access { get }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Result
 }
 
 /// Params naming a session by `id`.
@@ -73,10 +67,8 @@ protocol SessionParams: MethodParams {
 extension SessionMethod {
     static var access: Claim.Access { .write }
     static func schedule(_ p: Params) -> Schedule { .claims([Claim("session", path: p.id, access: access)]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        let (store, _) = try call.services.stores()
-        defer { call.services.agents.logWarnings(store) }
-        return try handle(p, store)
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
+        try SessionMethods.onStore(call) { try handle(p, $0) }
     }
 }
 
@@ -87,14 +79,12 @@ struct SessionID: SessionParams {
 
 enum ListTools: MethodDeclaration {
     static let method = "agent/listTools"
-    static let result = ResultShape.array
     static func schedule(_ p: NoParams) -> Schedule { .free }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON { .array(ToolTable.all.map(\.json)) }
+    static func handle(_ p: NoParams, _ call: Call) throws -> [JSON] { ToolTable.all.map(\.json) }
 }
 
 enum ListSessions: MethodDeclaration {
     static let method = "session/list"
-    static let result = ResultShape.object(["sessions", "nextCursor"])
     /// A snapshot of the store's index (under its lock): it does not wait for running tool calls.
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
@@ -119,27 +109,32 @@ enum ListSessions: MethodDeclaration {
             withBytesOnDisk = try p.bool("withBytesOnDisk") ?? false
         }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let (store, _) = try call.services.stores()
         let page = try store.list(p.filter, limit: p.limit, cursor: p.cursor)
         let sessions = p.withBytesOnDisk ? SessionMethods.withBytesOnDisk(store, page.sessions) : page.sessions
-        var o: JSONObject = ["sessions": .array(sessions.map(\.json))]
-        if let next = page.nextCursor { o["nextCursor"] = .string(next) }
-        return .object(o)
+        return Result(sessions: sessions.map(SessionObject.init), nextCursor: page.nextCursor)
+    }
+
+    struct Result: ObjectResult {
+        var sessions: [SessionObject]
+        var nextCursor: String?
+        static let fields: [ResultField<Self>] = [.field("sessions", \.sessions), .field("nextCursor", \.nextCursor)]
     }
 }
 
 enum GetSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/get"
-    static let result = ResultShape.object(SessionMethods.sessionFields)
+    typealias Result = SessionObject
     static let access = Claim.Access.read
-    static func handle(_ p: SessionID, _ store: SessionStore) throws -> JSON { try store.get(id: p.id, withBytesOnDisk: true).json }
+    static func handle(_ p: SessionID, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.get(id: p.id, withBytesOnDisk: true))
+    }
 }
 
 enum SessionMessages: SessionMethod {
     static let method = "session/messages"
-    static let result = ResultShape.object(["messages", "hasMore", "nextAfter", "nextBefore"])
     static let access = Claim.Access.read
     struct Params: SessionParams {
         var id: String
@@ -153,24 +148,38 @@ enum SessionMessages: SessionMethod {
                                  includeCompacted: try p.bool("includeCompacted") ?? false)
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        try store.messagePage(id: p.id, p.query).json
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Result {
+        Result(page: try store.messagePage(id: p.id, p.query))
+    }
+
+    /// A page of messages, whether more match and where to continue either way.
+    struct Result: ObjectResult {
+        var page: MessagePage
+        static let fields: [ResultField<Self>] = [
+            .field("messages", \.page.messages), .field("hasMore", \.page.hasMore),
+            .field("nextAfter", \.page.nextAfter), .field("nextBefore", \.page.nextBefore),
+        ]
     }
 }
 
 enum DeleteSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/delete"
-    static let result = ResultShape.object(["id", "deleted"])
-    static func handle(_ p: SessionID, _ store: SessionStore) throws -> JSON {
+    static func handle(_ p: SessionID, _ store: SessionStore) throws -> Result {
         try store.delete(id: p.id)
-        return ["id": .string(p.id), "deleted": true]
+        return Result(id: p.id)
+    }
+
+    struct Result: ObjectResult {
+        var id: String
+        var deleted = true
+        static let fields: [ResultField<Self>] = [.field("id", \.id), .field("deleted", \.deleted)]
     }
 }
 
 enum TransitionSession: SessionMethod {
     static let method = "session/transition"
-    static let result = ResultShape.object(SessionMethods.sessionFields)
+    typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
         var to: SessionState
@@ -181,14 +190,13 @@ enum TransitionSession: SessionMethod {
             error = p.value("error")
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        try store.transition(id: p.id, to: p.to, error: p.error).session.json
+    static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
+        SessionObject(session: try store.transition(id: p.id, to: p.to, error: p.error).session)
     }
 }
 
 enum AppendMessages: SessionMethod {
     static let method = "session/appendMessages"
-    static let result = ResultShape.object(["count"])
     struct Params: SessionParams {
         var id: String
         var messages: [MessageInput]
@@ -198,14 +206,18 @@ enum AppendMessages: SessionMethod {
             messages = try SessionMethods.decodeItems(raw, "messages", MessageInput.init(json:))
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        ["count": .int(Int64(try store.appendMessages(id: p.id, messages: p.messages)))]
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Result {
+        Result(count: try store.appendMessages(id: p.id, messages: p.messages))
+    }
+
+    struct Result: ObjectResult {
+        var count: Int
+        static let fields: [ResultField<Self>] = [.field("count", \.count)]
     }
 }
 
 enum RecordUsage: SessionMethod {
     static let method = "session/recordUsage"
-    static let result = ResultShape.object(["usage", "remaining", "exceeded", "unpricedModel"])
     struct Params: SessionParams {
         var id: String
         var inputTokens: Int
@@ -218,15 +230,21 @@ enum RecordUsage: SessionMethod {
             model = try p.string("model")
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
-        SessionMethods.usageReport(try store.recordUsage(id: p.id, inputTokens: p.inputTokens, outputTokens: p.outputTokens,
-                                                         model: p.model))
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Result {
+        Result(report: try store.recordUsage(id: p.id, inputTokens: p.inputTokens, outputTokens: p.outputTokens, model: p.model))
+    }
+
+    /// `{usage, remaining, exceeded}`, plus `unpricedModel` when the model named is not in the
+    /// price table (the turn cost nothing rather than a guess).
+    struct Result: ObjectResult {
+        var report: UsageReport
+        static let fields: [ResultField<Self>] = [.field("usage", \.report.usage.json), .field("remaining", \.report.remaining.json),
+                                                   .field("exceeded", \.report.exceeded), .field("unpricedModel", \.report.unpricedModel)]
     }
 }
 
 enum CheckpointSession: SessionMethod {
     static let method = "session/checkpoint"
-    static let result = ResultShape.object(["checkpointId", "at"])
     struct Params: SessionParams {
         var id: String
         var pending: [ToolCallRecord]?
@@ -240,15 +258,21 @@ enum CheckpointSession: SessionMethod {
             partialResults = p.value("partialResults")
         }
     }
-    static func handle(_ p: Params, _ store: SessionStore) throws -> JSON {
+    static func handle(_ p: Params, _ store: SessionStore) throws -> Result {
         let c = try store.checkpoint(id: p.id, pendingToolCalls: p.pending, partialResults: p.partialResults)
-        return ["checkpointId": .string(c.checkpointId), "at": .string(c.at)]
+        return Result(checkpointId: c.checkpointId, at: c.at)
+    }
+
+    struct Result: ObjectResult {
+        var checkpointId: String
+        var at: String
+        static let fields: [ResultField<Self>] = [.field("checkpointId", \.checkpointId), .field("at", \.at)]
     }
 }
 
 enum ResumeSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/resume"
-    static let result = ResultShape.object(["session", "messagesTail", "pendingToolCalls", "partialResults"])
-    static func handle(_ p: SessionID, _ store: SessionStore) throws -> JSON { try store.resume(id: p.id).json }
+    typealias Result = ResumeObject
+    static func handle(_ p: SessionID, _ store: SessionStore) throws -> ResumeObject { ResumeObject(resumed: try store.resume(id: p.id)) }
 }

@@ -9,40 +9,57 @@ import Workspace
 /// first (`SessionMethods.runGated`).
 enum CallTool: MethodDeclaration {
     static let method = "session/callTool"
-    static let result = ResultShape.object(["content", "structuredContent", "isError", "pendingApproval"])
     struct Params: MethodParams {
         var id: String
         var name: String
         var toolCallId: String
-        var arguments: JSON
         var userConfirmed: Bool
+        /// The call, its arguments decoded once by the tool's method (nil: no such tool).
+        var invocation: ToolInvocation?
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
             name = try p.requiredString("name")
             toolCallId = try p.requiredString("toolCallId")
-            arguments = p.value("arguments") ?? .object(JSONObject())
+            let arguments = p.value("arguments") ?? .object(JSONObject())
             userConfirmed = try p.bool("userConfirmed") ?? false
+            if !p.isDescribing { invocation = ToolTable.byName[name]?.invocation(arguments) }
         }
     }
 
-    /// A tool call holds its session, and the paths it names (read or write per the tool).
+    /// A tool call holds its session, and what the tool's method claims for these arguments.
     static func schedule(_ p: Params) -> Schedule {
-        .claims(ToolClaims.claims(session: p.id, name: p.name, arguments: p.arguments))
+        .claims(p.invocation?.claims(session: p.id) ?? [Claim("session", path: p.id, access: .write)])
     }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        guard ToolTable.byName[p.name] != nil else {
-            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(p.name)\"")
-        }
-        let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, name: p.name, arguments: p.arguments,
+    static func handle(_ p: Params, _ call: Call) throws -> Answer {
+        guard let invocation = p.invocation else { throw SessionMethods.unknownTool(p.name) }
+        let toolCall = SessionMethods.ToolCall(session: p.id, toolCallId: p.toolCallId, invocation: invocation,
                                                userConfirmed: p.userConfirmed)
-        return try SessionMethods.onStore(call) { try SessionMethods.runGated($0, toolCall, call) }
+        return Answer(json: try SessionMethods.onStore(call) { try SessionMethods.runGated($0, toolCall, call) })
+    }
+
+    /// The call's result as the journal recorded it (`ToolResult`'s shape: a replay answers the
+    /// same bytes), or `{pendingApproval}`.
+    struct Answer: ListedObjectResult {
+        var json: JSON
+        static let fieldNames = ["content", "structuredContent", "isError", "pendingApproval"]
     }
 }
 
 extension SessionMethods {
     /// One tool call as `session/callTool` and `session/approve` run it.
-    struct ToolCall { var session: String; var toolCallId: String; var name: String; var arguments: JSON; var userConfirmed: Bool }
+    struct ToolCall {
+        var session: String
+        var toolCallId: String
+        var invocation: ToolInvocation
+        var userConfirmed: Bool
+        var name: String { invocation.tool.name }
+        var arguments: JSON { invocation.arguments }
+    }
+
+    static func unknownTool(_ name: String) -> RPCError {
+        RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(name)\"")
+    }
 
     /// The gate before a call runs: a recorded result is returned as is; the approval policy may
     /// answer `{pendingApproval}` (nothing run) or a refusal (recorded as the call's error result);
@@ -50,9 +67,7 @@ extension SessionMethods {
     /// no confirmation could help; `deviceDecision`, the step MCP's `tools/call` shares). Otherwise
     /// the call runs once, journaled before and after.
     static func runGated(_ store: SessionStore, _ tc: ToolCall, _ call: Call) throws -> JSON {
-        guard let tool = ToolTable.byName[tc.name] else {
-            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools", got: "\"\(tc.name)\"")
-        }
+        let tool = tc.invocation.tool
         if let done = try store.toolCallResult(id: tc.session, toolCallId: tc.toolCallId) {
             // A replay answers the call that ran under this id, never another tool's.
             guard done.name == tc.name else {
@@ -82,7 +97,7 @@ extension SessionMethods {
         if device.offline {
             result = offlineResult(tool, device)
         } else {
-            result = try ToolTable.call(tc.name, arguments: tc.arguments, services: call.services, request: call.request)
+            result = try ToolTable.call(tc.invocation, services: call.services, request: call.request)
         }
         try store.finishToolCall(id: tc.session, toolCallId: tc.toolCallId, result: result.json, isError: result.isError)
         return result.json
@@ -119,58 +134,5 @@ extension SessionMethods {
         case .allowed, .notNeeded:
             return .run
         }
-    }
-}
-
-/// What a tool call claims (for `session/callTool` and MCP's `tools/call`).
-package enum ToolClaims {
-    private static let claimedArguments = ["path", "from", "to"]
-
-    /// The claims of a call of tool `name` in session `session`: the session (write), and each
-    /// valid path among the `path`, `from` and `to` arguments, read for a read-only tool (and for
-    /// `copy_file`'s `from`), write otherwise; the whole workspace when it names none.
-    package static func claims(session: String, name: String, arguments: JSON?) -> [Claim] {
-        var claims = [Claim("session", path: session, access: .write)]
-        let access: Claim.Access = ToolTable.byName[name]?.readOnly == true ? .read : .write
-        if case .object(let args)? = arguments {
-            for key in claimedArguments {
-                if case .string(let raw)? = args[key], let path = plainPath(raw) ?? (try? WorkspacePath(raw))?.string {
-                    claims.append(Claim("file", path: path, access: key == "from" && name == "copy_file" ? .read : access))
-                }
-            }
-        }
-        if claims.count == 1 { claims.append(Claim("file", path: "", access: access)) }
-        return claims
-    }
-
-    /// `raw` when it is a path `WorkspacePath` keeps exactly as written — names of letters,
-    /// digits, `_ - .` and spaces (and non-ASCII), none empty, `.` or `..`, none over 255 bytes —
-    /// so the claim needs no parse; nil for anything else, which `WorkspacePath` then decides.
-    static func plainPath(_ raw: String) -> String? {
-        var raw = raw
-        let plain = raw.withUTF8 { u -> Bool in
-            guard !u.isEmpty, u.count <= 1024 else { return false }
-            var nameStart = 0
-            var dotsOnly = true
-            for i in 0...u.count {
-                let c = i < u.count ? u[i] : UInt8(ascii: "/")
-                if c == UInt8(ascii: "/") {
-                    let length = i - nameStart
-                    if length == 0 || length > 255 || (dotsOnly && length <= 2) { return false }
-                    nameStart = i + 1
-                    dotsOnly = true
-                    continue
-                }
-                switch c {
-                case UInt8(ascii: "."): continue
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                     UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: " "), 0x80...0xFF:
-                    dotsOnly = false
-                default: return false
-                }
-            }
-            return true
-        }
-        return plain ? raw : nil
     }
 }

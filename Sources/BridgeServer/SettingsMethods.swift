@@ -27,21 +27,25 @@ enum SettingsMethods {
 
 enum GetSettings: MethodDeclaration {
     static let method = "settings/get"
-    static let result = ResultShape.object(["values", "updatedAt"])
     struct Params: MethodParams {
         var keys: [String]?
         init(_ p: ParamReader) throws { keys = try SettingsMethods.keyList(p, "keys") }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read("settings", "")]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> Result {
         let snap = try call.services.settings.serve(call, shown: p.keys) { try $0.snapshot() }
-        return ["values": snap.json(keys: p.keys), "updatedAt": snap.updatedAt.map(JSON.string) ?? .null]
+        return Result(values: SettingsValues(snap.json(keys: p.keys)), updatedAt: snap.updatedAt)
+    }
+
+    struct Result: ObjectResult {
+        var values: SettingsValues
+        var updatedAt: String?
+        static let fields: [ResultField<Self>] = [.field("values", \.values), .nullable("updatedAt", \.updatedAt)]
     }
 }
 
 enum SetSettings: MethodDeclaration {
     static let method = "settings/set"
-    static let result = ResultShape.object(["values"])
     struct Params: MethodParams {
         var pairs: [(String, JSON)] = []
         init(_ p: ParamReader) throws {
@@ -56,15 +60,13 @@ enum SetSettings: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write("settings", "")]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        let snap = try call.services.settings.serve(call, shown: nil) { try $0.set(p.pairs) }
-        return ["values": snap.json()]
+    static func handle(_ p: Params, _ call: Call) throws -> SettingsValues.Result {
+        SettingsValues.Result(values: SettingsValues(try call.services.settings.serve(call, shown: nil) { try $0.set(p.pairs) }.json()))
     }
 }
 
 enum RemoveSettings: MethodDeclaration {
     static let method = "settings/remove"
-    static let result = ResultShape.object(["values"])
     struct Params: MethodParams {
         var keys: [String]
         init(_ p: ParamReader) throws {
@@ -72,8 +74,21 @@ enum RemoveSettings: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write("settings", "")]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
-        let snap = try call.services.settings.serve(call, shown: nil) { try $0.remove(p.keys) }
-        return ["values": snap.json()]
+    static func handle(_ p: Params, _ call: Call) throws -> SettingsValues.Result {
+        SettingsValues.Result(values: SettingsValues(try call.services.settings.serve(call, shown: nil) { try $0.remove(p.keys) }.json()))
+    }
+}
+
+/// The live settings values as an object (keys sorted; each value as the user stored it).
+struct SettingsValues: ResultValue {
+    var object: JSON
+    init(_ object: JSON) { self.object = object }
+    var json: JSON { object }
+    static var jsonType: String? { "object" }
+
+    /// `settings/set`'s and `settings/remove`'s result: the values after the change.
+    struct Result: ObjectResult {
+        var values: SettingsValues
+        static let fields: [ResultField<Self>] = [.field("values", \.values)]
     }
 }

@@ -77,7 +77,8 @@ final class SettingsService: Sendable {
         let active = try? manager.active().rootPath
         for root in roots where root == active || Self.isDirectory(root + "/" + Workspace.privateFolder) {
             guard let (store, logger) = state.withLock({ s -> (SettingsStore, Logger?)? in
-                s.watchers[root] != nil ? nil : (s.stores[root] ?? SettingsStore(rootPath: root, device: s.device!), s.logger)
+                guard s.watchers[root] == nil, let device = s.device else { return nil }
+                return (s.stores[root] ?? SettingsStore(rootPath: root, device: device), s.logger)
             }) else { continue }
             do {
                 try store.prepare()
@@ -125,4 +126,24 @@ final class SettingsService: Sendable {
     }
 }
 
-extension SettingsError: DomainError {}
+/// Settings errors as the protocol says them: `QuotaExceeded` (data.quota "keys" or "bytes",
+/// data.limit, data.size), `InvalidArgument` (data.key, data.limit, data.size), `IOError`
+/// (data.path, data.errno).
+extension SettingsError: DomainError {
+    public var dataCode: String {
+        switch self {
+        case .quotaExceeded: "QuotaExceeded"
+        case .invalidKey: "InvalidArgument"
+        case .io: "IOError"
+        }
+    }
+
+    public var data: JSONObject {
+        switch self {
+        case .quotaExceeded(let quota, let limit, let size):
+            ["quota": .string(quota.rawValue), "limit": .int(Int64(limit)), "size": .int(Int64(size))]
+        case .invalidKey(let key, _, let limit, let size): ["key": .string(key), "limit": .int(Int64(limit)), "size": .int(Int64(size))]
+        case .io(_, let code, let path): ["path": .string(path), "errno": .int(Int64(code))]
+        }
+    }
+}

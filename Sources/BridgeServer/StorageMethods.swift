@@ -8,25 +8,20 @@ enum StorageMethods {
     static let all: [any MethodDeclaration.Type] = [
         GetStorageInfo.self, ChooseStorage.self, Migrate.self, ListConflicts.self, ResolveConflict.self, DownloadFile.self,
     ]
-
-    static let infoFields = ["storageType", "isCloudEnabled", "isCloudAvailable", "isInitialized", "needsChoice", "cloudProvider",
-                             "roots", "usage", "freeBytes", "pendingMigration", "alreadyActive"]
 }
 
 /// Read-only and cheap: answered even while a migration runs (to show where it is).
 enum GetStorageInfo: MethodDeclaration {
     static let method = "getStorageInfo"
-    static let result = ResultShape.object(StorageMethods.infoFields)
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
-        try call.services.storage().info().json
+    static func handle(_ p: NoParams, _ call: Call) throws -> StorageInfoResult {
+        StorageInfoResult(info: try call.services.storage().info())
     }
 }
 
 /// Switching roots must not interleave with file operations: a barrier.
 enum ChooseStorage: MethodDeclaration {
     static let method = "chooseStorage"
-    static let result = ResultShape.object(StorageMethods.infoFields)
     struct Params: MethodParams {
         var location: StorageChoice
         init(_ p: ParamReader) throws {
@@ -34,23 +29,19 @@ enum ChooseStorage: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .barrier }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> StorageInfoResult {
         let storage = try call.services.storage()
         let before = try? storage.manager.active()
         let (info, alreadyActive) = try storage.choose(p.location)
         let after = try storage.manager.active()
         if before !== after { try call.services.moves.announce(after) }
-        guard case .object(var o) = info.json else { return info.json }
-        o["alreadyActive"] = .bool(alreadyActive)
-        return .object(o)
+        return StorageInfoResult(info: info, alreadyActive: alreadyActive)
     }
 }
 
 /// A migration reads and writes the whole workspace: a barrier, like chooseStorage.
 enum Migrate: MethodDeclaration {
     static let method = "migrate"
-    static let result = ResultShape.object(["copied", "skipped", "conflicts", "bytes", "verified", "durationMs", "switched", "resumed",
-                                            "alreadyActive", "notDownloaded", "skippedEntries", "renamed"])
     struct Params: MethodParams {
         var options: Migration.Options
         init(_ p: ParamReader) throws {
@@ -61,7 +52,7 @@ enum Migrate: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .barrier }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> MigrationResult {
         let options = p.options
         let storage = try call.services.storage()
         defer { storage.logWarnings() }
@@ -75,14 +66,6 @@ enum Migrate: MethodDeclaration {
         if let after = try? storage.manager.active(), before !== after {
             try call.services.moves.announce(after)
         }
-        return [
-            "copied": .int(Int64(report.copied)), "skipped": .int(Int64(report.skipped)),
-            "conflicts": .int(Int64(report.conflicts)), "bytes": .int(report.bytes), "verified": .int(Int64(report.verified)),
-            "durationMs": .int(Int64(report.durationMs)), "switched": .bool(report.switched), "resumed": .bool(report.resumed),
-            "alreadyActive": .bool(report.alreadyActive),
-            "notDownloaded": .array(report.notDownloaded.map(JSON.string)),
-            "skippedEntries": CopyFile.skipped(report.skippedEntries),
-            "renamed": .array(report.renamed.map { ["from": .string($0.from), "to": .string($0.to)] }),
-        ]
+        return MigrationResult(report: report)
     }
 }

@@ -112,23 +112,3 @@ package final class StorageService: Sendable {
         return (try info(), !changed)
     }
 }
-
-extension StorageInfo {
-    var json: JSON {
-        var o: JSONObject = [
-            "storageType": .string(storageType.rawValue), "isCloudEnabled": .bool(isCloudEnabled),
-            "isCloudAvailable": .bool(isCloudAvailable), "isInitialized": .bool(isInitialized),
-            "needsChoice": .bool(needsChoice), "cloudProvider": cloudProvider.map(JSON.string) ?? .null,
-            "roots": ["local": .string(localRoot), "cloud": cloudRoot.map(JSON.string) ?? .null],
-            "usage": ["files": .int(Int64(files)), "bytes": .int(bytes)],
-            "freeBytes": .int(freeBytes),
-        ]
-        if let m = pendingMigration {
-            o["pendingMigration"] = ["to": .string(m.to.rawValue), "mode": .string(m.mode), "startedAt": .string(m.startedAt),
-                                     "filesTotal": .int(Int64(m.filesTotal)), "filesDone": .int(Int64(m.filesDone))]
-        } else {
-            o["pendingMigration"] = .null
-        }
-        return .object(o)
-    }
-}

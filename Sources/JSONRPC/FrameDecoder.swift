@@ -77,15 +77,19 @@ public struct FrameDecoder {
                 skip -= n
                 if skip > 0 { return nil }
             }
-            if framing == nil {
+            let current: Framing
+            if let framing {
+                current = framing
+            } else {
                 while head < buf.count, isSpace(buf[head]) { head += 1 }
                 guard head < buf.count else { return nil }
-                framing = (buf[head] == UInt8(ascii: "{") || buf[head] == UInt8(ascii: "[")) ? .ndjson : .lsp
+                current = (buf[head] == UInt8(ascii: "{") || buf[head] == UInt8(ascii: "[")) ? .ndjson : .lsp
+                framing = current
                 scan = head
             }
             let event: Event?
             let again: Bool
-            switch framing! {
+            switch current {
             case .ndjson: (event, again) = nextLine()
             case .lsp: (event, again) = nextLSP()
             }
@@ -252,8 +256,8 @@ public struct FrameDecoder {
     private func find(_ byte: UInt8, from: Int) -> Int? {
         guard from < buf.count else { return nil }
         return buf.withUnsafeBytes { raw -> Int? in
-            guard let p = memchr(raw.baseAddress! + from, Int32(byte), buf.count - from) else { return nil }
-            return raw.baseAddress!.distance(to: UnsafeRawPointer(p))
+            guard let base = raw.baseAddress, let p = memchr(base + from, Int32(byte), buf.count - from) else { return nil }
+            return base.distance(to: UnsafeRawPointer(p))
         }
     }
 

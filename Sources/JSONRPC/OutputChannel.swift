@@ -58,8 +58,9 @@ public final class OutputChannel: Sendable {
         self.fd = fd
         self.state = Mutex(State(framing: framing))
         if let stallTimeout, stallTimeout > .zero {
-            watchdog = WatchdogPark()
-            Self.startWatchdog(self, park: watchdog!, timeout: stallTimeout)
+            let park = WatchdogPark()
+            watchdog = park
+            Self.startWatchdog(self, park: park, timeout: stallTimeout)
         } else {
             watchdog = nil
         }

@@ -36,15 +36,6 @@ final class MCPApprovals: Sendable {
         return e.isEmpty || e["form"] != nil
     }
 
-    /// The policy `mcp --approval-policy` names: `none`, `destructive` (every call that replaces
-    /// or removes existing content), `write` (every call that changes anything).
-    static func policy(named name: String) throws -> ApprovalPolicy {
-        switch name {
-        case "write": return .rules(tools: [], annotations: ["write"])
-        default: return try ApprovalPolicy(json: .string(name))
-        }
-    }
-
     /// What the approval step lets `tools/call` do.
     enum Gate {
         /// Run the call, journaled under this id.

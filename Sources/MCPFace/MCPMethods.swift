@@ -77,7 +77,7 @@ enum MCPMethods {
             // `MCPSessionEnd.recordsAtOpen` counts what this journals: keep the two in step.
             session = try store.create(title: "MCP: \(clientName)", agentType: "mcp")
             _ = try store.transition(id: session.id, to: .running)
-            policy = try services.configuration.mcpApprovalPolicy.map { try MCPApprovals.policy(named: $0) } ?? .none
+            policy = services.configuration.mcpApprovalPolicy ?? .none
             if policy != .none { _ = try store.setApprovalPolicy(id: session.id, policy) }
         }
         state.session.set(session.id, clientName: clientName, store: store, owned: services.configuration.mcpSession == nil,
@@ -112,14 +112,12 @@ enum MCPMethods {
 
 enum ListMCPTools: MethodDeclaration {
     static let method = "tools/list"
-    static let result = ResultShape.object(["tools"])
     static func schedule(_ p: NoParams) -> Schedule { .free }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON { ["tools": .array(ToolTable.all.map(\.mcpJSON))] }
+    static func handle(_ p: NoParams, _ call: Call) throws -> MCPToolList { MCPToolList(tools: .array(ToolTable.all.map(\.mcpJSON))) }
 }
 
 enum SetLogLevel: MethodDeclaration {
     static let method = "logging/setLevel"
-    static let result = ResultShape.object([])
     struct Params: MethodParams {
         var level: String
         init(_ p: ParamReader) throws {
@@ -128,9 +126,9 @@ enum SetLogLevel: MethodDeclaration {
         }
     }
     static func schedule(_ p: Params) -> Schedule { .unordered }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> EmptyResult {
         call.services.logSink.setMCPLevel(p.level)
-        return .object(JSONObject())
+        return EmptyResult()
     }
 }
 
@@ -139,13 +137,12 @@ enum SetLogLevel: MethodDeclaration {
 protocol AsksForRoots: MethodDeclaration where Params == NoParams {}
 
 extension AsksForRoots {
-    static var result: ResultShape { .null }
     /// Sends `roots/list` and returns: the client's answer, later, updates the scope under its
     /// own lock (`MCPRootScope`); the handler itself writes nothing.
     static func schedule(_ p: NoParams) -> Schedule { .free }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> NullResult {
         try MCPMethods.askForRoots(call)
-        return .null
+        return NullResult()
     }
 }
 
@@ -159,16 +156,15 @@ enum RootsListChanged: AsksForRoots {
 
 enum MCPCancelled: MethodDeclaration {
     static let method = "notifications/cancelled"
-    static let result = ResultShape.null
     static let inline = true
     struct Params: MethodParams {
         var id: RequestID?
         init(_ p: ParamReader) throws { id = p.value("requestId").flatMap(RequestID.init) }
     }
     static func schedule(_ p: Params) -> Schedule { .unordered }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> NullResult {
         if let id = p.id { try call.connection().cancel(id: id) }
-        return .null
+        return NullResult()
     }
 }
 

@@ -51,9 +51,7 @@ enum MCPModern {
                                              expected: "the protocol version (\(MCPVersions.modern.joined(separator: ", ")))", got: "nothing")
             }
             guard services.lifecycle.current == .running, services.lifecycle.speaks(MCPFace.id) else { throw RPCError.serverNotInitialized }
-            let result = try D.handle(decoded.params.get(), call)
-            assert(D.result.admits(result), "\(name) answered fields its declaration does not list: \(result)")
-            return result
+            return try D.handle(decoded.params.get(), call).json
         }
         if removed.contains(name) {
             let e = RPCError.methodNotFound(name)
@@ -62,20 +60,20 @@ enum MCPModern {
         }
         try call.mcp().modern.prepare(services, call, envelope)
         var result: JSONObject = ["resultType": "complete"]
-        let body: JSON
+        let answer: D.Result
         do {
             if let id = D.requiredExtension, !envelope.declares(extension: id) { throw RPCError.missingClientCapability(extension: id) }
-            body = try D.handleModern(decoded.params.get(), call, envelope)
+            answer = try D.handleModern(decoded.params.get(), call, envelope)
         } catch {
             let e = modernError(services.mapError(error), method: name, params: call.request?.params)
             MCPRequestLog.record(call, envelope, method: name, outcome: "\(e.code) \(e.dataCode): \(e.message)")
             throw e
         }
         var meta = JSONObject()
-        for (k, v) in body.objectValue?.members ?? [] {
+        for (k, v) in answer.json.objectValue?.members ?? [] {
             if k == "_meta" { meta = v.objectValue ?? JSONObject() } else { result[k] = v }
         }
-        MCPRequestLog.record(call, envelope, method: name, outcome: MCPRequestLog.outcome(of: .object(result)))
+        MCPRequestLog.record(call, envelope, method: name, outcome: MCPRequestLog.outcome(of: answer))
         if let hint = cacheHints[name] {
             result["ttlMs"] = .int(hint.ttlMs)
             result["cacheScope"] = .string(hint.scope)

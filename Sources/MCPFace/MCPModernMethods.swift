@@ -6,18 +6,16 @@ import JSONRPC
 /// envelope, `resultType` and cache hints are `MCPModern.serve`'s).
 enum Discover: MCPRequestDeclaration {
     static let method = MCPModern.discover
-    static let result = ResultShape.object(["supportedVersions", "capabilities", "instructions"])
     static let servedIn2025 = false
     // Not inline: the first modern request opens storage and the session (file system work,
     // fsyncs), which inline handlers must never do (`Method`); `.unordered` still answers it
     // whatever else runs.
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: NoParams, _ call: Call) throws -> MCPDiscovery {
         // Opened by `MCPModernState.prepare` before: this returns the same root and session.
         let state = try call.mcp()
         let (root, sessionID) = try MCPMethods.openSession(call.services, state, clientName: "MCP client")
-        return ["supportedVersions": .array(MCPVersions.all.map(JSON.string)), "capabilities": MCPModern.capabilities,
-                "instructions": .string(MCPMethods.instructions(root: root, sessionID: sessionID, folders: state.roots.configuredFolders))]
+        return MCPDiscovery(instructions: MCPMethods.instructions(root: root, sessionID: sessionID, folders: state.roots.configuredFolders))
     }
 }
 
@@ -30,22 +28,22 @@ extension ListMCPTools: MCPRequestDeclaration {
         return .object(o)
     })
 
-    static func handleModern(_ p: NoParams, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON { ["tools": modernToolList] }
+    static func handleModern(_ p: NoParams, _ call: Call, _ envelope: MCPEnvelope) throws -> MCPToolList { MCPToolList(tools: modernToolList) }
 }
 
 extension CallMCPTool: MCPRequestDeclaration {
     /// The approval step (`MCPApprovals.gateModern`: `input_required` and its retry), the device
     /// step (`MCPDevice`: the same), then a task when the client declared the tasks extension and
     /// the call is worth one (`MCPTasks`).
-    static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON {
+    static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> MCPToolAnswer {
         let tool = try tool(p.name)
         let approved: String
         switch try MCPApprovals.gateModern(p, tool, call, envelope) {
-        case .answer(let result): return result
+        case .answer(let result): return .answer(result)
         case .run(let toolCallId): approved = toolCallId
         }
         switch try MCPDevice.gate(p, tool, call, toolCallId: approved, modern: envelope) {
-        case .answer(let result): return result
+        case .answer(let result): return .answer(result)
         case .run(let toolCallId): return try MCPTasks.call(p, call, envelope, toolCallId: toolCallId)
         }
     }

@@ -13,13 +13,13 @@ protocol MCPRequestDeclaration: MethodDeclaration {
     /// An extension the client must declare in the request's `_meta` (`-32021` otherwise).
     static var requiredExtension: String? { get }
     /// The modern era's handling, when it differs from `handle`.
-    static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON
+    static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> Result
 }
 
 extension MCPRequestDeclaration {
     static var servedIn2025: Bool { true }
     static var requiredExtension: String? { nil }
-    static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> JSON { try handle(p, call) }
+    static func handleModern(_ p: Params, _ call: Call, _ envelope: MCPEnvelope) throws -> Result { try handle(p, call) }
 
     /// The connection's `Method` dispatching per message between the eras. The planner decodes
     /// the envelope and the params once; a decoding error is kept for the handler, which answers
@@ -27,8 +27,8 @@ extension MCPRequestDeclaration {
     /// whatever its params), and a request whose params do not decode claims nothing.
     static func eraMethod(_ services: Services, _ state: MCPConnectionState) -> Method {
         let plan: Method.Planner = { json in
-            let envelope = Result { () throws(RPCError) -> MCPEnvelope? in try MCPEnvelope.parse(json) }
-            let params = Result { () throws -> Params in try Params(try ParamReader(json)) }
+            let envelope = Swift.Result { () throws(RPCError) -> MCPEnvelope? in try MCPEnvelope.parse(json) }
+            let params = Swift.Result { () throws -> Params in try Params(try ParamReader(json)) }
             let schedule = (try? params.get()).flatMap { try? Self.schedule($0) } ?? .free
             return Plan(schedule: schedule, decoded: EraParams(envelope: envelope, params: params),
                         logMetadata: MCPTraceContext.logMetadata(json))
@@ -42,6 +42,6 @@ extension MCPRequestDeclaration {
 
 /// What the planner of an MCP request decoded: its envelope and its params, or why not.
 struct EraParams<P: MethodParams>: Sendable {
-    let envelope: Result<MCPEnvelope?, RPCError>
-    let params: Result<P, any Error>
+    let envelope: Swift.Result<MCPEnvelope?, RPCError>
+    let params: Swift.Result<P, any Error>
 }

@@ -22,9 +22,8 @@ enum MCPRequestLog {
         ctx.notify("notifications/message", ["level": "debug", "logger": "workspace-bridge", "data": .object(data)])
     }
 
-    /// "ok", or for a tool result that ended `isError`, "isError" and its `code`.
-    static func outcome(of body: JSON) -> String {
-        guard body["isError"]?.boolValue == true else { return "ok" }
-        return "isError \(body["structuredContent"]?["code"]?.stringValue ?? "")"
+    /// "ok", or for a tool call that ended `isError`, "isError" and its `code` (`MCPToolAnswer`).
+    static func outcome<R: MethodResult>(of answer: R) -> String {
+        (answer as? MCPToolAnswer)?.outcome ?? "ok"
     }
 }

@@ -14,6 +14,8 @@ enum MCPResources {
     /// and on each content of `resources/read`; the etag a client holds, on a `resources/read`
     /// request; and the answer that it is still current (`contents` empty, nothing read).
     static let etagKey = "workspace-bridge/etag"
+    /// The `_meta` naming a file's etag, on a listed resource and on a read content.
+    static func etagMeta(_ etag: String) -> JSON { [etagKey: .string(etag)] }
     static let ifNoneMatchKey = "workspace-bridge/ifNoneMatch"
     static let unchangedKey = "workspace-bridge/unchanged"
 
@@ -115,14 +117,13 @@ struct ResourceURI: MethodParams {
 
 enum ListResources: MethodDeclaration {
     static let method = "resources/list"
-    static let result = ResultShape.object(["resources", "nextCursor"])
     /// Reads the workspace's listing (waits for earlier writes, like `listFiles` of the root).
     static func schedule(_ p: Params) -> Schedule { .claims([.read("file", "")]) }
     struct Params: MethodParams {
         var cursor: String?
         init(_ p: ParamReader) throws { cursor = try p.string("cursor") }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> MCPResourceList {
         let ws = try call.services.workspace()
         var o = Workspace.ListOptions()
         o.recursive = true
@@ -134,22 +135,17 @@ enum ListResources: MethodDeclaration {
             o.after = after
         }
         let page = try ws.list(o, isCancelled: { call.isCancelled })
-        var resources: [JSON] = []
+        var resources: [MCPResource] = []
         let scope = try call.mcp().roots
         for e in page.entries where e.type == .file && (try? scope.check(e.path)) != nil {
-            resources.append(["uri": .string(try MCPResources.uri(ws, e.path)), "name": .string(e.path.string),
-                              "title": .string(e.path.name), "mimeType": .string(MCPResources.mimeType(e.path.name)),
-                              "size": .int(e.size), "_meta": [MCPResources.etagKey: .string(e.etag)]])
+            resources.append(MCPResource(uri: try MCPResources.uri(ws, e.path), path: e.path, size: e.size, etag: e.etag))
         }
-        var result: JSONObject = ["resources": .array(resources)]
-        if let next = page.next { result["nextCursor"] = .string(ListCursor.encode(next)) }
-        return .object(result)
+        return MCPResourceList(resources: resources, nextCursor: page.next.map(ListCursor.encode))
     }
 }
 
 enum ReadResource: MethodDeclaration {
     static let method = "resources/read"
-    static let result = ResultShape.object(["contents", "_meta"])
     struct Params: MethodParams {
         var uri: String
         /// The etag the client holds (`_meta["workspace-bridge/ifNoneMatch"]`).
@@ -162,45 +158,38 @@ enum ReadResource: MethodDeclaration {
     /// Reads one file, named by a URI resolved against the workspace root only when it runs:
     /// claims a read of the whole workspace (earlier writes land first, like `loadFile`).
     static func schedule(_ p: Params) -> Schedule { .claims([.read("file", "")]) }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> MCPResourceContents {
         let ws = try call.services.workspace()
         let path = try MCPResources.path(ofURI: p.uri, in: ws)
         try call.mcp().roots.check(path)
         if let known = p.ifNoneMatch, let status = try ws.unchanged(path, since: known) {
-            return ["contents": [], "_meta": [MCPResources.unchangedKey: true, MCPResources.etagKey: .string(status.etag)]]
+            return MCPResourceContents(contents: [], meta: [MCPResources.unchangedKey: true, MCPResources.etagKey: .string(status.etag)])
         }
         let r = try ws.read(path, maxBytes: FileMethods.maxReadBytes)
         let mime = MCPResources.mimeType(path.name)
         let isText = r.bytes.withUnsafeBytes { UTF8Text.validPrefixLength($0, allowTruncatedEnd: false) } != nil
             && !r.bytes.contains(0)
-        let meta: JSON = [MCPResources.etagKey: .string(r.status.etag)]
-        let content: JSON = isText
-            ? ["uri": .string(p.uri), "mimeType": .string(mime), "text": .string(String(decoding: r.bytes, as: UTF8.self)), "_meta": meta]
-            : ["uri": .string(p.uri), "mimeType": .string(mime == "text/plain" ? "application/octet-stream" : mime),
-               "blob": .string(Base64.encode(r.bytes)), "_meta": meta]
-        return ["contents": [content]]
+        let content = isText
+            ? MCPResourceContent(uri: p.uri, mimeType: mime, text: String(decoding: r.bytes, as: UTF8.self), etag: r.status.etag)
+            : MCPResourceContent(uri: p.uri, mimeType: mime == "text/plain" ? "application/octet-stream" : mime,
+                                 blob: Base64.encode(r.bytes), etag: r.status.etag)
+        return MCPResourceContents(contents: [content])
     }
 }
 
 enum ResourceTemplates: MethodDeclaration {
     static let method = "resources/templates/list"
-    static let result = ResultShape.object(["resourceTemplates"])
     static func schedule(_ p: NoParams) -> Schedule { .free }
-    static func handle(_ p: NoParams, _ call: Call) throws -> JSON {
-        let ws = try call.services.workspace()
-        return ["resourceTemplates": [[
-            "uriTemplate": .string(try ws.fileURI(.root) + "/{+path}"), "name": "workspace-file", "title": "A file of the workspace",
-            "description": "Any file under the workspace root, by its relative path.",
-        ]]]
+    static func handle(_ p: NoParams, _ call: Call) throws -> MCPResourceTemplates {
+        MCPResourceTemplates(rootURI: try call.services.workspace().fileURI(.root))
     }
 }
 
 enum SubscribeResource: MethodDeclaration {
     static let method = "resources/subscribe"
-    static let result = ResultShape.object([])
     /// Writes the resource watch (ordered with `resources/unsubscribe`).
     static func schedule(_ p: ResourceURI) -> Schedule { .claims([.write("watch", "resources")]) }
-    static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
+    static func handle(_ p: ResourceURI, _ call: Call) throws -> EmptyResult {
         let services = call.services
         let ws = try services.workspace()
         let path = try MCPResources.path(ofURI: p.uri, in: ws)
@@ -211,16 +200,15 @@ enum SubscribeResource: MethodDeclaration {
             throw WorkspaceError(.symlinkNotFollowed, "'\(path)' is a symbolic link; links are never followed", path: path.string)
         }
         try call.mcp().resourceWatch.subscribe(path, uri: p.uri, workspace: ws, connection: try call.connection())
-        return .object(JSONObject())
+        return EmptyResult()
     }
 }
 
 enum UnsubscribeResource: MethodDeclaration {
     static let method = "resources/unsubscribe"
-    static let result = ResultShape.object([])
     static func schedule(_ p: ResourceURI) -> Schedule { .claims([.write("watch", "resources")]) }
-    static func handle(_ p: ResourceURI, _ call: Call) throws -> JSON {
+    static func handle(_ p: ResourceURI, _ call: Call) throws -> EmptyResult {
         try call.mcp().resourceWatch.unsubscribe(uri: p.uri, workspace: try call.services.workspace())
-        return .object(JSONObject())
+        return EmptyResult()
     }
 }

@@ -115,15 +115,10 @@ final class MCPRootScope: Sendable {
                              path: path.string)
     }
 
-    /// Checks every path argument of a tool call (`Tool.pathArguments`: the arguments that are
-    /// WorkspacePaths in schema/openrpc.json; an absent one means the workspace root).
-    func check(tool: Tool, arguments: Params) throws {
-        guard current != nil else { return }
-        for name in tool.pathArguments {
-            let raw = try arguments.string(name) ?? ""
-            guard let path = try? WorkspacePath(raw) else { continue }  // the tool itself reports a bad path
-            try check(path)
-        }
+    /// Checks every path a tool call names (as its method decoded and claims them; an absent
+    /// one is the workspace root).
+    func check(paths: [WorkspacePath]) throws {
+        for path in paths { try check(path) }
     }
 
     struct Refusal: Error { var message: String }

@@ -15,7 +15,6 @@ import Workspace
 enum ListenSubscriptions: MCPRequestDeclaration {
     static let method = "subscriptions/listen"
     static let subscriptionKey = "io.modelcontextprotocol/subscriptionId"
-    static let result = ResultShape.null
     static let servedIn2025 = false
     /// Claims nothing: the stream stays open until cancelled, and a claim would hold back
     /// every later request that conflicts with it for as long.
@@ -44,7 +43,7 @@ enum ListenSubscriptions: MCPRequestDeclaration {
         }
     }
 
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> NullResult {
         guard let ctx = call.request, let id = ctx.id else { throw RPCError.invalidRequest("subscriptions/listen is a request") }
         let services = call.services
         let ws = try services.workspace()
@@ -81,12 +80,12 @@ enum ListenSubscriptions: MCPRequestDeclaration {
         } catch {
             listeners.remove(id)
             response.fail(services.mapError(error))
-            return .null
+            return NullResult()
         }
         ctx.notify("notifications/subscriptions/acknowledged",
                    ["_meta": .object([subscriptionKey: subscription]), "notifications": .object(honoured)])
         listener.acknowledged.store(true, ordering: .releasing)
-        return .null   // ignored: the answer was deferred
+        return NullResult()   // ignored: the answer was deferred
     }
 }
 

@@ -37,7 +37,7 @@ enum MCPTasks {
     /// `tools/call` in the modern era: a task when the client declared the extension and the call
     /// is worth one, else the plain result.
     /// The call is journaled under `toolCallId` (its approval, if it needed one, was given).
-    static func call(_ p: CallMCPTool.Params, _ call: Call, _ envelope: MCPEnvelope, toolCallId: String) throws -> JSON {
+    static func call(_ p: CallMCPTool.Params, _ call: Call, _ envelope: MCPEnvelope, toolCallId: String) throws -> MCPToolAnswer {
         guard envelope.declares(extension: extensionID), mayRunAsTask.contains(p.name), let ctx = call.request,
               p.name != "search_files" || isBigSearch(p.arguments, call, ctx)
         else { return try CallMCPTool.run(p, call, toolCallId: toolCallId) }
@@ -45,10 +45,10 @@ enum MCPTasks {
         let store = try call.mcp().modern.tasks
         guard let task = store.start(ctx, statusMessage: p.name == "search_files" ? "searching \(bigTree)+ files" : "copying",
                                      mapError: { services.mapError($0) },
-                                     run: { work in try CallMCPTool.run(p, Call(services: services, request: work, face: call.face), toolCallId: toolCallId) })
+                                     run: { work in try CallMCPTool.run(p, Call(services: services, request: work, face: call.face), toolCallId: toolCallId).json })
         else { return try CallMCPTool.run(p, call, toolCallId: toolCallId) }
-        if p.name != "search_files", let inline = try store.awaitQuickly(task, within: grace) { return inline }
-        return store.detail(task, resultType: "task") ?? ["resultType": "task"]
+        if p.name != "search_files", let inline = try store.awaitQuickly(task, within: grace) { return .answer(inline) }
+        return .answer(store.detail(task, resultType: "task") ?? ["resultType": "task"])
     }
 
     /// Whether the tree a `search_files` call searches holds `bigTree` files or more (a bounded
@@ -92,21 +92,18 @@ extension TaskMethod {
 enum GetTask: TaskMethod {
     typealias Params = TaskIDParams
     static let method = "tasks/get"
-    static let result = ResultShape.object(["resultType", "taskId", "status", "statusMessage", "createdAt", "lastUpdatedAt", "ttlMs",
-                                            "pollIntervalMs", "result", "error"])
-    static func handle(_ p: TaskIDParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: TaskIDParams, _ call: Call) throws -> MCPTaskDetail {
         guard let detail = try call.mcp().modern.tasks.detail(p.taskId, resultType: "complete") else { throw MCPTasks.notFound(p.taskId) }
-        return detail
+        return MCPTaskDetail(json: detail)
     }
 }
 
 enum CancelTask: TaskMethod {
     typealias Params = TaskIDParams
     static let method = "tasks/cancel"
-    static let result = ResultShape.object([])
-    static func handle(_ p: TaskIDParams, _ call: Call) throws -> JSON {
+    static func handle(_ p: TaskIDParams, _ call: Call) throws -> EmptyResult {
         guard try call.mcp().modern.tasks.cancel(p.taskId) else { throw MCPTasks.notFound(p.taskId) }
-        return .object(JSONObject())
+        return EmptyResult()
     }
 }
 
@@ -114,7 +111,6 @@ enum CancelTask: TaskMethod {
 /// for input, so a known task is refused as not waiting for any, an unknown one as not found.
 enum UpdateTask: TaskMethod {
     static let method = "tasks/update"
-    static let result = ResultShape.object([])
     struct Params: MethodParams {
         var taskId: String
         var hasInputResponses: Bool
@@ -123,7 +119,7 @@ enum UpdateTask: TaskMethod {
             hasInputResponses = try p.object("inputResponses") != nil
         }
     }
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> EmptyResult {
         guard p.hasInputResponses else {
             throw RPCError.invalidParams(field: "inputResponses", expected: "the answers to the task's input requests (an object)", got: "nothing")
         }

@@ -8,13 +8,14 @@ import Synchronization
 /// device policy (`MCPDevice`), journaled into the connection's session, run once.
 enum CallMCPTool: MethodDeclaration {
     static let method = "tools/call"
-    static let result = ResultShape.object(["content", "structuredContent", "isError"])
     struct Params: MethodParams {
         var name: String
         var arguments: JSON
         /// The 2026-07-28 era's retry after `input_required`: the client's answers and the echoed state.
         var inputResponses: JSONObject?
         var requestState: String?
+        /// The call, its arguments decoded once by the tool's method (nil: no such tool).
+        var invocation: ToolInvocation?
         init(_ p: ParamReader) throws {
             name = try p.requiredString("name")
             arguments = p.value("arguments") ?? .object(JSONObject())
@@ -25,11 +26,13 @@ enum CallMCPTool: MethodDeclaration {
                 inputResponses = o
             }
             requestState = try p.string("requestState")
+            if !p.isDescribing { invocation = ToolTable.byName[name]?.invocation(arguments) }
         }
     }
 
+    /// The connection's session, and what the tool's method claims for these arguments.
     static func schedule(_ p: Params) -> Schedule {
-        .claims(ToolClaims.claims(session: "mcp", name: p.name, arguments: p.arguments))
+        .claims(p.invocation?.claims(session: "mcp") ?? [Claim("session", path: "mcp", access: .write)])
     }
 
     /// The tail of MCP tool call ids: a counter from a random start (one `getrandom` per process, not
@@ -51,28 +54,29 @@ enum CallMCPTool: MethodDeclaration {
 
     /// The 2025 era: the approval step (`MCPApprovals.gate2025`), the device step (`MCPDevice`),
     /// then the call.
-    static func handle(_ p: Params, _ call: Call) throws -> JSON {
+    static func handle(_ p: Params, _ call: Call) throws -> MCPToolAnswer {
         let tool = try tool(p.name)
         let approved: String
         switch try MCPApprovals.gate2025(p, tool, call) {
-        case .answer(let result): return result
+        case .answer(let result): return .answer(result)
         case .run(let toolCallId): approved = toolCallId
         }
         switch try MCPDevice.gate(p, tool, call, toolCallId: approved, modern: nil) {
-        case .answer(let result): return result
+        case .answer(let result): return .answer(result)
         case .run(let toolCallId): return try run(p, call, toolCallId: toolCallId)
         }
     }
 
     /// Runs an approved (or unguarded) call once, journaled under `toolCallId`.
-    static func run(_ p: Params, _ call: Call, toolCallId: String) throws -> JSON {
+    static func run(_ p: Params, _ call: Call, toolCallId: String) throws -> MCPToolAnswer {
         let name = p.name
-        let tool = try tool(name)
+        let invocation = try p.invocation ?? tool(name).invocation(p.arguments)
+        let tool = invocation.tool
         let services = call.services
         let mcp = try call.mcp()
         let (sessionID, store) = try mcp.session.current()
         let arguments = p.arguments
-        let run = { try ToolTable.call(name, arguments: arguments, services: services, request: call.request, scope: mcp.roots) }
+        let run = { try ToolTable.call(invocation, services: services, request: call.request, scope: mcp.roots) }
         if tool.readOnly {
             // Reads change nothing: run, then journal intent and result together without an fsync
             // (a cancelled or failed read is journaled with its error).
@@ -87,7 +91,7 @@ enum CallMCPTool: MethodDeclaration {
             }
             try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
                                              result: result.journalJSON, isError: result.isError)
-            return result.mcpJSON
+            return .tool(result)
         }
         _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
         let result: ToolResult
@@ -100,6 +104,6 @@ enum CallMCPTool: MethodDeclaration {
             throw error
         }
         try store.finishToolCall(id: sessionID, toolCallId: toolCallId, result: result.json, isError: result.isError)
-        return result.mcpJSON
+        return .tool(result)
     }
 }

@@ -69,8 +69,9 @@ public enum AgentDataMigration {
 
     /// Copies `from` into a staging folder beside `to`, then puts it in place of `to`.
     private static func place(from: String, to: String) throws(MigrationCopyError) {
-        let parent = String(to[..<to.lastIndex(of: "/")!])
-        let name = String(to[to.index(after: to.lastIndex(of: "/")!)...])
+        guard let slash = to.lastIndex(of: "/") else { throw MigrationCopyError("not an absolute path: \(to)", EINVAL) }
+        let parent = String(to[..<slash])
+        let name = String(to[to.index(after: slash)...])
         let staging = parent + "/." + name + ".wb-incoming"
         let aside = parent + "/." + name + ".wb-replaced"
         mkdirs(parent)

@@ -81,7 +81,7 @@ struct MachineSettings: Equatable {
     }
 
     static func writeAtomically(_ path: String, _ bytes: [UInt8]) throws(WorkspaceError) {
-        let slash = path.lastIndex(of: "/")!
+        guard let slash = path.lastIndex(of: "/") else { throw WorkspaceError(.invalidArgument, "not an absolute path", path: path) }
         let dir = String(path[..<slash])
         try makeDirectories(dir)
         let tmp = path + ".tmp-\(getpid())"

@@ -124,9 +124,9 @@ public struct Migration: Sendable {
             }
         }
         report.conflicts = conflicts.count
-        if options.onConflict == .fail && !conflicts.isEmpty {
+        if options.onConflict == .fail, let first = conflicts.min() {
             throw WorkspaceError(.alreadyExists, "\(conflicts.count) files already exist in the target (onConflict: fail)",
-                                 path: conflicts.min()!.string, details: ["conflicts": .int(Int64(conflicts.count))])
+                                 path: first.string, details: ["conflicts": .int(Int64(conflicts.count))])
         }
         let free = Self.freeBytes(target.rootPath)
         if needed > free - (16 << 20) {

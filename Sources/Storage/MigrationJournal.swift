@@ -52,7 +52,8 @@ struct MigrationJournal {
     }
 
     mutating func start(fresh: Bool) throws(WorkspaceError) {
-        try MachineSettings.makeDirectories(String(file[..<file.lastIndex(of: "/")!]))
+        guard let slash = file.lastIndex(of: "/") else { throw WorkspaceError(.invalidArgument, "not an absolute path", path: file) }
+        try MachineSettings.makeDirectories(String(file[..<slash]))
         fd = Sys.openRegularHost(file, flags: O_WRONLY | O_CREAT | O_APPEND | (fresh ? O_TRUNC : 0), mode: 0o600)
         guard fd >= 0 else { throw WorkspaceError(.ioError, "cannot open the migration journal \(file): errno \(errno)") }
     }

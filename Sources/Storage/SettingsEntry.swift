@@ -37,8 +37,7 @@ enum SettingsFileFormat {
     static func encode(device: String, entries: [String: SettingsEntry]) -> [UInt8] {
         var out = JSONObject()
         out.reserveCapacity(entries.count)
-        for key in entries.keys.sorted() {
-            let e = entries[key]!
+        for (key, e) in entries.sorted(by: { $0.key < $1.key }) {
             var o: JSONObject = ["at": .int(e.clock.wallMs), "n": .int(e.clock.counter), "by": .string(e.clock.device)]
             if let v = e.value { o["value"] = v } else { o["deleted"] = true }
             out[key] = .object(o)

@@ -1,27 +1,28 @@
 import JSON
 
-/// A settings call that cannot be carried out, with a reason a client can act on.
-///
-/// `dataCode` is the protocol's `error.data.code`: `QuotaExceeded` (data.quota "keys" or
-/// "bytes", data.limit, data.size: what the store would hold after the call), `InvalidArgument`
-/// (a key that is empty or longer than 64 bytes: data.key, data.limit, data.size) or `IOError`
-/// (data.path, data.errno).
-public struct SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let dataCode: String
-    public let message: String
-    public let data: JSONObject
+/// A settings call that cannot be carried out, with a reason a client can act on: a typed value
+/// (the server maps each case to a protocol error, `SettingsService.swift`).
+public enum SettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The store would go over a limit: which one, the limit, and what the store would hold after the call.
+    case quotaExceeded(Quota, limit: Int, size: Int)
+    /// A key that is empty, longer than `SettingsLimits.maxKeyBytes` or holds a NUL: the key, why,
+    /// the limit and the key's size in bytes of UTF-8.
+    case invalidKey(String, why: String, limit: Int, size: Int)
+    /// A file system call failed: what was being done, errno, the path.
+    case io(String, errno: Int32, path: String)
 
-    public init(_ dataCode: String, _ message: String, data: JSONObject = [:]) {
-        self.dataCode = dataCode
-        self.message = message
-        self.data = data
+    public enum Quota: String, Sendable { case keys, bytes }
+
+    public var message: String {
+        switch self {
+        case .quotaExceeded(.keys, let limit, let size): "the settings would hold \(size) keys; at most \(limit) are allowed"
+        case .quotaExceeded(.bytes, let limit, let size): "the settings would take \(size) bytes; at most \(limit) are allowed"
+        case .invalidKey(_, let why, _, _): why
+        case .io(let what, let code, let path): "\(what) \(path): errno \(code)"
+        }
     }
 
-    static func io(_ what: String, errno code: Int32, path: String) -> SettingsError {
-        SettingsError("IOError", "\(what) \(path): errno \(code)", data: ["path": .string(path), "errno": .int(Int64(code))])
-    }
-
-    public var description: String { "\(dataCode): \(message)" }
+    public var description: String { message }
 }
 
 /// The limits Apple documents for `NSUbiquitousKeyValueStore`, enforced on the merged live
@@ -36,14 +37,12 @@ public enum SettingsLimits {
         let n = key.utf8.count
         guard n >= 1, n <= maxKeyBytes else {
             let why = n == 0 ? "a key may not be empty" : "the key is \(n) bytes of UTF-8; at most \(maxKeyBytes) are allowed"
-            throw SettingsError("InvalidArgument", why, data: ["key": .string(key), "limit": .int(Int64(maxKeyBytes)),
-                                                              "size": .int(Int64(n))])
+            throw .invalidKey(key, why: why, limit: maxKeyBytes, size: n)
         }
         // A key becomes a JSON object key in the device's file, and jansson cannot read a NUL
         // there back: such a key would make the file unreadable (found by fuzzing the codec).
         guard !key.utf8.contains(0) else {
-            throw SettingsError("InvalidArgument", "a key may not contain a NUL character",
-                                data: ["key": .string(key), "limit": .int(Int64(maxKeyBytes)), "size": .int(Int64(n))])
+            throw .invalidKey(key, why: "a key may not contain a NUL character", limit: maxKeyBytes, size: n)
         }
     }
 
@@ -56,12 +55,10 @@ public enum SettingsLimits {
     /// (a store already over a limit through merged remote writes can still shrink or be edited).
     static func check(before: SettingsSnapshot, after: SettingsSnapshot) throws(SettingsError) {
         if after.values.count > maxKeys && after.values.count > before.values.count {
-            throw SettingsError("QuotaExceeded", "the settings would hold \(after.values.count) keys; at most \(maxKeys) are allowed",
-                                data: ["quota": "keys", "limit": .int(Int64(maxKeys)), "size": .int(Int64(after.values.count))])
+            throw .quotaExceeded(.keys, limit: maxKeys, size: after.values.count)
         }
         if after.totalBytes > maxTotalBytes && after.totalBytes > before.totalBytes {
-            throw SettingsError("QuotaExceeded", "the settings would take \(after.totalBytes) bytes; at most \(maxTotalBytes) are allowed",
-                                data: ["quota": "bytes", "limit": .int(Int64(maxTotalBytes)), "size": .int(Int64(after.totalBytes))])
+            throw .quotaExceeded(.bytes, limit: maxTotalBytes, size: after.totalBytes)
         }
     }
 }

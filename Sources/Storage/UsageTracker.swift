@@ -41,7 +41,7 @@ public final class UsageTracker: Sendable {
             let status = try? workspace.status(path)
             var added: [String: Int64] = [:]
             switch status?.type {
-            case .file?: added[raw] = status!.size
+            case .file?: added[raw] = status?.size
             case .directory?: try? workspace.forEachFile(under: path) { p, n in added[p.string] = n }
             default: break
             }

@@ -52,8 +52,8 @@ final class ParallelSearch: Sendable {
         let byIndex = results.withLock { $0 }
         var matches: [Workspace.SearchMatch] = []
         var truncated = false
-        for i in byIndex.keys.sorted() {
-            for m in byIndex[i]! {
+        for (_, found) in byIndex.sorted(by: { $0.key < $1.key }) {
+            for m in found {
                 if matches.count == options.maxResults { truncated = true; break }
                 matches.append(m)
             }

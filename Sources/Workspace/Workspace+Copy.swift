@@ -104,12 +104,11 @@ extension Workspace {
         throws(WorkspaceError) -> Int64
     {
         try checkClientPath(path)
-        guard destination.hasPrefix("/"), !destination.hasSuffix("/") else {
+        guard destination.hasPrefix("/"), !destination.hasSuffix("/"), let slash = destination.lastIndex(of: "/") else {
             throw WorkspaceError(.invalidArgument, "destination must be an absolute file path", path: destination)
         }
         let input = try root.openFile(path)
         let st = try Sys.fstat(input.raw, path: path.string)
-        let slash = destination.lastIndex(of: "/")!
         let dirPath = slash == destination.startIndex ? "/" : String(destination[..<slash])
         let name = String(destination[destination.index(after: slash)...])
         let dirRaw = open(dirPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -80,8 +80,8 @@ extension Workspace {
                 let isFolder = entry.stat.isDirectory
                 let child: WorkspacePath? = perEntryPath || isFolder ? path.appending(entry.name) : nil
                 var listed = true
-                if compares, let after = options.after, child! <= after { listed = false }
-                if listed, let glob = options.glob, !glob.matches(relativePath: relative(child!), name: entry.name) { listed = false }
+                if compares, let after = options.after, let child, child <= after { listed = false }
+                if listed, let glob = options.glob, let child, !glob.matches(relativePath: relative(child), name: entry.name) { listed = false }
                 if listed {
                     if page.count == options.limit {
                         page.next = page.lastPath

@@ -49,8 +49,8 @@ extension Workspace {
             default: break
             }
         }
-        for original in byOriginal.keys.sorted(by: { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }) {
-            let copies = byOriginal[original]!.sorted { $0.0.modifiedNanos > $1.0.modifiedNanos }
+        for (original, found) in byOriginal.sorted(by: { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }) {
+            let copies = found.sorted { $0.0.modifiedNanos > $1.0.modifiedNanos }
             out.append(Conflict(path: path.appending(original), copies: copies.map { ($0.0, $0.1) }))
         }
         for name in folders {
@@ -94,9 +94,11 @@ extension Workspace {
             case .current:
                 for c in copies { unlinkat(dir.raw, c.name.onDisk, 0) }
             case .copy:
+                // Set above: the copy named, or the only one.
+                guard let chosen else { throw WorkspaceError(.invalidArgument, "say which conflict copy to keep with copyPath", path: path.string) }
                 Sys.lock(dir.raw)
                 defer { Sys.unlock(dir.raw) }
-                if renameat(dir.raw, chosen!.name.onDisk, dir.raw, path.name.onDisk) != 0 { throw .errno(errno, "replace", path: path.string) }
+                if renameat(dir.raw, chosen.name.onDisk, dir.raw, path.name.onDisk) != 0 { throw .errno(errno, "replace", path: path.string) }
                 for c in copies where c != chosen { unlinkat(dir.raw, c.name.onDisk, 0) }
             case .both:
                 for c in copies {

@@ -1,3 +1,4 @@
+import AgentSessions
 import ArgumentParser
 
 /// `workspace-bridge serve` (the default command): the protocol on stdin/stdout.
@@ -30,7 +31,7 @@ struct MCP: ParsableCommand {
     var approvalTimeout: Double = 300
 
     func validate() throws {
-        if let approvalPolicy, !["none", "destructive", "write"].contains(approvalPolicy) {
+        if let approvalPolicy, ApprovalPolicy(named: approvalPolicy) == nil {
             throw ValidationError("--approval-policy must be none, destructive or write")
         }
         if approvalPolicy != nil, session != nil {
@@ -42,7 +43,7 @@ struct MCP: ParsableCommand {
     func run() throws {
         var c = options.configuration(mcp: true, session: session, environment: ServerMain.environment())
         c.mcpRoots = roots
-        c.mcpApprovalPolicy = approvalPolicy
+        c.mcpApprovalPolicy = approvalPolicy.flatMap(ApprovalPolicy.init(named:))
         c.mcpApprovalTimeout = .milliseconds(Int64(approvalTimeout * 1000))
         try ServerMain.run(c)
     }

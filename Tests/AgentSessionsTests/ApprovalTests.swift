@@ -15,7 +15,7 @@ struct ApprovalTests {
         let store = f.store()
         let s = try store.create()
         #expect(try store.checkApproval(id: s.id, toolCallId: "c1", tool: delete) == .notNeeded)
-        #expect(try store.get(id: s.id).json["approvalPolicy"] == nil)
+        #expect(try store.get(id: s.id).approvalPolicy == .none)
         #expect(try store.get(id: s.id).pendingApprovals.isEmpty)
     }
 
@@ -53,7 +53,7 @@ struct ApprovalTests {
         let restarted = f.store()
         let resumed = try restarted.resume(id: s.id)
         #expect(resumed.session.pendingApprovals.map(\.approvalId) == [a.approvalId])
-        #expect(resumed.json["session"]?["pendingApprovals"]?.arrayValue?.first?["toolCallId"] == "c1")
+        #expect(resumed.session.pendingApprovals.first?.toolCallId == "c1")
         #expect(resumed.session.approvalPolicy == .destructive)
     }
 

@@ -54,7 +54,7 @@ struct CompactionTests {
         #expect(listed.map(\.id) == [a.id, b.id])
         #expect(listed.map(\.by) == ["user", "agent"])
         #expect(listed[0].undoneAtNanos != nil && listed[1].isActive)
-        #expect(try store.get(id: id).json["compactions"]?.arrayValue?.count == 2)
+        #expect(try store.get(id: id).compactions.count == 2)
         #expect(try store.uncompact(id: id, compactionId: a.id) == undone)  // again: nothing changes
         #expect(throws: SessionError.self) { try store.uncompact(id: id, compactionId: "cmp_none") }
     }

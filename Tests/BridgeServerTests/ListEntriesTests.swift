@@ -8,7 +8,7 @@ import Darwin
 import Testing
 import Workspace
 
-/// A `listFiles` result is the plain entries (`FileStatus.entry`) encoded by jansson: every
+/// A `listFiles` result is the plain entries (`ListEntry`) encoded by jansson: every
 /// name, however tricky, comes back as it is on disk, and the bytes are those of one jansson dump
 /// of the whole result, also when a large page is dumped in parts on every core.
 @Suite("listFiles entries")
@@ -54,10 +54,10 @@ struct ListEntriesTests {
             #expect(names.contains(n), "\(n.debugDescription) listed")
         }
         #expect(entries.contains { $0.path.string == "\u{e9}t\u{e9}/sub/deep\u{1}.txt" })
-        let result = ListFiles.listResult(page)
+        let result = Listing(page).json
         let bytes = JSONCodec.encode(result)
         #expect(bytes == JSONCodec.encode(result, splicing: false))
-        #expect(try JSONCodec.decode(bytes) == ["entries": .array(entries.map(\.entry))])
+        #expect(try JSONCodec.decode(bytes) == ["entries": .array(entries.map { ListEntry(status: $0).json })])
         // Names are escaped as jansson escapes them, not mangled (a sample of the exact text).
         let text = String(decoding: bytes, as: UTF8.self)
         #expect(text.contains(#""name":"quo\"te""#))
@@ -78,8 +78,8 @@ struct ListEntriesTests {
         o.limit = 10_000
         let page = try ws.list(o)
         #expect(page.count == 30 * 101)
-        #expect(LargeValues.isLarge(.array(page.entries.map(\.entry))))
-        let result = ListFiles.listResult(page)
+        #expect(LargeValues.isLarge(.array(page.entries.map { ListEntry(status: $0).json })))
+        let result = Listing(page).json
         #expect(JSONCodec.encode(result) == JSONCodec.encode(result, splicing: false))
     }
 }

@@ -11,9 +11,10 @@ import Testing
 /// The Swift declarations and schema/openrpc.json agree: the same method names; for each method
 /// the params its decoder reads (recorded by running the decoder on a describing `Params`, so
 /// this cannot drift from decoding) are the schema's params, a param the decoder requires is
-/// required by the schema, types and allowed values match; and the result fields a declaration
-/// lists are the schema result's properties (every answer is checked against that list in debug
-/// builds). Any difference is reported, naming the method and what differs.
+/// required by the schema, types and allowed values match; and the fields of a declaration's
+/// `Result` type (the same description its answers are encoded from) are the schema result's
+/// properties, with the types the schema admits. Any difference is reported, naming the method
+/// and what differs.
 @Suite("Schema agreement")
 struct SchemaAgreementTests {
     static let schema: JSON = {
@@ -49,13 +50,16 @@ struct SchemaAgreementTests {
         return nil
     }
 
-    /// The property names of an object schema (through `$ref` and `allOf`; a `oneOf` result may
-    /// have any of its alternatives' fields).
-    static func properties(_ s: JSON) -> Set<String> {
+    /// The properties of an object schema by name, with their schemas (through `$ref`, `allOf`
+    /// and `oneOf`).
+    static func propertySchemas(_ s: JSON) -> [String: JSON] {
         let r = resolve(s)
-        var names = Set(r["properties"]?.objectValue?.keys ?? [])
-        for part in (r["allOf"]?.arrayValue ?? []) + (r["oneOf"]?.arrayValue ?? []) { names.formUnion(properties(part)) }
-        return names
+        var out: [String: JSON] = [:]
+        for (k, v) in r["properties"]?.objectValue?.members ?? [] { out[k] = v }
+        for part in (r["allOf"]?.arrayValue ?? []) + (r["oneOf"]?.arrayValue ?? []) {
+            out.merge(propertySchemas(part)) { first, _ in first }
+        }
+        return out
     }
 
     static func problems(_ d: any MethodDeclaration.Type, _ m: JSON) -> [String] {
@@ -82,17 +86,29 @@ struct SchemaAgreementTests {
             }
         }
         let result = m["result"]?["schema"]
-        switch d.result {
-        case .object(let names, _):
-            let schemaNames = result.map(properties) ?? []
-            if Set(names) != schemaNames {
-                out.append("\(name): result fields \(names.sorted()) but the schema's are \(schemaNames.sorted())")
+        switch d.resultShape {
+        case .object(let fields):
+            let schemaFields = result.map(propertySchemas) ?? [:]
+            let names = Set(fields.map(\.name))
+            if names != Set(schemaFields.keys) {
+                out.append("\(name): result fields \(names.sorted()) but the schema's are \(schemaFields.keys.sorted())")
+            }
+            for f in fields {
+                guard let s = schemaFields[f.name], let admitted = types(s) else { continue }
+                if let t = f.type, !admitted.contains(t), !(t == "integer" && admitted.contains("number")) {
+                    out.append("\(name): result field '\(f.name)' is encoded as \(t), the schema says \(admitted.sorted())")
+                }
+                if f.nullable && !admitted.contains("null") {
+                    out.append("\(name): result field '\(f.name)' may be null, the schema says \(admitted.sorted())")
+                }
             }
         case .null:
             if let result, types(result) != ["null"] { out.append("\(name): answers null, the schema says otherwise") }
         case .array:
             if types(result ?? .null) != ["array"] { out.append("\(name): answers an array, the schema says otherwise") }
         case .any: break
+        case .untyped:
+            out.append("\(name): answers a hand-built JSON; declare its Result type (see docs/architecture.md, Adding a method)")
         }
         return out
     }
@@ -120,5 +136,35 @@ struct SchemaAgreementTests {
             all += Self.problems(d, m)
         }
         #expect(all.isEmpty, "\(all.count) differences:\n\(all.joined(separator: "\n"))")
+    }
+}
+
+/// Declarations the agreement check must fault: a result whose fields and types differ from the
+/// schema's, and one that answers hand-built JSON.
+enum MistypedFileUri: MethodDeclaration {
+    static let method = "getFileUri"
+    static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
+    static func handle(_ p: PathParams, _ call: Call) throws -> Result { Result(uri: 0) }
+    struct Result: ObjectResult {
+        var uri: Int64
+        static let fields: [ResultField<Self>] = [.field("uri", \.uri), .field("extra", \.uri)]
+    }
+}
+
+enum UntypedFileUri: MethodDeclaration {
+    static let method = "getFileUri"
+    static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
+    static func handle(_ p: PathParams, _ call: Call) throws -> JSON { ["uri": "file:///"] }
+}
+
+extension SchemaAgreementTests {
+    @Test("the check reports a result field the schema lacks, a field of another type, and an untyped result")
+    func checkFaultsMistypedResults() throws {
+        let m = try #require(Self.schema["methods"]?.arrayValue?.first { $0["name"]?.stringValue == "getFileUri" })
+        let mistyped = Self.problems(MistypedFileUri.self, m)
+        #expect(mistyped.contains { $0.contains("result fields [\"extra\", \"uri\"]") }, "\(mistyped)")
+        #expect(mistyped.contains { $0.contains("'uri' is encoded as integer") }, "\(mistyped)")
+        #expect(Self.problems(GetFileUri.self, m).isEmpty)
+        #expect(Self.problems(UntypedFileUri.self, m).contains { $0.contains("declare its Result type") })
     }
 }

@@ -7,34 +7,38 @@ import Workspace
 
 @Suite("Tool call claims")
 struct ToolClaimsTests {
-    @Test("a path taken as written is one WorkspacePath keeps exactly as written")
-    func plainPathsAreWorkspacePaths() {
-        let samples = ["a", "a/b.txt", "bench/file4k.txt", "...", "a/.../b", ".hidden/x", "x.", "dir name/é ✓.md", "a-b_c/D9",
-                       ".", "..", "a/./b", "a/../b", "a//b", "/a", "a/", "~/a", "C:/x", "c:", "a\\b", "a%2fb", "", "a\u{0}b",
-                       String(repeating: "n", count: 255), String(repeating: "n", count: 256), "a/" + String(repeating: "n", count: 256)]
-        var rng = SystemRandomNumberGenerator()
-        let alphabet: [Character] = ["a", "Z", "0", ".", "/", " ", "_", "-", "~", ":", "%", "\\", "é", "\u{0}"]
-        let generated = (0..<20_000).map { _ in String((0..<Int.random(in: 0...8, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! }) }
-        var taken = 0
-        for raw in samples + generated {
-            guard let plain = ToolClaims.plainPath(raw) else { continue }
-            taken += 1
-            #expect(plain == raw)
-            #expect((try? WorkspacePath(raw))?.string == raw, "\(raw.debugDescription)")
-        }
-        #expect(ToolClaims.plainPath("bench/file4k.txt") == "bench/file4k.txt")
-        #expect(taken > 1000)
+    @Test("a call claims its session for writing and what its method's schedule claims, paths normalised once")
+    func claims() {
+        let read = ToolTable.byName["read_file"]?.invocation(["path": "a/./b.txt"])
+        #expect(read?.claims(session: "mcp") == [Claim("session", path: "mcp", access: .write), Claim("file", path: "a/b.txt", access: .read)])
+        let copy = ToolTable.byName["copy_file"]?.invocation(["from": "x/y", "to": "z"])
+        #expect(copy?.claims(session: "s1") == [Claim("session", path: "s1", access: .write), Claim("file", path: "x/y", access: .read),
+                                                 Claim("file", path: "z", access: .write)])
+        // Arguments the method's decoder refuses touch nothing in the workspace: only the session.
+        let bad = ToolTable.byName["write_file"]?.invocation(["path": "../out", "content": "x"])
+        #expect(bad?.claims(session: "s1") == [Claim("session", path: "s1", access: .write)])
+        // A listing without a path is the root's.
+        let list = ToolTable.byName["list_files"]?.invocation(.object(JSONObject()))
+        #expect(list?.claims(session: "s1") == [Claim("session", path: "s1", access: .write), Claim("file", path: "", access: .read)])
     }
 
-    @Test("a read-only tool claims its paths for reading, normalised, and its session for writing")
-    func claims() {
-        let read = ToolClaims.claims(session: "mcp", name: "read_file", arguments: ["path": "a/./b.txt"])
-        #expect(read == [Claim("session", path: "mcp", access: .write), Claim("file", path: "a/b.txt", access: .read)])
-        let copy = ToolClaims.claims(session: "s1", name: "copy_file", arguments: ["from": "x/y", "to": "z"])
-        #expect(copy == [Claim("session", path: "s1", access: .write), Claim("file", path: "x/y", access: .read),
-                         Claim("file", path: "z", access: .write)])
-        // No valid path: the whole workspace.
-        let none = ToolClaims.claims(session: "s1", name: "write_file", arguments: ["path": "../out"])
-        #expect(none == [Claim("session", path: "s1", access: .write), Claim("file", path: "", access: .write)])
+    @Test("every tool's readOnly is its method's schedule (no claim writes) and agrees with its effect rule")
+    func readOnlyFollowsSchedule() throws {
+        // One realistic call of each tool: its decoded claims show what its method does.
+        let samples: [String: JSON] = [
+            "read_file": ["path": "a.txt"], "write_file": ["path": "a.txt", "content": "x"], "append_file": ["path": "a.txt", "content": "x"],
+            "list_files": ["path": "d"], "delete_file": ["path": "a.txt"], "move_file": ["from": "a", "to": "b"],
+            "copy_file": ["from": "a", "to": "b", "overwrite": true], "create_folder": ["path": "d"], "get_file_info": ["path": "a.txt"],
+            "search_files": ["query": "x"], "get_storage_info": .object(JSONObject()), "read_context": .object(JSONObject()),
+            "update_context": ["content": "x"], "append_journal": ["entry": "x"],
+        ]
+        #expect(Set(samples.keys) == Set(ToolTable.all.map(\.name)), "a sample call for every tool")
+        for tool in ToolTable.all {
+            let decoded = try #require(try? tool.invocation(samples[tool.name] ?? .null).decoded.get(), "\(tool.name) decodes")
+            let writes = decoded.claims.contains { $0.access == .write }
+            #expect(tool.readOnly == !writes, "\(tool.name): readOnly \(tool.readOnly), its method's claims \(decoded.claims)")
+            #expect(tool.readOnly == (tool.effects.most == .reads), "\(tool.name): readOnly disagrees with its effect rule")
+            #expect(tool.annotations["readOnlyHint"]?.boolValue == tool.readOnly)
+        }
     }
 }

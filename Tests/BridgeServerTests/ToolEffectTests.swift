@@ -72,7 +72,7 @@ struct ToolEffectTests {
         #expect(try !asks(.destructive, "update_context", ["content": "note"]))
         #expect(try asks(.destructive, "write_file", ["path": "a", "content": ""]))
         #expect(try !asks(.destructive, "write_file", ["path": "a", "content": "", "exclusive": true]))
-        let write = try MCPApprovals.policy(named: "write")
+        let write = try #require(ApprovalPolicy(named: "write"))
         #expect(try asks(write, "copy_file", copy) && asks(write, "append_journal", ["entry": "x"]))
         #expect(try !asks(write, "search_files", ["query": "x"]))
     }

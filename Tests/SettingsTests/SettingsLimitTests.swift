@@ -11,8 +11,8 @@ struct SettingsLimitTests {
         _ = try s.set([(longest, 1)])
         let tooLong = String(repeating: "é", count: 32) + "x"
         #expect { _ = try s.set([(tooLong, 1)]) } throws: { e in
-            let e = e as? SettingsError
-            return e?.dataCode == "InvalidArgument" && e?.data["limit"] == 64 && e?.data["size"] == 65 && e?.data["key"] == .string(tooLong)
+            guard case .invalidKey(let key, _, let limit, let size)? = e as? SettingsError else { return false }
+            return key == tooLong && limit == 64 && size == 65
         }
         #expect { _ = try s.set([("", 1)]) } throws: { code($0) == "InvalidArgument" }
         #expect(try s.snapshot().values.count == 1)
@@ -34,8 +34,7 @@ struct SettingsLimitTests {
         let s = store(tempRoot(), "device-a")
         _ = try s.set((0..<1024).map { ("k\($0)", JSON.int(Int64($0))) })
         #expect { _ = try s.set([("one more", 1), ("k0", 99)]) } throws: { e in
-            let e = e as? SettingsError
-            return e?.dataCode == "QuotaExceeded" && e?.data["quota"] == "keys" && e?.data["limit"] == 1024 && e?.data["size"] == 1025
+            e as? SettingsError == .quotaExceeded(.keys, limit: 1024, size: 1025)
         }
         let snap = try s.snapshot()
         #expect(snap.values.count == 1024)
@@ -50,9 +49,8 @@ struct SettingsLimitTests {
         let half = JSON.string(String(repeating: "x", count: 600_000))
         _ = try s.set([("first", half)])
         #expect { _ = try s.set([("second", half)]) } throws: { e in
-            let e = e as? SettingsError
-            return e?.dataCode == "QuotaExceeded" && e?.data["quota"] == "bytes" && e?.data["limit"] == 1_048_576
-                && (e?.data["size"]?.intValue ?? 0) > 1_048_576
+            guard case .quotaExceeded(.bytes, let limit, let size)? = e as? SettingsError else { return false }
+            return limit == 1_048_576 && size > 1_048_576
         }
         #expect(try s.snapshot().values.keys.sorted() == ["first"])
         _ = try s.remove(["first"])

@@ -17,7 +17,15 @@ func store(_ root: String, _ device: String, at ms: Int64 = SettingsClock.wallNo
     SettingsStore(rootPath: root, device: device, now: { ms })
 }
 
-func code(_ error: any Error) -> String? { (error as? SettingsError)?.dataCode }
+/// The kind of a settings error, named as the protocol's `data.code` is.
+func code(_ error: any Error) -> String? {
+    switch error as? SettingsError {
+    case .quotaExceeded?: "QuotaExceeded"
+    case .invalidKey?: "InvalidArgument"
+    case .io?: "IOError"
+    case nil: nil
+    }
+}
 
 @Suite("Settings store")
 struct SettingsStoreTests {
@@ -154,7 +162,7 @@ struct SettingsStoreTests {
 }
 
 func listFolder(_ path: String) throws -> [String] {
-    guard let d = opendir(path) else { throw SettingsError("IOError", "cannot list \(path)") }
+    guard let d = opendir(path) else { throw SettingsError.io("cannot list", errno: errno, path: path) }
     defer { closedir(d) }
     var out: [String] = []
     while let e = readdir(d) {
@@ -165,13 +173,13 @@ func listFolder(_ path: String) throws -> [String] {
 }
 
 func writeFile(_ path: String, _ text: String) throws {
-    guard let f = fopen(path, "w") else { throw SettingsError("IOError", "cannot write \(path)") }
+    guard let f = fopen(path, "w") else { throw SettingsError.io("cannot write", errno: errno, path: path) }
     fputs(text, f)
     fclose(f)
 }
 
 func copyFile(_ from: String, _ to: String) throws {
-    guard let f = fopen(from, "r") else { throw SettingsError("IOError", "cannot read \(from)") }
+    guard let f = fopen(from, "r") else { throw SettingsError.io("cannot read", errno: errno, path: from) }
     var bytes: [UInt8] = []
     while true {
         let c = fgetc(f)

@@ -34,6 +34,7 @@ enum ContextTools {
 
 enum ReadContext: ToolDeclaration {
     static let name = "read_context"
+    static func schedule(_ p: NoParams) -> Schedule { .claims([.read(ContextTools.contextPath)]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> ToolOutput {
         do {
             let r = try call.services.workspace().read(ContextTools.contextPath, maxBytes: FileMethods.maxReadBytes)
@@ -57,6 +58,7 @@ enum UpdateContext: ToolDeclaration {
             ifMatch = try p.string("ifMatch")
         }
     }
+    static func schedule(_ p: Params) -> Schedule { .claims([.write(ContextTools.contextPath)]) }
     static func handle(_ p: Params, _ call: Call) throws -> ToolOutput {
         let ws = try call.services.workspace()
         var text = p.content
@@ -67,7 +69,7 @@ enum UpdateContext: ToolDeclaration {
             if !text.hasSuffix("\n") { text += "\n" }
             s = try ws.append(ContextTools.contextPath, contents: Array(text.utf8))
         }
-        return ToolOutput(text: "context.md now has \(s.size) bytes.", structured: s.writeResult)
+        return ToolOutput(text: "context.md now has \(s.size) bytes.", structured: WriteResult(s).json)
     }
 }
 
@@ -81,6 +83,8 @@ enum AppendJournal: ToolDeclaration {
             entry = try p.requiredString("entry")
         }
     }
+    /// Today's file is named when the call runs: the journal's folder.
+    static func schedule(_ p: Params) -> Schedule { .claims([.write("file", "Journal/agent")]) }
     static func handle(_ p: Params, _ call: Call) throws -> ToolOutput {
         let date = p.date ?? ContextTools.today()
         guard date.utf8.count == 10, date.allSatisfy({ $0.isNumber || $0 == "-" }) else {
@@ -89,6 +93,6 @@ enum AppendJournal: ToolDeclaration {
         var entry = p.entry
         if !entry.hasSuffix("\n") { entry += "\n" }
         let s = try call.services.workspace().append(try WorkspacePath("Journal/agent/\(date).md"), contents: Array(("- " + entry).utf8))
-        return ToolOutput(text: "Noted in \(s.path).", structured: s.writeResult)
+        return ToolOutput(text: "Noted in \(s.path).", structured: WriteResult(s).json)
     }
 }

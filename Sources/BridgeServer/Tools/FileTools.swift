@@ -7,64 +7,57 @@ import Workspace
 /// plus a sentence for the model, so an agent has exactly the user's powers and gets the user's
 /// answers.
 enum FileTools {
-    static func encoded(_ json: JSON) -> String { JSONCodec.encodeString(json) }
-
-    static func string(_ r: JSON, _ key: String) -> String { r[key]?.stringValue ?? "" }
-    static func int(_ r: JSON, _ key: String) -> Int64 { r[key]?.intValue ?? 0 }
-
     static let all: [Tool] = [
         .mirroring(LoadFile.self, as: "read_file", title: "Read a file",
                    description: "Reads a text file of the workspace (or a byte range of it: offset, length). Binary files need encoding \"base64\".",
-                   effects: .reads, idempotent: true) { r in string(r, "data") },
+                   effects: .reads, idempotent: true) { r in r.data },
         .mirroring(SaveFile.self, as: "write_file", title: "Write a file",
                    description: "Creates or replaces a file with the given content, crash-safely. Pass ifMatch (an etag from read_file) to refuse overwriting a change made meanwhile, or exclusive to refuse replacing an existing file.",
-                   effects: .when("exclusive", is: true, then: .adds, otherwise: .replaces), idempotent: true) { r in "Wrote \(int(r, "size")) bytes to \(string(r, "path"))." },
+                   effects: .when("exclusive", is: true, then: .adds, otherwise: .replaces), idempotent: true) { r in "Wrote \(r.size) bytes to \(r.path)." },
         .mirroring(AppendFile.self, as: "append_file", title: "Append to a file",
                    description: "Appends content to a file (created if missing, with its folders unless createParents is false), atomically.",
                    effects: .adds, idempotent: false) { r in
-            "Appended; \(string(r, "path")) now has \(int(r, "size")) bytes."
+            "Appended; \(r.path) now has \(r.size) bytes."
         },
         .mirroring(ListFiles.self, as: "list_files", title: "List files",
                    description: "Lists a folder (recursive optional, down to maxDepth; glob filter; dot entries with includeHidden; paginated with cursor).",
                    effects: .reads, idempotent: true) { r in
-            let lines = (r["entries"]?.arrayValue ?? []).map { e in
-                let type = string(e, "type")
-                let note = type == "file" ? " (\(int(e, "size")) bytes)" : type == "directory" ? "" : " (\(type), not readable)"
-                return "\(type == "directory" ? "d" : "-") \(string(e, "path"))\(note)"
+            let lines = r.entries.map { e in
+                let type = e.status.type
+                let note = type == .file ? " (\(e.status.size) bytes)" : type == .directory ? "" : " (\(type.rawValue), not readable)"
+                return "\(type == .directory ? "d" : "-") \(e.status.path)\(note)"
             }
             return lines.isEmpty ? "(empty)" : lines.joined(separator: "\n")
         },
         .mirroring(DeleteFile.self, as: "delete_file", title: "Delete a file or folder",
                    description: "Deletes a file, or a folder (recursive needed when it is not empty).",
-                   effects: .replaces, idempotent: true) { r in "Deleted \(string(r, "path"))." },
+                   effects: .replaces, idempotent: true) { r in "Deleted \(r.path)." },
         // A repeat finds `from` gone (NotFound) and changes nothing more: idempotent in MCP's sense.
         // Every move replaces: `from` no longer holds what it held (and `to` is replaced with overwrite).
         .mirroring(MoveFile.self, as: "move_file", title: "Move or rename",
                    description: "Moves or renames a file or folder; refuses to replace an existing target unless overwrite.",
-                   effects: .replaces, idempotent: true) { r in "Moved \(string(r, "from")) to \(string(r, "to"))." },
+                   effects: .replaces, idempotent: true) { r in "Moved \(r.from) to \(r.status.path)." },
         .mirroring(CopyFile.self, as: "copy_file", title: "Copy",
                    description: "Copies a file or folder; refuses to replace an existing target unless overwrite. FIFOs, sockets, devices and links inside a folder are not copied and are listed in skipped.",
                    effects: .when("overwrite", is: true, then: .replaces, otherwise: .adds), idempotent: true) { r in
-            let skipped = (r["skippedEntries"]?.arrayValue ?? []).map { "\(string($0, "path")) (\(string($0, "type")))" }
+            let skipped = (r.skippedEntries ?? []).map { "\($0.entry.path) (\($0.entry.type.rawValue))" }
             let left = skipped.isEmpty ? "" : " Skipped (not copied): " + skipped.joined(separator: ", ") + "."
-            return "Copied \(string(r, "from")) to \(string(r, "to")).\(left)"
+            return "Copied \(r.from) to \(r.status.path).\(left)"
         },
         .mirroring(CreateFolder.self, as: "create_folder", title: "Create a folder",
                    description: "Creates a folder and any missing parents.",
-                   effects: .adds, idempotent: true) { r in "Created \(string(r, "path"))/." },
+                   effects: .adds, idempotent: true) { r in "Created \(r.status.path)/." },
         .mirroring(GetFileInfo.self, as: "get_file_info", title: "File information",
                    description: "Size, times, etag, permission bits, state (current, notDownloaded, conflicted) and, with hash \"sha256\", the SHA-256 of a file's content.",
-                   effects: .reads, idempotent: true) { r in encoded(r) },
+                   effects: .reads, idempotent: true) { r in JSONCodec.encodeString(r.json) },
         .mirroring(SearchFiles.self, as: "search_files", title: "Search file contents",
                    description: "Finds lines containing a text (or a regular expression) in the workspace's files.",
                    effects: .reads, idempotent: true) { r in
-            let lines = (r["matches"]?.arrayValue ?? []).map { m in
-                "\(string(m, "path")):\(int(m, "line")): \(string(m, "text"))"
-            }
+            let lines = r.matches.map { m in "\(m.match.path):\(m.match.line): \(m.match.text)" }
             return lines.isEmpty ? "No matches." : lines.joined(separator: "\n")
         },
         .mirroring(GetStorageInfo.self, as: "get_storage_info", title: "Storage information",
                    description: "Where the workspace lives (local or cloud), whether the cloud is available, usage and free space.",
-                   effects: .reads, idempotent: true) { r in encoded(r) },
+                   effects: .reads, idempotent: true) { r in JSONCodec.encodeString(r.json) },
     ]
 }

@@ -8,10 +8,12 @@ import Workspace
 /// `tools/call`, so an agent has exactly the user's powers over the workspace, no more.
 ///
 /// A tool that mirrors a method (`x-agent-tool` in schema/openrpc.json) IS that method's
-/// declaration plus an argument rename (`mirroring`): the same params decoder, handler and result.
-/// A tool of its own is a `ToolDeclaration` (`declared`), declared the way methods are.
+/// declaration plus an argument rename (`mirroring`): the same params decoder, schedule (its
+/// claims), handler, error mapping and result. A tool of its own is a `ToolDeclaration`
+/// (`declared`), declared the way methods are. A call decodes its arguments once
+/// (`ToolInvocation`), which validates its paths once.
 package struct Tool: Sendable {
-    typealias Run = @Sendable (_ arguments: JSON, _ call: Call) throws -> ToolOutput
+    typealias Decode = @Sendable (_ arguments: JSON) throws -> ToolInvocation.Decoded
 
     package var name: String
     package var title: String
@@ -19,8 +21,6 @@ package struct Tool: Sendable {
     /// From schema/openrpc.json through the generated `ToolSchemas`.
     package var inputSchema: JSON
     package var outputSchema: JSON
-    /// The arguments that are workspace paths (an absent one means the workspace root).
-    package var pathArguments: [String]
     /// What its calls do (`ToolEffectRule`): the approval policy's input, and its annotations.
     var effects: ToolEffectRule
     var idempotent: Bool
@@ -28,12 +28,15 @@ package struct Tool: Sendable {
     /// Heavy work in the device policy's sense (much data, battery or heat): declared in the
     /// schema (`x-tool-heavy` on agent/listTools), deferred on a low battery or a hot device.
     package var heavy: Bool
-    var run: Run
+    /// Whether some call of it writes, from its method's schedule (its declaration's for a tool
+    /// of its own): what `readOnly` says and what the journal's `fsync` skip relies on.
+    let writes: Bool
+    let decode: Decode
 
     /// A tool whose schemas are the generated ones for `name`; a name the schema does not list is
     /// a programming error (stops at startup, where every test sees it).
     private init(name: String, title: String, description: String, effects: ToolEffectRule, idempotent: Bool,
-                 run: @escaping Run) {
+                 writes: Bool, decode: @escaping Decode) {
         guard let input = ToolSchemas.input[name], let output = ToolSchemas.output[name] else {
             fatalError("tool \(name) is not in x-tool-table of schema/openrpc.json (run scripts/gen_tool_schemas.py)")
         }
@@ -42,35 +45,53 @@ package struct Tool: Sendable {
         self.description = description
         self.inputSchema = input
         self.outputSchema = output
-        self.pathArguments = ToolSchemas.pathArguments[name] ?? []
         self.effects = effects
         self.idempotent = idempotent
         self.heavy = ToolSchemas.heavy.contains(name)
-        self.run = run
+        self.writes = writes
+        self.decode = decode
+    }
+
+    /// A call of this tool with `arguments`, decoded once.
+    package func invocation(_ arguments: JSON) -> ToolInvocation { ToolInvocation(tool: self, arguments: arguments) }
+
+    /// Whether any claim of `D`'s schedule writes, for params as a description decodes them
+    /// (access depends on what a method does, not on the values).
+    private static func writes<P: MethodParams>(_ p: P.Type, _ schedule: (P) throws -> Schedule) -> Bool {
+        guard let placeholder = try? P(ParamReader(describing: FieldRecorder())), let s = try? schedule(placeholder) else { return true }
+        if case .claims(let c) = s { return c.contains { $0.access == .write } }
+        return s == .barrier
     }
 
     /// The tool that mirrors method `D`: its arguments renamed to `D`'s params (errors name the
     /// tool's arguments), decoded by `D`'s decoder, run by `D`'s handler; its structured content is
-    /// `D`'s result and `text` says it for the model. The schema must declare this mirror.
+    /// `D`'s result encoded as the method encodes it, and `text` says that typed result for the
+    /// model. The schema must declare this mirror.
     static func mirroring<D: MethodDeclaration>(_ d: D.Type, as name: String, title: String, description: String,
                                                 effects: ToolEffectRule, idempotent: Bool,
-                                                text: @escaping @Sendable (JSON) -> String) -> Tool {
+                                                text: @escaping @Sendable (D.Result) -> String) -> Tool {
         guard let mirror = ToolSchemas.mirrors[name], mirror.method == D.method else {
             fatalError("tool \(name) does not mirror \(D.method) in schema/openrpc.json's x-agent-tool")
         }
         guard mirror.extra.isEmpty else { fatalError("tool \(name): extra arguments \(mirror.extra) have no reader") }
         let toParam = mirror.rename
         let toArgument = Dictionary(uniqueKeysWithValues: toParam.map { ($0.value, $0.key) })
-        return Tool(name: name, title: title, description: description, effects: effects, idempotent: idempotent) { arguments, call in
+        return Tool(name: name, title: title, description: description, effects: effects, idempotent: idempotent,
+                    writes: writes(D.Params.self, D.schedule)) { arguments in
             var params = JSONObject()
             if case .object(let o) = arguments { for (k, v) in o.members { params[toParam[k] ?? k] = v } }
-            let result = try D.handle(try D.Params(try ParamReader(.object(params), aliases: toArgument)), call)
-            return ToolOutput(text: text(result), structured: result)
+            let p = try D.Params(try ParamReader(.object(params), aliases: toArgument))
+            let claims = try D.schedule(p).toolClaims
+            return ToolInvocation.Decoded(claims: claims, paths: claims.filter { $0.domain == "file" }.map(\.workspacePath)) { call in
+                let result = try D.handle(p, call)
+                return ToolOutput(text: text(result), structured: result.json)
+            }
         }
     }
 
-    /// No call of it changes anything (MCP's `readOnlyHint`).
-    package var readOnly: Bool { effects.most == .reads }
+    /// No call of it changes anything (MCP's `readOnlyHint`): its method's schedule only reads
+    /// (a test checks its effect rule says the same).
+    package var readOnly: Bool { !writes }
     /// Some call of it replaces or removes existing content (MCP's `destructiveHint`).
     var destructive: Bool { effects.most == .replaces }
 
@@ -95,16 +116,20 @@ package struct Tool: Sendable {
     static func declared<D: ToolDeclaration>(_ d: D.Type, title: String, description: String, effects: ToolEffectRule,
                                              idempotent: Bool) -> Tool {
         guard ToolSchemas.mirrors[D.name] == nil else { fatalError("tool \(D.name) mirrors a method: declare it with mirroring") }
-        return Tool(name: D.name, title: title, description: description, effects: effects, idempotent: idempotent) { arguments, call in
-            try D.handle(try D.Params(try ParamReader(arguments)), call)
+        return Tool(name: D.name, title: title, description: description, effects: effects, idempotent: idempotent,
+                    writes: writes(D.Params.self, D.schedule)) { arguments in
+            let p = try D.Params(try ParamReader(arguments))
+            // Its files are the agent's own notes at fixed places: no path of the caller's to scope.
+            return ToolInvocation.Decoded(claims: try D.schedule(p).toolClaims, paths: []) { call in try D.handle(p, call) }
         }
     }
 }
 
-/// A tool without a method, declared like a method: name, typed params, handler, result.
+/// A tool without a method, declared like a method: name, typed params, schedule, handler, result.
 protocol ToolDeclaration: Sendable {
     associatedtype Params: MethodParams
     static var name: String { get }
+    static func schedule(_ p: Params) throws -> Schedule
     static func handle(_ p: Params, _ call: Call) throws -> ToolOutput
 }
 
@@ -119,6 +144,8 @@ package struct ToolResult: Sendable {
     var content: [JSON]
     package var structuredContent: JSON?
     package var isError: Bool
+    /// A failed call's `data.code` (also in its structured content).
+    package var code: String?
 
     package init(content: [JSON], structuredContent: JSON?, isError: Bool) {
         self.content = content
@@ -138,6 +165,8 @@ package struct ToolResult: Sendable {
     package static func failure(_ message: String, code: String?) -> ToolResult {
         var s: JSONObject = ["error": .string(message)]
         if let code { s["code"] = .string(code) }
-        return ToolResult(content: [text(message)], structuredContent: .object(s), isError: true)
+        var r = ToolResult(content: [text(message)], structuredContent: .object(s), isError: true)
+        r.code = code
+        return r
     }
 }

@@ -15,22 +15,34 @@ package enum ToolTable {
         return ToolSchemas.names.compactMap { byName[$0] }  // every name: checked just above
     }()
 
-    /// Runs a tool: unknown names are a protocol error (`-32602`); bad arguments and domain
-    /// failures come back as `isError: true` with a message the model can act on.
-    package static func call(_ name: String, arguments: JSON?, services: Services, request: RequestContext?,
-                     scope: (any ToolScope)? = nil) throws -> ToolResult {
+    /// The tool named `name`; an unknown name is a protocol error (`-32602`).
+    package static func tool(named name: String, listedBy list: String = "agent/listTools") throws(RPCError) -> Tool {
         guard let tool = byName[name] else {
-            throw RPCError.invalidParams(field: "name", expected: "a tool from agent/listTools (\(all.map(\.name).joined(separator: ", ")))",
+            throw RPCError.invalidParams(field: "name", expected: "a tool from \(list) (\(all.map(\.name).joined(separator: ", ")))",
                                          got: "\"\(name)\"")
         }
-        let args = arguments ?? .object(JSONObject())
-        if let problem = JSONSchemaValidator.validate(args, against: tool.inputSchema) {
+        return tool
+    }
+
+    /// Runs a tool by name (its arguments decoded here; see the other `call`).
+    package static func call(_ name: String, arguments: JSON?, services: Services, request: RequestContext?,
+                             scope: (any ToolScope)? = nil) throws -> ToolResult {
+        try call(try tool(named: name).invocation(arguments ?? .object(JSONObject())), services: services, request: request, scope: scope)
+    }
+
+    /// Runs a decoded call: bad arguments and domain failures (mapped by `Services.mapError`, as
+    /// the method's own errors are) come back as `isError: true` with a message the model can act on.
+    package static func call(_ invocation: ToolInvocation, services: Services, request: RequestContext?,
+                             scope: (any ToolScope)? = nil) throws -> ToolResult {
+        let name = invocation.tool.name
+        if let problem = JSONSchemaValidator.validate(invocation.arguments, against: invocation.tool.inputSchema) {
             return .failure("Invalid arguments for \(name): \(problem.description).", code: "InvalidParams")
         }
         do {
             _ = try services.workspace()
-            try scope?.check(tool: tool, arguments: try ParamReader(args))
-            let out = try tool.run(args, Call(services: services, request: request))
+            let decoded = try invocation.decoded.get()
+            try scope?.check(paths: decoded.paths)
+            let out = try decoded.run(Call(services: services, request: request))
             return ToolResult(content: [ToolResult.text(out.text)], structuredContent: out.structured, isError: false)
         } catch let e as RPCError where e.code == ErrorCode.requestCancelled {
             throw e
