@@ -101,8 +101,7 @@ extension Workspace {
         guard let file = try? root.openFile(path), let st = try? Sys.fstat(file.raw, path: path.string),
             st.isRegular, let bytes = try? Sys.pread(file.raw, count: Int(min(Int64(st.st_size), maxFileBytes)), offset: 0, path: path.string)
         else { return nil }
-        let probe = min(bytes.count, 8192)
-        if probe > 0, bytes.withUnsafeBytes({ memchr($0.baseAddress!, 0, probe) != nil }) { return nil }
+        if Self.isBinary(bytes) { return nil }
         var out: [SearchMatch] = []
         matcher.forEachMatchingLine(in: bytes) { line, column, text in
             out.append(SearchMatch(path: path, line: line, column: column, text: text))

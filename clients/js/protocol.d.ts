@@ -245,8 +245,16 @@ export interface LoadResult {
   offset: ByteCount;
   /** The number of bytes returned (utf8: may be less than asked, cut back to a whole character). */
   length: ByteCount;
-  /** Whether the range reached the end of the file. */
+  /** Whether the window reached the end of the file. */
   eof: boolean;
+  /** Present when the file goes on: the byte the next window starts at (pass it as offset). */
+  nextOffset?: ByteCount;
+  /** A window asked by line number: the number of its first line. */
+  startLine?: number;
+  /** A line window: how many lines it holds (a last line without a newline counts). */
+  lineCount?: number;
+  /** A window asked by line number, when the file goes on: the line the next window starts at (pass it as startLine). */
+  nextLine?: number;
 }
 
 export interface FileEntry {
@@ -976,16 +984,23 @@ export interface SaveFileParams {
 }
 
 /**
- * Reads a byte range of a file (at most 16 MiB a call).
+ * Reads a byte range or a window of lines of a file (at most 16 MiB a call), saying where the next window starts.
  *
- * More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are not UTF-8, or a range starting inside a character → NotText; a range ending inside a character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at once: its bytes are never read or written.
+ * Byte windows: offset and length. Line windows: startLine (1-based, default 1) and maxLines; or offset (a previous nextOffset) and maxLines; or tailLines (the last lines). Lines and length never go together (InvalidParams). maxLines 0, tailLines 0 and length 0 answer an empty window (data "") with the file's size and etag: 0 never means "all". Every answer says whether the file ended (eof) and, when it did not, where the next window starts (nextOffset; nextLine for a window asked by line number). A line window over 16 MiB stops at the last whole line that fits (eof false); one line longer than that → TooLarge. More than 16 MiB of bytes → TooLarge (data.size, data.limit). utf8: a binary file (a NUL byte in its first 8 KiB) → NotText with data.reason "binary" and data.size, whatever the window (its bytes are never sent as text: read it with encoding base64); bytes that are not UTF-8, or a range starting inside a character → NotText; a range ending inside a character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at once: its bytes are never read or written.
  */
 export interface LoadFileParams {
   path: WorkspacePath;
   encoding?: FileEncoding;
+  /** The byte the window starts at (a previous answer's nextOffset); with maxLines, the start of a line window. */
   offset?: number;
-  /** Bytes to read; default: to the end. */
+  /** Bytes to read; default: to the end. Not with line windows. */
   length?: number;
+  /** A line window from this line (1-based; a previous answer's nextLine). Past the last line: an empty window at the end (eof). */
+  startLine?: number;
+  /** At most this many lines (default: to the end, within 16 MiB). 0: no lines, only the file's facts. */
+  maxLines?: number;
+  /** The file's last lines (alone: no startLine, maxLines, offset or length). 0: no lines. */
+  tailLines?: number;
 }
 
 /**
@@ -1734,7 +1749,7 @@ export interface WorkspaceBridgeMethods {
   ping(params?: PingParams, options?: RequestOptions): Promise<Empty>;
   /** Writes a whole file crash-safely (temp file in the same folder, fsync, rename, fsync of the folder) before answering. */
   saveFile(params: SaveFileParams, options?: RequestOptions): Promise<WriteResult>;
-  /** Reads a byte range of a file (at most 16 MiB a call). */
+  /** Reads a byte range or a window of lines of a file (at most 16 MiB a call), saying where the next window starts. */
   loadFile(params: LoadFileParams, options?: RequestOptions): Promise<LoadResult>;
   /** Appends to a file (created when missing), atomically per call, under an advisory lock shared by every server process. */
   appendFile(params: AppendFileParams, options?: RequestOptions): Promise<WriteResult>;

@@ -12,10 +12,19 @@ enum FileTools {
     static func string(_ r: JSON, _ key: String) -> String { r[key]?.stringValue ?? "" }
     static func int(_ r: JSON, _ key: String) -> Int64 { r[key]?.intValue ?? 0 }
 
+    /// `read_file`'s text: the data, then (when the file goes on) where to continue.
+    static func readText(_ r: JSON) -> String {
+        let data = string(r, "data")
+        guard r["eof"]?.boolValue == false else { return data }
+        let next = r["nextLine"]?.intValue.map { "startLine \($0)" } ?? "offset \(int(r, "nextOffset"))"
+        let sep = data.isEmpty || data.hasSuffix("\n") ? "" : "\n"
+        return data + sep + "[\(string(r, "path")) goes on (\(int(r, "size")) bytes): read from \(next) for more]"
+    }
+
     static let all: [Tool] = [
         .mirroring(LoadFile.self, as: "read_file", title: "Read a file",
-                   description: "Reads a text file of the workspace (or a byte range of it: offset, length). Binary files need encoding \"base64\".",
-                   effects: .reads, idempotent: true) { r in string(r, "data") },
+                   description: "Reads a text file of the workspace, whole or a window: lines (startLine, 1-based, and maxLines; or tailLines for the end) or bytes (offset, length). At most 16 MiB a call. When the answer says eof is false, the file goes on: call again with startLine set to nextLine (or offset set to nextOffset) to read the next window. maxLines 0 reads no lines (only size and etag). A binary file is refused (NotText, reason binary): read it with encoding \"base64\".",
+                   effects: .reads, idempotent: true) { r in readText(r) },
         .mirroring(SaveFile.self, as: "write_file", title: "Write a file",
                    description: "Creates or replaces a file with the given content, crash-safely. Pass ifMatch (an etag from read_file) to refuse overwriting a change made meanwhile, or exclusive to refuse replacing an existing file.",
                    effects: .when("exclusive", is: true, then: .adds, otherwise: .replaces), idempotent: true) { r in "Wrote \(int(r, "size")) bytes to \(string(r, "path"))." },

@@ -62,12 +62,28 @@ enum ToolSchemas {
         "offset": {
           "type": "integer",
           "minimum": 0,
-          "default": 0
+          "default": 0,
+          "description": "The byte the window starts at (a previous answer's nextOffset); with maxLines, the start of a line window."
         },
         "length": {
           "type": "integer",
           "minimum": 0,
-          "description": "Bytes to read; default: to the end."
+          "description": "Bytes to read; default: to the end. Not with line windows."
+        },
+        "startLine": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "A line window from this line (1-based; a previous answer's nextLine). Past the last line: an empty window at the end (eof)."
+        },
+        "maxLines": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "At most this many lines (default: to the end, within 16 MiB). 0: no lines, only the file's facts."
+        },
+        "tailLines": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The file's last lines (alone: no startLine, maxLines, offset or length). 0: no lines."
         }
       },
       "required": [
@@ -122,7 +138,27 @@ enum ToolSchemas {
         },
         "eof": {
           "type": "boolean",
-          "description": "Whether the range reached the end of the file."
+          "description": "Whether the window reached the end of the file."
+        },
+        "nextOffset": {
+          "description": "Present when the file goes on: the byte the next window starts at (pass it as offset).",
+          "type": "integer",
+          "minimum": 0
+        },
+        "startLine": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "A window asked by line number: the number of its first line."
+        },
+        "lineCount": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "A line window: how many lines it holds (a last line without a newline counts)."
+        },
+        "nextLine": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "A window asked by line number, when the file goes on: the line the next window starts at (pass it as startLine)."
         }
       },
       "required": [

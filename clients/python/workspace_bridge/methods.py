@@ -136,20 +136,43 @@ class Methods(Connection):
         encoding: Optional[FileEncoding] = None,
         offset: Optional[int] = None,
         length: Optional[int] = None,
+        start_line: Optional[int] = None,
+        max_lines: Optional[int] = None,
+        tail_lines: Optional[int] = None,
     ) -> Call[LoadResult]:
         """
-        Reads a byte range of a file (at most 16 MiB a call).
+        Reads a byte range or a window of lines of a file (at most 16 MiB a call), saying where the
+        next window starts.
 
-        More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are
-        not UTF-8, or a range starting inside a character → NotText; a range ending inside a
-        character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile
-        (data.type), answered at once: its bytes are never read or written.
+        Byte windows: offset and length. Line windows: startLine (1-based, default 1) and maxLines;
+        or offset (a previous nextOffset) and maxLines; or tailLines (the last lines). Lines and
+        length never go together (InvalidParams). maxLines 0, tailLines 0 and length 0 answer an
+        empty window (data "") with the file's size and etag: 0 never means "all". Every answer says
+        whether the file ended (eof) and, when it did not, where the next window starts (nextOffset;
+        nextLine for a window asked by line number). A line window over 16 MiB stops at the last
+        whole line that fits (eof false); one line longer than that → TooLarge. More than 16 MiB of
+        bytes → TooLarge (data.size, data.limit). utf8: a binary file (a NUL byte in its first 8
+        KiB) → NotText with data.reason "binary" and data.size, whatever the window (its bytes are
+        never sent as text: read it with encoding base64); bytes that are not UTF-8, or a range
+        starting inside a character → NotText; a range ending inside a character is cut back. A
+        folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at
+        once: its bytes are never read or written.
 
         Sends ``loadFile``.
         """
         return self.request(
             'loadFile',
-            build_params({'path': path}, {'encoding': encoding, 'offset': offset, 'length': length}),
+            build_params(
+                {'path': path},
+                {
+                    'encoding': encoding,
+                    'offset': offset,
+                    'length': length,
+                    'startLine': start_line,
+                    'maxLines': max_lines,
+                    'tailLines': tail_lines,
+                },
+            ),
         )
 
     def append_file(

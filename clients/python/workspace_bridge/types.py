@@ -410,7 +410,7 @@ class WriteResult(TypedDict):
     modified: Timestamp
 
 
-class LoadResult(TypedDict):
+class _LoadResultRequired(TypedDict):
     path: WorkspacePath
     #: The bytes read, in `encoding`.
     data: str
@@ -423,8 +423,20 @@ class LoadResult(TypedDict):
     offset: ByteCount
     #: The number of bytes returned (utf8: may be less than asked, cut back to a whole character).
     length: ByteCount
-    #: Whether the range reached the end of the file.
+    #: Whether the window reached the end of the file.
     eof: bool
+
+
+class LoadResult(_LoadResultRequired, total=False):
+    #: Present when the file goes on: the byte the next window starts at (pass it as offset).
+    nextOffset: ByteCount
+    #: A window asked by line number: the number of its first line.
+    startLine: int
+    #: A line window: how many lines it holds (a last line without a newline counts).
+    lineCount: int
+    #: A window asked by line number, when the file goes on: the line the next window starts at
+    #: (pass it as startLine).
+    nextLine: int
 
 
 class FileEntry(TypedDict):
