@@ -13,6 +13,7 @@ enum ListFiles: MethodDeclaration {
             options.maxDepth = try p.int("maxDepth", in: 1...256).map(Int.init)
             options.glob = try p.glob()
             options.includeHidden = try p.bool("includeHidden") ?? false
+            options.includeIgnored = try p.bool("includeIgnored") ?? false
             options.limit = Int(try p.int("limit", in: 1...10_000) ?? 1000)
             if let cursor = try p.string("cursor") {
                 guard let after = ListCursor.decode(cursor) else {
@@ -49,7 +50,7 @@ package enum ListCursor {
 
 enum SearchFiles: MethodDeclaration {
     static let method = "searchFiles"
-    static let result = ResultShape.object(["matches", "truncated", "filesSearched", "specialFilesSkipped"])
+    static let result = ResultShape.object(["matches", "truncated", "filesSearched", "specialFilesSkipped", "ignored"])
     struct Params: MethodParams {
         var options: Workspace.SearchOptions
         init(_ p: ParamReader) throws {
@@ -59,6 +60,7 @@ enum SearchFiles: MethodDeclaration {
             options.regex = try p.bool("regex") ?? false
             options.caseSensitive = try p.bool("caseSensitive") ?? false
             options.includeHidden = try p.bool("includeHidden") ?? false
+            options.includeIgnored = try p.bool("includeIgnored") ?? false
             options.maxResults = Int(try p.int("maxResults", in: 1...100_000) ?? 1000)
         }
     }
@@ -76,6 +78,6 @@ enum SearchFiles: MethodDeclaration {
                      "text": .string(m.text)]
                 }),
                 "truncated": .bool(r.truncated), "filesSearched": .int(Int64(r.filesSearched)),
-                "specialFilesSkipped": .int(Int64(r.specialFilesSkipped))]
+                "specialFilesSkipped": .int(Int64(r.specialFilesSkipped)), "ignored": .int(Int64(r.ignored))]
     }
 }

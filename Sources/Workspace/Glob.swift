@@ -6,28 +6,80 @@
 /// the entry's name alone (like `.gitignore` and `rg -g`); with `/`, against the whole relative path.
 public struct Glob: Sendable {
     public let pattern: String
-    private let alternatives: [[UInt8]]
+    private let alternatives: [Alternative]
     private let matchesName: Bool
 
     public init(_ pattern: String) throws(WorkspaceError) {
+        try self.init(pattern, braces: true, matchesName: !pattern.contains("/"))
+    }
+
+    /// A glob whose `{a,b}` are alternatives (`braces`) or plain characters (as in
+    /// `.gitignore`), matched against the entry's name alone or its whole relative path.
+    init(_ pattern: String, braces: Bool, matchesName: Bool) throws(WorkspaceError) {
         self.pattern = pattern
         guard !pattern.isEmpty else { throw WorkspaceError(.invalidArgument, "the glob is empty") }
-        var depth = 0
-        for c in pattern.utf8 {
-            if c == UInt8(ascii: "{") { depth += 1 }
-            if c == UInt8(ascii: "}") { depth -= 1 }
-            if depth < 0 { break }
+        if braces {
+            var depth = 0
+            for c in pattern.utf8 {
+                if c == UInt8(ascii: "{") { depth += 1 }
+                if c == UInt8(ascii: "}") { depth -= 1 }
+                if depth < 0 { break }
+            }
+            guard depth == 0 else { throw WorkspaceError(.invalidArgument, "unbalanced braces in glob '\(pattern)'") }
         }
-        guard depth == 0 else { throw WorkspaceError(.invalidArgument, "unbalanced braces in glob '\(pattern)'") }
-        alternatives = Self.expand(Array(pattern.utf8))
-        guard alternatives.count <= 1024 else { throw WorkspaceError(.invalidArgument, "glob '\(pattern)' expands to too many alternatives") }
-        matchesName = !pattern.contains("/")
+        let expanded = braces ? Self.expand(Array(pattern.utf8)) : [Array(pattern.utf8)]
+        guard expanded.count <= 1024 else { throw WorkspaceError(.invalidArgument, "glob '\(pattern)' expands to too many alternatives") }
+        alternatives = expanded.map(Alternative.init)
+        self.matchesName = matchesName
     }
 
     /// Whether `relativePath` (and `name`, its last component) matches.
     public func matches(relativePath: String, name: String) -> Bool {
         let subject = Array((matchesName ? name : relativePath).utf8)
-        return alternatives.contains { Self.match($0[...], subject[...]) }
+        return matches(path: subject[...], name: subject[...])
+    }
+
+    /// Whether the relative path `path` (or `name`, its last component, for a pattern without
+    /// `/`) matches, both given as UTF-8 bytes.
+    func matches(path: ArraySlice<UInt8>, name: ArraySlice<UInt8>) -> Bool {
+        let subject = matchesName ? name : path
+        return alternatives.contains { $0.matches(subject) }
+    }
+
+    /// One alternative of the pattern, with the shapes most patterns have (`name`, `*.ext`,
+    /// `prefix*`) compared directly instead of by the general matcher.
+    private struct Alternative: Sendable {
+        enum Shape: Sendable { case literal, suffix, prefix, general }
+        let bytes: [UInt8]
+        let shape: Shape
+        /// The literal part of a `literal`, `suffix` or `prefix` shape.
+        let fixed: [UInt8]
+
+        init(_ p: [UInt8]) {
+            bytes = p
+            let meta: Set<UInt8> = [UInt8(ascii: "*"), UInt8(ascii: "?"), UInt8(ascii: "["), UInt8(ascii: "\\")]
+            let star = UInt8(ascii: "*")
+            if !p.contains(where: meta.contains) {
+                (shape, fixed) = (.literal, p)
+            } else if p.count > 1, p.first == star, !p.dropFirst().contains(where: meta.contains), !p.contains(UInt8(ascii: "/")) {
+                (shape, fixed) = (.suffix, Array(p.dropFirst()))
+            } else if p.count > 1, p.last == star, !p.dropLast().contains(where: meta.contains), !p.contains(UInt8(ascii: "/")) {
+                (shape, fixed) = (.prefix, Array(p.dropLast()))
+            } else {
+                (shape, fixed) = (.general, [])
+            }
+        }
+
+        func matches(_ s: ArraySlice<UInt8>) -> Bool {
+            switch shape {
+            case .literal: return s.elementsEqual(fixed)
+            case .suffix:
+                return s.count >= fixed.count && !s.contains(UInt8(ascii: "/")) && s.suffix(fixed.count).elementsEqual(fixed)
+            case .prefix:
+                return s.count >= fixed.count && !s.contains(UInt8(ascii: "/")) && s.prefix(fixed.count).elementsEqual(fixed)
+            case .general: return Glob.match(bytes[...], s)
+            }
+        }
     }
 
     private static func expand(_ p: [UInt8]) -> [[UInt8]] {
@@ -52,7 +104,7 @@ public struct Glob: Sendable {
         return out
     }
 
-    private static func match(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
+    fileprivate static func match(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
         var p = p, s = s
         while let c = p.first {
             switch c {

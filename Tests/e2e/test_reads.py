@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from mcp_helpers import aio, connect, place, tool_error, tool_ok  # noqa: F401 (fixtures)
+from mcp_modern import rawm  # noqa: F401 (fixture)
 from wsfiles import b64, domain_error, unb64
 
 LINES = "".join(f"line {i}\n" for i in range(1, 11))          # 10 lines, 71 bytes
@@ -119,3 +121,38 @@ def test_a_base64_line_window(ws):
     r = ws.result("loadFile", {"path": "ten.txt", "encoding": "base64", "startLine": 10})
     assert unb64(r["data"]) == b"line 10\n" and r["eof"] is True
     assert b64(b"line 10\n") == r["data"]
+
+
+# -- MCP: read_file in both eras ------------------------------------------------------------------
+
+@aio
+async def test_read_file_with_the_official_client_says_how_to_go_on(binary, place):
+    place.root.mkdir(parents=True, exist_ok=True)
+    (place.root / "ten.txt").write_text(LINES)
+    (place.root / "img.bin").write_bytes(b"\x00\x01binary")
+    async with connect(binary, place.root, place.cfg, place.tmp) as c:
+        tools = {t.name: t for t in (await c.session.list_tools()).tools}
+        described = tools["read_file"].description
+        assert "nextLine" in described and "eof" in described and "maxLines 0" in described
+        assert {"startLine", "maxLines", "tailLines"} <= set(tools["read_file"].input_schema["properties"])
+        first = await c.session.call_tool("read_file", {"path": "ten.txt", "maxLines": 2})
+        s = tool_ok(first, "read_file")
+        assert s["data"] == "line 1\nline 2\n" and s["nextLine"] == 3 and s["eof"] is False
+        assert first.content[0].text.endswith("read from startLine 3 for more]")
+        last = tool_ok(await c.session.call_tool("read_file", {"path": "ten.txt", "startLine": 3}), "read_file")
+        assert last["data"] == LINES[14:] and last["eof"] is True
+        tail = await c.session.call_tool("read_file", {"path": "ten.txt", "tailLines": 1})
+        assert tail.content[0].text == "line 10\n"
+        err = tool_error(await c.session.call_tool("read_file", {"path": "img.bin"}), "NotText", "read_file")
+        assert "binary" in err["error"] and "base64" in err["error"]
+
+
+def test_read_file_in_the_2026_era_says_where_to_go_on(rawm, place):
+    place.root.mkdir(parents=True, exist_ok=True)
+    (place.root / "ten.txt").write_text(LINES)
+    r = rawm()
+    s = r.tool("read_file", {"path": "ten.txt", "offset": 7, "maxLines": 1})["structuredContent"]
+    assert s["data"] == "line 2\n" and s["nextOffset"] == 14 and "nextLine" not in s
+    zero = r.tool("read_file", {"path": "ten.txt", "maxLines": 0})
+    assert zero["structuredContent"]["data"] == "" and zero["structuredContent"]["size"] == len(LINES)
+    assert "read from startLine 1 for more" in zero["content"][0]["text"]

@@ -332,6 +332,8 @@ export interface SearchResult {
   filesSearched: ByteCount;
   /** FIFOs, sockets and devices under the path (matching the glob): never opened, not searched. */
   specialFilesSkipped: number;
+  /** Entries left out by ignore files: files, and folders counted once (their contents are not visited). 0 with includeIgnored. */
+  ignored: number;
 }
 
 export interface WatchResult {
@@ -1018,7 +1020,7 @@ export interface AppendFileParams {
 /**
  * Lists a folder in stable depth-first order (siblings sorted by the bytes of their names), `limit` entries at a time.
  *
- * Links are listed as type symlink and never descended into; FIFOs, sockets and devices as fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
+ * Entries ignored by .gitignore and .ignore files (git's rules, any folder) and the root's .stignore (Syncthing's rules) are left out, and ignored folders not entered, unless includeIgnored. Links are listed as type symlink and never descended into; FIFOs, sockets and devices as fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
  */
 export interface ListFilesParams {
   /** The folder; default "" (the root). */
@@ -1030,6 +1032,8 @@ export interface ListFilesParams {
   glob?: string;
   /** Include dot entries (never .workspace/ and the server's temp files). */
   includeHidden?: boolean;
+  /** Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md "Ignore files"). */
+  includeIgnored?: boolean;
   limit?: number;
   /** nextCursor of the previous page. */
   cursor?: string;
@@ -1090,7 +1094,7 @@ export interface GetFileInfoParams {
 /**
  * Searches file contents under a folder (or one file) in listing order, one match per matching line.
  *
- * Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
+ * Files ignored by .gitignore, .ignore and .stignore are not searched (ignored folders not entered; counted in ignored) unless includeIgnored. Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
  */
 export interface SearchFilesParams {
   /** A literal string, or a Swift Regex (Perl-like) with regex: true. */
@@ -1102,6 +1106,8 @@ export interface SearchFilesParams {
   caseSensitive?: boolean;
   maxResults?: number;
   includeHidden?: boolean;
+  /** Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md "Ignore files"). */
+  includeIgnored?: boolean;
   /** Report $/progress (files searched). */
   workDoneToken?: ProgressToken;
 }

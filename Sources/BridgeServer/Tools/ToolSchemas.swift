@@ -373,6 +373,11 @@ enum ToolSchemas {
           "type": "boolean",
           "default": false
         },
+        "includeIgnored": {
+          "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
+          "type": "boolean",
+          "default": false
+        },
         "limit": {
           "type": "integer",
           "minimum": 1,
@@ -967,6 +972,11 @@ enum ToolSchemas {
         "includeHidden": {
           "type": "boolean",
           "default": false
+        },
+        "includeIgnored": {
+          "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
+          "type": "boolean",
+          "default": false
         }
       },
       "required": [
@@ -1023,13 +1033,19 @@ enum ToolSchemas {
           "type": "integer",
           "minimum": 0,
           "description": "FIFOs, sockets and devices under the path (matching the glob): never opened, not searched."
+        },
+        "ignored": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Entries left out by ignore files: files, and folders counted once (their contents are not visited). 0 with includeIgnored."
         }
       },
       "required": [
         "matches",
         "truncated",
         "filesSearched",
-        "specialFilesSkipped"
+        "specialFilesSkipped",
+        "ignored"
       ],
       "additionalProperties": false
     },

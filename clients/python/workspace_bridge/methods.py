@@ -209,6 +209,7 @@ class Methods(Connection):
         max_depth: Optional[int] = None,
         glob: Optional[str] = None,
         include_hidden: Optional[bool] = None,
+        include_ignored: Optional[bool] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> Call[ListResult]:
@@ -216,8 +217,11 @@ class Methods(Connection):
         Lists a folder in stable depth-first order (siblings sorted by the bytes of their names),
         `limit` entries at a time.
 
-        Links are listed as type symlink and never descended into; FIFOs, sockets and devices as
-        fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
+        Entries ignored by .gitignore and .ignore files (git's rules, any folder) and the root's
+        .stignore (Syncthing's rules) are left out, and ignored folders not entered, unless
+        includeIgnored. Links are listed as type symlink and never descended into; FIFOs, sockets
+        and devices as fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder →
+        NotADirectory.
 
         Sends ``listFiles``.
         """
@@ -231,6 +235,7 @@ class Methods(Connection):
                     'maxDepth': max_depth,
                     'glob': glob,
                     'includeHidden': include_hidden,
+                    'includeIgnored': include_ignored,
                     'limit': limit,
                     'cursor': cursor,
                 },
@@ -329,6 +334,7 @@ class Methods(Connection):
         case_sensitive: Optional[bool] = None,
         max_results: Optional[int] = None,
         include_hidden: Optional[bool] = None,
+        include_ignored: Optional[bool] = None,
         work_done_token: Optional[ProgressToken] = None,
         progress: bool = False,
     ) -> Call[SearchResult]:
@@ -336,10 +342,12 @@ class Methods(Connection):
         Searches file contents under a folder (or one file) in listing order, one match per matching
         line.
 
-        Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files
-        only with includeHidden; links are never followed; FIFOs, sockets and devices are never
-        opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty
-        query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
+        Files ignored by .gitignore, .ignore and .stignore are not searched (ignored folders not
+        entered; counted in ignored) unless includeIgnored. Binary files (a NUL in the first 8 KiB)
+        and files over 256 MiB are skipped; hidden files only with includeHidden; links are never
+        followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped
+        (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument.
+        Honours $/cancelRequest (-32800).
 
         Sends ``searchFiles``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
         """
@@ -354,6 +362,7 @@ class Methods(Connection):
                     'caseSensitive': case_sensitive,
                     'maxResults': max_results,
                     'includeHidden': include_hidden,
+                    'includeIgnored': include_ignored,
                     'workDoneToken': work_done_token,
                 },
             ),

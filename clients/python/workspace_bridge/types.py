@@ -529,6 +529,9 @@ class SearchResult(TypedDict):
     filesSearched: ByteCount
     #: FIFOs, sockets and devices under the path (matching the glob): never opened, not searched.
     specialFilesSkipped: int
+    #: Entries left out by ignore files: files, and folders counted once (their contents are not
+    #: visited). 0 with includeIgnored.
+    ignored: int
 
 
 class WatchResult(TypedDict):
