@@ -87,13 +87,17 @@ final class MCPRootScope: Sendable {
     }
 
     /// Checks every path argument of a tool call (`Tool.pathArguments`: the arguments that are
-    /// WorkspacePaths in schema/openrpc.json; an absent one means the workspace root).
+    /// WorkspacePaths, or arrays of them, in schema/openrpc.json; an absent one means the workspace root).
     func check(tool: Tool, arguments: Params) throws {
         guard current != nil else { return }
         for name in tool.pathArguments {
-            let raw = try arguments.string(name) ?? ""
-            guard let path = try? WorkspacePath(raw) else { continue }  // the tool itself reports a bad path
-            try check(path)
+            // A path, or an array of them (read_multiple_files' paths): each is checked.
+            let raws: [String]
+            if case .array(let items)? = arguments.value(name) { raws = items.compactMap(\.stringValue) } else { raws = [try arguments.string(name) ?? ""] }
+            for raw in raws {
+                guard let path = try? WorkspacePath(raw) else { continue }  // the tool itself reports a bad path
+                try check(path)
+            }
         }
     }
 

@@ -156,3 +156,52 @@ def test_read_file_in_the_2026_era_says_where_to_go_on(rawm, place):
     zero = r.tool("read_file", {"path": "ten.txt", "maxLines": 0})
     assert zero["structuredContent"]["data"] == "" and zero["structuredContent"]["size"] == len(LINES)
     assert "read from startLine 1 for more" in zero["content"][0]["text"]
+
+
+# -- read_multiple_files: head, tail, per-file errors ---------------------------------------------
+
+def _files(place) -> None:
+    place.root.mkdir(parents=True, exist_ok=True)
+    (place.root / "ten.txt").write_text(LINES)
+    (place.root / "three.txt").write_text("a\nb\nc\n")
+    (place.root / "img.bin").write_bytes(b"\x00\x01binary")
+
+
+def test_read_multiple_files_head_tail_and_zero(rawm, place):
+    _files(place)
+    r = rawm()
+    head = r.tool("read_multiple_files", {"paths": ["ten.txt", "three.txt"], "head": 2})
+    files = head["structuredContent"]["files"]
+    assert [f["data"] for f in files] == ["line 1\nline 2\n", "a\nb\n"]
+    assert [(f["eof"], f["nextLine"], f["lineCount"]) for f in files] == [(False, 3, 2), (False, 3, 2)]
+    text = head["content"][0]["text"]
+    assert text.startswith("=== ten.txt ===\nline 1\nline 2\n[ten.txt goes on") and "=== three.txt ===\na\nb\n" in text
+    tail = r.tool("read_multiple_files", {"paths": ["ten.txt", "three.txt"], "tail": 1})["structuredContent"]["files"]
+    assert [(f["data"], f["eof"]) for f in tail] == [("line 10\n", True), ("c\n", True)]
+    zero = r.tool("read_multiple_files", {"paths": ["ten.txt", "three.txt"], "head": 0})["structuredContent"]["files"]
+    assert [(f["data"], f["lineCount"], f["size"]) for f in zero] == [("", 0, len(LINES)), ("", 0, 6)]
+    whole = r.tool("read_multiple_files", {"paths": ["three.txt"]})["structuredContent"]["files"]
+    assert whole == [{"path": "three.txt", "data": "a\nb\nc\n", "size": 6, "etag": whole[0]["etag"], "eof": True, "lineCount": 3}]
+
+
+def test_read_multiple_files_reports_each_bad_file_and_reads_the_rest(rawm, place):
+    _files(place)
+    r = rawm()
+    res = r.tool("read_multiple_files", {"paths": ["img.bin", "missing.txt", "../etc/passwd", "three.txt"]})
+    assert res["isError"] is False
+    files = res["structuredContent"]["files"]
+    assert [f.get("code") for f in files] == ["NotText", "NotFound", "OutsideWorkspace", None]
+    assert "binary" in files[0]["error"] and files[3]["data"] == "a\nb\nc\n"
+    assert "[not read: " in res["content"][0]["text"]
+    both = r.tool("read_multiple_files", {"paths": ["three.txt"], "head": 1, "tail": 1})
+    assert both["isError"] is True and both["structuredContent"]["code"] == "InvalidParams"
+
+
+def test_read_multiple_files_stays_within_the_roots(rawm, place):
+    _files(place)
+    (place.root / "inside").mkdir()
+    (place.root / "inside" / "a.txt").write_text("in\n")
+    r = rawm(extra=("--root", "inside"))
+    assert r.tool("read_multiple_files", {"paths": ["inside/a.txt"]})["structuredContent"]["files"][0]["data"] == "in\n"
+    refused = r.tool("read_multiple_files", {"paths": ["inside/a.txt", "ten.txt"]})
+    assert refused["isError"] is True and refused["structuredContent"]["code"] == "OutsideWorkspace", refused

@@ -673,6 +673,39 @@ export interface ToolResult {
   isError: boolean;
 }
 
+/** read_multiple_files' arguments: the files, and at most one of head or tail (lines). */
+export interface ToolReadMultipleFilesInput {
+  /** The files, read in this order (at most 100; 16 MiB in all). */
+  paths: WorkspacePath[];
+  /** Only each file's first lines. 0: no lines, only the files' facts. */
+  head?: number;
+  /** Only each file's last lines (not with head). 0: no lines. */
+  tail?: number;
+}
+
+/** read_multiple_files' result: one entry per path, in order; a file that cannot be read as text has error and code instead of data (the others are still read). */
+export interface ToolReadMultipleFilesOutput {
+  files: {
+    path: WorkspacePath;
+    /** The text read (whole, or the head/tail lines). */
+    data?: string;
+    size?: ByteCount;
+    etag?: Etag;
+    /** With head or tail: how many lines data holds. */
+    lineCount?: number;
+    /** Whether data reaches the end of the file. */
+    eof?: boolean;
+    /** With head, when the file goes on: the line read_file's startLine continues at. */
+    nextLine?: number;
+    /** When the file goes on: the byte read_file's offset continues at. */
+    nextOffset?: ByteCount;
+    /** Why this file was not read (a binary file, not found, over the 16 MiB the call may read...). */
+    error?: string;
+    /** The error's data.code (NotText, NotFound, TooLarge...). */
+    code?: string;
+  }[];
+}
+
 /** read_context's arguments: none. */
 export type ToolReadContextInput = Record<string, never>;
 
@@ -1462,7 +1495,7 @@ export interface SessionApproveParams {
 export type SessionListDeferredParams = Record<string, never>;
 
 /**
- * The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal.
+ * The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_multiple_files, read_context/update_context and append_journal.
  *
  * heavy marks the tools the device policy treats as heavy work (declared once, in x-tool-heavy beside x-tool-table): search_files, which reads every file of the workspace.
  */
@@ -1849,7 +1882,7 @@ export interface WorkspaceBridgeMethods {
     listDeferred(params?: SessionListDeferredParams, options?: RequestOptions): Promise<DeferredList>;
   };
   readonly agent: {
-    /** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal. */
+    /** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_multiple_files, read_context/update_context and append_journal. */
     listTools(params?: AgentListToolsParams, options?: RequestOptions): Promise<ToolDefinition[]>;
   };
   readonly host: {

@@ -1063,7 +1063,7 @@ class Methods(Connection):
     def agent_list_tools(self) -> Call[ToolList]:
         """
         The one agent tool table, in a stable order: the user's file methods (not the host-only
-        ones), read_context/update_context and append_journal.
+        ones), read_multiple_files, read_context/update_context and append_journal.
 
         heavy marks the tools the device policy treats as heavy work (declared once, in x-tool-heavy
         beside x-tool-table): search_files, which reads every file of the workspace.

@@ -1037,6 +1037,50 @@ class ToolResult(TypedDict):
     isError: bool
 
 
+class _ToolReadMultipleFilesInputRequired(TypedDict):
+    #: The files, read in this order (at most 100; 16 MiB in all).
+    paths: List[WorkspacePath]
+
+
+class ToolReadMultipleFilesInput(_ToolReadMultipleFilesInputRequired, total=False):
+    """read_multiple_files' arguments: the files, and at most one of head or tail (lines)."""
+    #: Only each file's first lines. 0: no lines, only the files' facts.
+    head: int
+    #: Only each file's last lines (not with head). 0: no lines.
+    tail: int
+
+
+class _ToolReadMultipleFilesOutputFilesItemRequired(TypedDict):
+    path: WorkspacePath
+
+
+class ToolReadMultipleFilesOutputFilesItem(_ToolReadMultipleFilesOutputFilesItemRequired, total=False):
+    #: The text read (whole, or the head/tail lines).
+    data: str
+    size: ByteCount
+    etag: Etag
+    #: With head or tail: how many lines data holds.
+    lineCount: int
+    #: Whether data reaches the end of the file.
+    eof: bool
+    #: With head, when the file goes on: the line read_file's startLine continues at.
+    nextLine: int
+    #: When the file goes on: the byte read_file's offset continues at.
+    nextOffset: ByteCount
+    #: Why this file was not read (a binary file, not found, over the 16 MiB the call may read...).
+    error: str
+    #: The error's data.code (NotText, NotFound, TooLarge...).
+    code: str
+
+
+class ToolReadMultipleFilesOutput(TypedDict):
+    """
+    read_multiple_files' result: one entry per path, in order; a file that cannot be read as text
+    has error and code instead of data (the others are still read).
+    """
+    files: List[ToolReadMultipleFilesOutputFilesItem]
+
+
 class ToolReadContextInput(TypedDict):
     """read_context's arguments: none."""
 
