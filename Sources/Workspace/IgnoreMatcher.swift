@@ -53,13 +53,18 @@ struct IgnoreMatcher: Sendable {
         frames.append(Frame(prefix: prefix, depth: path.components.count, ignore: ignore, gitignore: gitignore))
     }
 
-    /// Whether the entry at `path` (a folder when `isDirectory`) is ignored, in a walk that has
-    /// entered its parent.
-    func isIgnored(_ path: WorkspacePath, isDirectory: Bool) -> Bool {
+    /// What a folder's entries' paths start with (its path and a `/`; nothing for the root), for
+    /// `isIgnored(name:in:isDirectory:)`.
+    static func prefix(of folder: WorkspacePath) -> [UInt8] {
+        folder.isRoot ? [] : Array(folder.string.utf8) + [UInt8(ascii: "/")]
+    }
+
+    /// Whether the entry `name` (a folder when `isDirectory`) of the folder whose `prefix(of:)`
+    /// is `folder` is ignored, in a walk that has entered that folder.
+    func isIgnored(name: String, in folder: [UInt8], isDirectory: Bool) -> Bool {
         if isEmpty { return false }
-        let bytes = Array(path.string.utf8)
-        let nameStart = (bytes.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1
-        let name = bytes[nameStart...]
+        let bytes = folder + name.utf8
+        let name = bytes[folder.count...]
         if gitDecision(bytes, name: name, isDirectory: isDirectory) == true { return true }
         return stignore?.decision(path: bytes[...], name: name, isDirectory: isDirectory) ?? false
     }
