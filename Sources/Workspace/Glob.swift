@@ -104,7 +104,15 @@ public struct Glob: Sendable {
         return out
     }
 
-    fileprivate static func match(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool {
+    fileprivate static func match(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Bool { run(p, s) == .match }
+
+    /// `abortAll`: the text ran out while the pattern still wanted a character, so no star
+    /// further out can match by starting later (a later start leaves less text; git's wildmatch
+    /// stops the same way). It keeps patterns with many stars (`*a*a*a*a*b`, which anyone who
+    /// can write an ignore file can hand the server) from trying every split of the text.
+    private enum Outcome { case match, noMatch, abortAll }
+
+    private static func run(_ p: ArraySlice<UInt8>, _ s: ArraySlice<UInt8>) -> Outcome {
         var p = p, s = s
         while let c = p.first {
             switch c {
@@ -114,51 +122,58 @@ public struct Glob: Sendable {
                     if rest.first == UInt8(ascii: "/") {
                         rest = rest.dropFirst()
                         // `**/x`: x here, or after any number of folders.
-                        if match(rest, s) { return true }
                         var t = s
-                        while let slash = t.firstIndex(of: UInt8(ascii: "/")) {
+                        while true {
+                            let r = run(rest, t)
+                            if r != .noMatch { return r }
+                            guard let slash = t.firstIndex(of: UInt8(ascii: "/")) else { return .noMatch }
                             t = t[(slash + 1)...]
-                            if match(rest, t) { return true }
                         }
-                        return false
                     }
                     var t = s
                     while true {
-                        if match(rest, t) { return true }
-                        if t.isEmpty { return false }
+                        let r = run(rest, t)
+                        if r != .noMatch { return r }
+                        if t.isEmpty { return .abortAll }
                         t = t.dropFirst()
                     }
                 }
                 let rest = p.dropFirst()
                 var t = s
                 while true {
-                    if match(rest, t) { return true }
-                    guard let f = t.first, f != UInt8(ascii: "/") else { return false }
+                    let r = run(rest, t)
+                    if r != .noMatch { return r }
+                    guard let f = t.first else { return .abortAll }
+                    if f == UInt8(ascii: "/") { return .noMatch }
                     t = t.dropFirst()
                 }
             case UInt8(ascii: "?"):
-                guard let f = s.first, f != UInt8(ascii: "/") else { return false }
+                guard let f = s.first else { return .abortAll }
+                if f == UInt8(ascii: "/") { return .noMatch }
                 p = p.dropFirst()
                 s = s.dropFirst(utf8Length(f))
             case UInt8(ascii: "["):
-                guard let f = s.first, f != UInt8(ascii: "/"), let (ok, after) = matchClass(p, f) else {
-                    if s.first == c { p = p.dropFirst(); s = s.dropFirst(); continue }
-                    return false
+                guard let f = s.first else { return .abortAll }
+                guard f != UInt8(ascii: "/"), let (ok, after) = matchClass(p, f) else {
+                    if f == c { p = p.dropFirst(); s = s.dropFirst(); continue }
+                    return .noMatch
                 }
-                guard ok else { return false }
+                guard ok else { return .noMatch }
                 p = after
                 s = s.dropFirst()
             case UInt8(ascii: "\\") where p.count > 1:
-                guard s.first == p[p.startIndex + 1] else { return false }
+                guard let f = s.first else { return .abortAll }
+                guard f == p[p.startIndex + 1] else { return .noMatch }
                 p = p.dropFirst(2)
                 s = s.dropFirst()
             default:
-                guard s.first == c else { return false }
+                guard let f = s.first else { return .abortAll }
+                guard f == c else { return .noMatch }
                 p = p.dropFirst()
                 s = s.dropFirst()
             }
         }
-        return s.isEmpty
+        return s.isEmpty ? .match : .noMatch
     }
 
     /// Matches one byte against a `[...]` class; nil when the class is not closed (then `[` is literal).

@@ -99,6 +99,21 @@ struct IgnoreFileTests {
         #expect(decide("#include other", "#include other", syntax: .syncthing) == nil)
     }
 
+    @Test("many stars cost no more than a moment, matching or not (an ignore file is anyone's)")
+    func manyStars() throws {
+        let name = String(repeating: "a", count: 250)
+        let noB = try Glob(String(repeating: "*a", count: 30) + "*b")
+        let anyEnd = try Glob(String(repeating: "*a", count: 30) + "*")
+        let deep = try Glob("**/" + String(repeating: "**/a*", count: 12) + "b")
+        let took = ContinuousClock().measure {
+            #expect(!noB.matches(relativePath: name, name: name))
+            #expect(anyEnd.matches(relativePath: name, name: name))
+            #expect(!deep.matches(relativePath: "a/" + name, name: name))
+            #expect(decide(String(repeating: "*a", count: 40) + "*b", name) == nil)
+        }
+        #expect(took < .seconds(2))
+    }
+
     @Test("Glob's own semantics are unchanged by the fast paths")
     func globShapes() throws {
         #expect(try Glob("*.md").matches(relativePath: "a/b.md", name: "b.md"))
