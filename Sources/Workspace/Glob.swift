@@ -43,6 +43,7 @@ public struct Glob: Sendable {
     /// `/`) matches, both given as UTF-8 bytes.
     func matches(path: ArraySlice<UInt8>, name: ArraySlice<UInt8>) -> Bool {
         let subject = matchesName ? name : path
+        if alternatives.count == 1 { return alternatives[0].matches(subject) }
         return alternatives.contains { $0.matches(subject) }
     }
 

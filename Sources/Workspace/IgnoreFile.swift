@@ -31,6 +31,7 @@ public struct IgnoreFile: Sendable {
 
     public let syntax: Syntax
     let rules: [Rule]
+    private let anyCaseInsensitive: Bool
 
     /// At most this many rules are kept from one file (a file is read whole, within `FileCap.ignoreFile`).
     static let maxRules = 20_000
@@ -48,23 +49,28 @@ public struct IgnoreFile: Sendable {
             rules += parsed
         }
         self.rules = rules
+        anyCaseInsensitive = rules.contains { $0.caseInsensitive }
     }
 
     /// What the rules say of `path` (relative to the file's folder, UTF-8) whose last component
     /// is `name`: true ignored, false re-included, nil when no rule matches.
     func decision(path: ArraySlice<UInt8>, name: ArraySlice<UInt8>, isDirectory: Bool) -> Bool? {
-        var lowered: (path: [UInt8], name: [UInt8])?
+        // Lowercased once, and only when a case-insensitive rule needs it.
+        let lowered = anyCaseInsensitive ? (Self.lowercased(path), Self.lowercased(name)) : ([], [])
         func matches(_ rule: Rule) -> Bool {
             if rule.directoryOnly && !isDirectory { return false }
-            guard rule.caseInsensitive else { return rule.glob.matches(path: path, name: name) }
-            if lowered == nil { lowered = (Self.lowercased(path), Self.lowercased(name)) }
-            return rule.glob.matches(path: lowered!.path[...], name: lowered!.name[...])
+            return rule.caseInsensitive ? rule.glob.matches(path: lowered.0[...], name: lowered.1[...])
+                                        : rule.glob.matches(path: path, name: name)
         }
         switch syntax {
         case .git:
-            for rule in rules.reversed() where matches(rule) { return !rule.negated }
+            var i = rules.count
+            while i > 0 {
+                i -= 1
+                if matches(rules[i]) { return !rules[i].negated }
+            }
         case .syncthing:
-            for rule in rules where matches(rule) { return !rule.negated }
+            for i in rules.indices where matches(rules[i]) { return !rules[i].negated }
         }
         return nil
     }
