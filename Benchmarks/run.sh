@@ -405,10 +405,16 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
     # that leave out about 19% of the tree, a nested one, a negation), against `rg --files` and
     # `rg -n` (which honour .gitignore in a git repository, as the server does anywhere).
     IGN="$WS/ign"
-    "$OUT/fs_bench" gen-tree "$IGN" "$(q 1000 20)" "$(q 100 10)"
-    python3 "$HERE/ignore_tree.py" "$IGN" >> "$RESULTS"
     IGN_QUERY="of folder 17"
-    for (( round = 1; round <= FILE_ROUNDS; round++ )); do
+    IGN_ROUNDS=$FILE_ROUNDS
+    if ! command -v git > /dev/null; then
+        note "listing and search with ignore files" "git is not installed (scripts/setup.sh --bench installs it)"
+        IGN_ROUNDS=0
+    else
+        "$OUT/fs_bench" gen-tree "$IGN" "$(q 1000 20)" "$(q 100 10)"
+        python3 "$HERE/ignore_tree.py" "$IGN" >> "$RESULTS"
+    fi
+    for (( round = 1; round <= IGN_ROUNDS; round++ )); do
         log "rg --files, rg -n over the ignore tree"
         fsb exec --label rg-files-ignore --runs 3 --warmup 1 -- rg --files "$IGN"
         fsb exec --label rg-ignore --runs 3 --warmup 1 -- rg -n "$IGN_QUERY" "$IGN"
