@@ -399,6 +399,29 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
         old_client old-files-i ndjson search --search-query "$WORD" --search-path search --passes 1 --warm-passes 1 --child-stderr "$OUT/old-files.log" -- "${OFSERVER[@]}"
     done
 
+    # 5b (issue 27): listing and search honouring ignore files, on a second tree of 1,000
+    # folders x 100 files (101,000 entries; 20 x 10 in a quick run) that is a git repository
+    # with a realistic .gitignore (Benchmarks/ignore_tree.py: a Node/Python template plus rules
+    # that leave out about 19% of the tree, a nested one, a negation), against `rg --files` and
+    # `rg -n` (which honour .gitignore in a git repository, as the server does anywhere).
+    IGN="$WS/ign"
+    IGN_QUERY="of folder 17"
+    IGN_ROUNDS=$FILE_ROUNDS
+    if ! command -v git > /dev/null; then
+        note "listing and search with ignore files" "git is not installed (scripts/setup.sh --bench installs it)"
+        IGN_ROUNDS=0
+    else
+        "$OUT/fs_bench" gen-tree "$IGN" "$(q 1000 20)" "$(q 100 10)"
+        python3 "$HERE/ignore_tree.py" "$IGN" >> "$RESULTS"
+    fi
+    for (( round = 1; round <= IGN_ROUNDS; round++ )); do
+        log "rg --files, rg -n over the ignore tree"
+        fsb exec --label rg-files-ignore --runs 3 --warmup 1 -- rg --files "$IGN"
+        fsb exec --label rg-ignore --runs 3 --warmup 1 -- rg -n "$IGN_QUERY" "$IGN"
+        client server-ignore ndjson list --list-path ign --list-limit 10000 --passes 1 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
+        client server-ignore ndjson search --search-query "$IGN_QUERY" --search-path ign --search-case sensitive --passes 1 --warm-passes 1 --child-stderr "$FLOG" -- "${FSERVER[@]}"
+    done
+
     if (( BIG )); then
         # 6: importFile of 1 GiB against cp + sync; each run starts with nothing dirty and no
         # destination; one unmeasured copy first, then 5 rounds in alternating order (this VM's

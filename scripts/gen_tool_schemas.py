@@ -11,8 +11,8 @@ For each tool of `x-tool-table` (on agent/listTools), in that order:
   `additionalProperties: false`. `outputSchema` is the method's result schema, `$ref`s inlined.
 - any other tool: `components.schemas.Tool<CamelName>Input` and `...Output` (written in schema/openrpc.json),
   `$ref`s inlined.
-- `pathArguments`: the arguments whose schema is a WorkspacePath (a `$ref` to it), which the MCP
-  roots scope checks.
+- `pathArguments`: the arguments whose schema is a WorkspacePath (a `$ref` to it) or an array of
+  them, which the MCP roots scope checks (each path of an array).
 - `mirrors` (a mirroring tool only): the method, its `rename` (tool argument -> param) and the names
   of its `extra` arguments, so the server runs the method's own declaration for the tool.
 
@@ -131,7 +131,8 @@ class Generator:
         inputs = self.inline(source)
         if inputs.get("type") != "object" or inputs.get("additionalProperties") is not False:
             raise SchemaError(f"{names[0]} must be an object schema with additionalProperties: false")
-        paths = [a for a, s in source.get("properties", {}).items() if s.get("$ref") == PATH_SCHEMA]
+        paths = [a for a, s in source.get("properties", {}).items()
+                 if s.get("$ref") == PATH_SCHEMA or (s.get("type") == "array" and s.get("items", {}).get("$ref") == PATH_SCHEMA)]
         return inputs, self.inline(self.components[names[1]]), paths
 
     def tools(self) -> dict[str, dict]:

@@ -52,6 +52,8 @@ if [ "${1:-}" = "--test" ]; then
   command -v nvim >/dev/null 2>&1 || extra+=(neovim)
   command -v emacs >/dev/null 2>&1 || extra+=(emacs-nox)
   emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1 || extra+=(elpa-eglot)
+  # Real git decides what .gitignore ignores in Tests/e2e/test_ignore_files.py.
+  command -v git >/dev/null 2>&1 || extra+=(git)
   # The release archive's test root (Tests/dist): apt-get download + dpkg -x, unshare (util-linux).
   command -v unshare >/dev/null 2>&1 || extra+=(util-linux)
   if ((${#extra[@]})) && command -v apt-get >/dev/null 2>&1; then
@@ -63,7 +65,7 @@ if [ "${1:-}" = "--test" ]; then
 fi
 
 # `make bench`: every tool Benchmarks/run.sh times or needs beside the server (grep the script for
-# them): gcc for its C drivers, rg and grep for search, rsync, cp and sha256sum for migrate, dd,
+# them): gcc for its C drivers, rg and grep for search (and git for the ignore-file tree), rsync, cp and sha256sum for migrate, dd,
 # cat, base64, find, wc, taskset for the pinned placements, ps for the load samples, and Python's
 # venv for the PyPI peers it installs itself (the MCP filesystem server, matplotlib).
 if [ "${1:-}" = "--bench" ]; then
@@ -77,6 +79,7 @@ if [ "${1:-}" = "--bench" ]; then
   }
   need gcc gcc
   need rg ripgrep ripgrep
+  need git git git  # the ignore-file tree is a git repository (Benchmarks/ignore_tree.py), as rg needs
   need rsync rsync rsync
   need grep grep
   need dd coreutils

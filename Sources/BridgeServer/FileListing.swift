@@ -12,6 +12,7 @@ enum ListFiles: MethodDeclaration {
             options.maxDepth = try p.int("maxDepth", in: 1...256).map(Int.init)
             options.glob = try p.glob()
             options.includeHidden = try p.bool("includeHidden") ?? false
+            options.includeIgnored = try p.bool("includeIgnored") ?? false
             options.limit = Int(try p.int("limit", in: 1...10_000) ?? 1000)
             if let cursor = try p.string("cursor") {
                 guard let after = ListCursor.decode(cursor) else {
@@ -50,6 +51,7 @@ enum SearchFiles: MethodDeclaration {
             options.regex = try p.bool("regex") ?? false
             options.caseSensitive = try p.bool("caseSensitive") ?? false
             options.includeHidden = try p.bool("includeHidden") ?? false
+            options.includeIgnored = try p.bool("includeIgnored") ?? false
             options.maxResults = Int(try p.int("maxResults", in: 1...100_000) ?? 1000)
         }
     }
@@ -63,6 +65,6 @@ enum SearchFiles: MethodDeclaration {
         call.progress?.end(message: "\(r.matches.count) matches in \(r.filesSearched) files")
         call.logger.debug("search for \(o.query.debugDescription) in '\(o.path.string)': \(r.matches.count) matches in \(r.filesSearched) files\(r.truncated ? " (truncated)" : "")")
         return SearchResult(matches: r.matches.map(SearchMatch.init), truncated: r.truncated, filesSearched: r.filesSearched,
-                            specialFilesSkipped: r.specialFilesSkipped)
+                            specialFilesSkipped: r.specialFilesSkipped, ignored: r.ignored)
     }
 }

@@ -60,41 +60,60 @@ enum LoadFile: MethodDeclaration {
         var encoding: ParamReader.Encoding
         var offset: Int64
         var length: Int64?
+        /// A line window instead of a byte range (nil: bytes).
+        var lines: Workspace.LineWindow?
         init(_ p: ParamReader) throws {
             path = try p.path("path")
             encoding = try p.encoding()
             offset = try p.nonNegative("offset") ?? 0
             length = try p.nonNegative("length")
+            lines = try p.lineWindow(offset: p.nonNegative("offset"), length: length)
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.read(p.path)]) }
     static func handle(_ p: Params, _ call: Call) throws -> LoadResult {
         let ws = try call.services.workspace()
-        let r: Workspace.ReadResult
         do {
-            r = try ws.read(p.path, offset: p.offset, length: p.length, maxBytes: FileMethods.maxReadBytes)
+            if let window = p.lines {
+                let r = try ws.readLines(p.path, window, maxBytes: FileMethods.maxReadBytes, refuseBinary: p.encoding == .utf8)
+                var o = try loaded(r.status, r.bytes, offset: r.offset, eof: r.eof, encoding: p.encoding)
+                o.lineCount = r.lineCount
+                o.startLine = r.firstLine
+                o.nextLine = r.nextLine
+                return o
+            }
+            let r = try ws.read(p.path, offset: p.offset, length: p.length, maxBytes: FileMethods.maxReadBytes,
+                                refuseBinary: p.encoding == .utf8)
+            return try loaded(r.status, r.bytes, offset: r.offset, eof: r.eof, encoding: p.encoding)
         } catch {
             // Ask the engine for it (iCloud on Apple systems); the client retries after retryAfterMs.
             if error.code == .notDownloaded { ICloudContainer.startDownloading(ws.rootPath + "/" + p.path.string) }
             throw error
         }
+    }
+
+    /// The result's common part: the bytes in `encoding`, where they start, and where the next
+    /// window starts (`nextOffset`, absent when the file ended).
+    static func loaded(_ status: FileStatus, _ bytes: [UInt8], offset: Int64, eof: Bool,
+                       encoding: ParamReader.Encoding) throws(WorkspaceError) -> LoadResult {
         let data: String
         let length: Int
-        switch p.encoding {
+        switch encoding {
         case .base64:
-            data = Base64.encode(r.bytes)
-            length = r.bytes.count
+            data = Base64.encode(bytes)
+            length = bytes.count
         case .utf8:
             // A range may end inside a character (not at the end of the file): that character is left out.
-            guard let text = r.bytes.withUnsafeBytes({ UTF8Text.text($0, allowTruncatedEnd: !r.eof) }) else {
-                throw WorkspaceError(.notText, "'\(r.status.path)' is not UTF-8 text in this range: load it with encoding \"base64\"",
-                                     path: r.status.path.string)
+            guard let text = bytes.withUnsafeBytes({ UTF8Text.text($0, allowTruncatedEnd: !eof) }) else {
+                throw WorkspaceError(.notText, "'\(status.path)' is not UTF-8 text in this range: load it with encoding \"base64\"",
+                                     path: status.path.string)
             }
             (data, length) = text
         }
-        return LoadResult(path: r.status.path, data: data, encoding: p.encoding.rawValue, size: r.status.size, etag: r.status.etag,
-                          modified: r.status.modified, offset: r.offset, length: Int64(length),
-                          eof: r.offset + Int64(length) >= r.status.size)
+        let end = offset + Int64(length)
+        return LoadResult(path: status.path, data: data, encoding: encoding.rawValue, size: status.size, etag: status.etag,
+                          modified: status.modified, offset: offset, length: Int64(length), eof: end >= status.size,
+                          nextOffset: end < status.size ? end : nil)
     }
 }
 

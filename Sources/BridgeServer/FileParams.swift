@@ -50,6 +50,34 @@ extension ParamReader {
         try int(key, in: 0...Int64.max)
     }
 
+    /// `loadFile`'s line window: `startLine` (1-based) and/or `maxLines`, or `tailLines`; nil
+    /// when none is given (a byte range). A byte `offset` may start a `maxLines` window (a
+    /// previous window's `nextOffset`); `length` never goes with lines.
+    func lineWindow(offset: Int64?, length: Int64?) throws(RPCError) -> Workspace.LineWindow? {
+        let start = try int("startLine", in: 1...Int64(Int.max))
+        let count = try nonNegative("maxLines").map { Int(clamping: $0) }
+        let tail = try nonNegative("tailLines").map { Int(clamping: $0) }
+        if start == nil, count == nil, tail == nil { return nil }
+        if length != nil {
+            throw .invalidParams(field: field("length"), expected: "no length with startLine, maxLines or tailLines (lines or bytes, not both)",
+                                 got: "length")
+        }
+        if let tail {
+            guard start == nil, count == nil, offset == nil else {
+                throw .invalidParams(field: field("tailLines"), expected: "tailLines alone (not with startLine, maxLines or offset)",
+                                     got: "tailLines with another window")
+            }
+            return .last(tail)
+        }
+        if let offset {
+            guard start == nil else {
+                throw .invalidParams(field: field("startLine"), expected: "startLine or a byte offset, not both", got: "both")
+            }
+            return .linesAt(offset: offset, count: count)
+        }
+        return .lines(from: Int(start ?? 1), count: count)
+    }
+
     /// An optional glob pattern.
     func glob(_ key: String = "glob") throws -> Glob? {
         try string(key).map { g throws(WorkspaceError) in try Glob(g) }

@@ -32,11 +32,19 @@ struct LoadResult: ObjectResult {
     var offset: Int64
     var length: Int64
     var eof: Bool
+    /// Where the next window starts, while the file goes on.
+    var nextOffset: Int64?
+    /// A line window's facts: its lines, its first line's number when asked by number, and the
+    /// next window's first line number.
+    var lineCount: Int? = nil
+    var startLine: Int? = nil
+    var nextLine: Int? = nil
 
     static let fields: [ResultField<Self>] = [
         .field("path", \.path), .field("data", \.data), .field("encoding", \.encoding), .field("size", \.size),
         .field("etag", \.etag), .field("modified", \.modified), .field("offset", \.offset), .field("length", \.length),
-        .field("eof", \.eof),
+        .field("eof", \.eof), .field("nextOffset", \.nextOffset), .field("lineCount", \.lineCount),
+        .field("startLine", \.startLine), .field("nextLine", \.nextLine),
     ]
 }
 
@@ -129,10 +137,12 @@ struct SearchResult: ObjectResult {
     var truncated: Bool
     var filesSearched: Int
     var specialFilesSkipped: Int
+    /// Files and folders left out by ignore files (a folder counts once).
+    var ignored: Int
 
     static let fields: [ResultField<Self>] = [.field("matches", \.matches), .field("truncated", \.truncated),
                                                .field("filesSearched", \.filesSearched),
-                                               .field("specialFilesSkipped", \.specialFilesSkipped)]
+                                               .field("specialFilesSkipped", \.specialFilesSkipped), .field("ignored", \.ignored)]
 }
 
 /// `watchFiles`' and `unwatchFiles`' result.

@@ -63,6 +63,7 @@ enum MCPTasks {
         o.recursive = true
         o.limit = bigTree
         o.includeHidden = (try? args.bool("includeHidden")) ?? false
+        o.includeIgnored = (try? args.bool("includeIgnored")) ?? false
         guard let page = try? ws.list(o, isCancelled: { ctx.isCancelled }) else { return false }
         return page.next != nil || page.entries.filter { $0.type == .file }.count >= bigTree
     }

@@ -41,6 +41,9 @@ public struct FileCap: Sendable, Equatable {
     /// A sync engine's ignore list at the cloud root (`.stignore`, `.sync-exclude.lst`), read to
     /// see whether the staging folder is listed already (over the cap it is appended unchecked).
     public static let ignoreList = FileCap(what: "an ignore list", bytes: 1 << 20)
+    /// An ignore file a listing or search honours (`.gitignore`, `.ignore` in any folder,
+    /// `.stignore` at the root). Over the cap it is not honoured (nothing is hidden by it).
+    public static let ignoreFile = FileCap(what: "an ignore file", bytes: 1 << 20)
     /// `/proc/<pid>/stat` (Linux): one line describing a process.
     public static let processStatus = FileCap(what: "a process status", bytes: 4 << 10)
 }

@@ -42,8 +42,20 @@ struct DirectoryView {
     /// through a large folder costs each page its own entries, not the whole folder's. With
     /// `atMost`, a folder without sync artefacts (whose order is its names' order) stops after
     /// that many entries.
+    ///
+    /// With `ignore`, entries its ignore files ignore are left out (before `atMost` counts) and
+    /// counted in `ignored`.
     static func entries(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool,
                         skipBefore: String? = nil, atMost: Int? = nil) throws(WorkspaceError) -> [Entry] {
+        var ignored = 0
+        return try entries(dir, path: path, includeHidden: includeHidden, skipBefore: skipBefore, atMost: atMost, ignore: nil,
+                           ignored: &ignored)
+    }
+
+    static func entries(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool, skipBefore: String? = nil,
+                        atMost: Int? = nil, ignore: IgnoreMatcher?, ignored: inout Int) throws(WorkspaceError) -> [Entry] {
+        let ignore = ignore?.isEmpty == false ? ignore : nil
+        let folder = ignore == nil ? [] : IgnoreMatcher.prefix(of: path)
         let names = try DirectoryReader.names(dir, path: path)
         var artefacts: [(index: Int, artefact: SyncArtefact)] = []
         var kinds = [SyncArtefact?](repeating: nil, count: names.count)
@@ -73,6 +85,7 @@ struct DirectoryView {
             case .placeholder(let engine, let real):
                 if present.contains(real) || (!includeHidden && real.hasPrefix(".")) { continue }
                 guard let st = Sys.lstat(dir.raw, name), st.isRegular else { continue }
+                if let ignore, ignore.isIgnored(name: real, in: folder, isDirectory: false) { ignored += 1; continue }
                 var size: Int64?
                 if engine == .icloud, st.st_size < 64 << 10, let f = try? openFile(dir, name, path: path) {
                     let bytes = (try? Sys.pread(f.raw, count: Int(st.st_size), offset: 0, path: path.string)) ?? []
@@ -84,6 +97,7 @@ struct DirectoryView {
                 if !includeHidden && name.hasPrefix(".") { continue }
                 if let skipBefore, name.utf8.lexicographicallyPrecedes(skipBefore.utf8) { continue }
                 guard let st = Sys.lstat(dir.raw, name) else { continue }
+                if let ignore, ignore.isIgnored(name: name, in: folder, isDirectory: st.isDirectory) { ignored += 1; continue }
                 var state = !conflicted.isEmpty && conflicted.contains(name) ? "conflicted" : "current"
                 if isDataless(st) { state = "notDownloaded" }
                 out.append(Entry(name: name, stored: name, stat: st, state: state, placeholderSize: nil))

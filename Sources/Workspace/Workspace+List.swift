@@ -13,6 +13,8 @@ extension Workspace {
         public var maxDepth: Int?
         public var glob: Glob?
         public var includeHidden = false
+        /// List what `.gitignore`, `.ignore` and `.stignore` ignore too (`IgnoreMatcher`).
+        public var includeIgnored = false
         public var limit = 5000
         /// The last path of the previous page.
         public var after: WorkspacePath?
@@ -49,8 +51,9 @@ extension Workspace {
         // cursor's own entry and one more to tell the walk that the folder goes on, the rest
         // of a large folder needs no `stat`.
         let atMost = options.glob == nil ? options.limit + 2 : nil
+        let ignore = options.includeIgnored ? nil : try IgnoreMatcher(root: root, start: options.path)
         let listing = ListPrefetch.read(dir, path: options.path, includeHidden: options.includeHidden, after: options.after,
-                                        atMost: atMost)
+                                        atMost: atMost, ignore: ignore)
         try walker.visit(listing, path: options.path, depth: 1, page: &page, isCancelled: isCancelled)
         return page
     }
@@ -95,7 +98,7 @@ extension Workspace {
                     let batch = readAheadBatch(from: i, in: entries, path: path, depth: depth, room: options.limit - page.count)
                     let read = ListPrefetch.read(batch.map { (entries[$0].name, path.appending(entries[$0].name)) }, in: listing.fd!,
                                                  includeHidden: options.includeHidden, after: options.after,
-                                                 atMost: options.glob == nil ? options.limit + 2 : nil)
+                                                 atMost: options.glob == nil ? options.limit + 2 : nil, ignore: listing.ignore)
                     for (k, j) in batch.enumerated() { ahead[j] = read[k] }
                 }
                 guard let sub = ahead.removeValue(forKey: i), sub.fd != nil else { continue }  // replaced or unreadable: listed, not entered
@@ -146,13 +149,15 @@ enum ListPrefetch {
     /// error reading it.
     struct Listing: @unchecked Sendable {
         var fd: FileDescriptor?
+        /// The ignore files in force inside the folder (nil: none honoured).
+        var ignore: IgnoreMatcher?
         var entries: Result<[DirectoryView.Entry], WorkspaceError> = .success([])
     }
 
     /// Reads the open folder `dir` at `path`.
     static func read(_ dir: FileDescriptor, path: WorkspacePath, includeHidden: Bool, after: WorkspacePath?,
-                     atMost: Int? = nil) -> Listing {
-        var out = Listing(fd: dir)
+                     atMost: Int? = nil, ignore: IgnoreMatcher?) -> Listing {
+        var out = Listing(fd: dir, ignore: ignore)
         do throws(WorkspaceError) {
             // Only a folder on the cursor's own path holds entries wholly before it: those
             // whose names sort before the cursor's next component (plain ones are not even
@@ -161,8 +166,9 @@ enum ListPrefetch {
             if let after, after.components.count > path.components.count, after.isWithin(path) {
                 bound = after.components[path.components.count]
             }
+            var ignored = 0
             var entries = try DirectoryView.entries(dir, path: path, includeHidden: includeHidden, skipBefore: bound,
-                                                    atMost: atMost)
+                                                    atMost: atMost, ignore: ignore, ignored: &ignored)
             // Placeholders are kept under their real names, which may sort before the bound.
             if let bound { entries.removeAll { $0.name.utf8.lexicographicallyPrecedes(bound.utf8) } }
             out.entries = .success(entries)
@@ -173,9 +179,10 @@ enum ListPrefetch {
     }
 
     /// Opens and reads the subfolders `folders` (stored name, workspace path) of `parent`, in
-    /// parallel when there are several; results in the same order.
+    /// parallel when there are several; results in the same order. `ignore` is the parent's
+    /// (each subfolder's own ignore files are added for it).
     static func read(_ folders: [(String, WorkspacePath)], in parent: FileDescriptor, includeHidden: Bool,
-                     after: WorkspacePath?, atMost: Int? = nil) -> [Listing] {
+                     after: WorkspacePath?, atMost: Int? = nil, ignore: IgnoreMatcher?) -> [Listing] {
         let slots = Slots(folders.count)
         let work = UncheckedBox((folders, parent))
         let workers = min(Parallel.cores, folders.count)
@@ -184,7 +191,11 @@ enum ListPrefetch {
             for i in stride(from: worker, to: folders.count, by: workers) {
                 let (name, path) = folders[i]
                 let raw = openat(parent.raw, name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                slots.put(i, raw >= 0 ? read(FileDescriptor(raw), path: path, includeHidden: includeHidden, after: after, atMost: atMost) : Listing(fd: nil))
+                guard raw >= 0 else { slots.put(i, Listing(fd: nil)); continue }
+                let dir = FileDescriptor(raw)
+                var inside = ignore
+                inside?.enter(dir, path: path)
+                slots.put(i, read(dir, path: path, includeHidden: includeHidden, after: after, atMost: atMost, ignore: inside))
             }
         }
         return slots.take()

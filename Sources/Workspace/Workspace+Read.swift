@@ -18,17 +18,12 @@ extension Workspace {
     /// Reads `length` bytes (to the end when nil) from `offset`. Refuses folders, links, and
     /// FIFOs, sockets and devices (`NotARegularFile`, at once: the open never waits).
     /// Reads more than `maxBytes` at once are refused with `TooLarge` (page with ranges).
-    public func read(_ path: WorkspacePath, offset: Int64 = 0, length: Int64? = nil, maxBytes: Int64) throws(WorkspaceError) -> ReadResult
+    /// With `refuseBinary`, a binary file (`isBinary`) is refused with `NotText` (`data.reason`
+    /// "binary"), whatever range was asked: its bytes are never handed out as text.
+    public func read(_ path: WorkspacePath, offset: Int64 = 0, length: Int64? = nil, maxBytes: Int64,
+                     refuseBinary: Bool = false) throws(WorkspaceError) -> ReadResult
     {
-        try checkClientPath(path)
-        let file: FileDescriptor
-        do {
-            file = try root.openFile(path)
-        } catch {
-            if error.code == .notFound, placeholderName(for: path) != nil { throw Self.notDownloaded(path) }
-            throw error
-        }
-        let st = try Sys.fstat(file.raw, path: path.string)  // a regular file: openFile checked
+        let (file, st) = try openForReading(path, refuseBinary: refuseBinary)
         let size = Int64(st.st_size)
         let start = min(max(0, offset), size)
         let wanted = length.map { max(0, min($0, size - start)) } ?? (size - start)
@@ -41,6 +36,36 @@ extension Workspace {
         let after = try Sys.fstat(file.raw, path: path.string)
         return ReadResult(status: FileStatus(path: path, stat: after), bytes: bytes, offset: start,
                           eof: start + Int64(bytes.count) >= Int64(after.st_size))
+    }
+
+    /// Opens a regular file of the workspace for reading (a missing placeholder's file is
+    /// `NotDownloaded`); with `refuseBinary`, a binary one is `NotText`.
+    func openForReading(_ path: WorkspacePath, refuseBinary: Bool) throws(WorkspaceError) -> (FileDescriptor, stat) {
+        try checkClientPath(path)
+        let file: FileDescriptor
+        do {
+            file = try root.openFile(path)
+        } catch {
+            if error.code == .notFound, placeholderName(for: path) != nil { throw Self.notDownloaded(path) }
+            throw error
+        }
+        let st = try Sys.fstat(file.raw, path: path.string)  // a regular file: openFile checked
+        if refuseBinary, Self.isBinary(try Sys.pread(file.raw, count: Self.binaryProbe, offset: 0, path: path.string)) {
+            throw WorkspaceError(.notText,
+                                 "'\(path)' is a binary file (\(st.st_size) bytes; a NUL byte in its first 8 KiB): it is not shown as text; read it with encoding \"base64\"",
+                                 path: path.string, details: ["reason": .string("binary"), "size": .int(Int64(st.st_size))])
+        }
+        return (file, st)
+    }
+
+    /// How much of a file's start `isBinary` looks at.
+    public static let binaryProbe = 8192
+
+    /// Whether bytes from a file's start say it is binary: a NUL byte in the first 8 KiB (the
+    /// rule of git, grep and ripgrep). Searches skip such files; text reads refuse them.
+    public static func isBinary(_ start: [UInt8]) -> Bool {
+        let probe = min(start.count, binaryProbe)
+        return probe > 0 && start.withUnsafeBytes { memchr($0.baseAddress!, 0, probe) != nil }
     }
 
     /// The status of an entry (never following a link) and, when asked, its SHA-256.

@@ -13,6 +13,8 @@ extension Workspace {
         public var regex = false
         public var caseSensitive = false
         public var includeHidden = false
+        /// Search what `.gitignore`, `.ignore` and `.stignore` ignore too (`IgnoreMatcher`).
+        public var includeIgnored = false
         public var maxResults = 1000
         /// Files larger than this are skipped (they are rarely text a person searches).
         public var maxFileBytes: Int64 = 256 << 20
@@ -35,6 +37,9 @@ extension Workspace {
         public var filesSearched: Int
         /// FIFOs, sockets and devices met under the path: never opened, never searched.
         public var specialFilesSkipped = 0
+        /// Entries ignore files left out: files, and folders (each counted once, their contents
+        /// not visited).
+        public var ignored = 0
     }
 
     /// Searches file contents under `path`, in listing order, one entry per matching line.
@@ -51,28 +56,32 @@ extension Workspace {
         _ = try LineMatcher(options)  // a bad pattern is reported before any work
         var files: [WorkspacePath] = []
         var special = 0
+        var ignored = 0
         let start = try status(options.path)
         if start.type == .file {
             files = [options.path]
         } else if start.type.isSpecial {
             throw .notARegularFile(options.path.string, type: start.type)
         } else {
-            try collect(try root.openDirectory(options.path), path: options.path, options: options, into: &files,
-                        special: &special, isCancelled: isCancelled)
+            let ignore = options.includeIgnored ? nil : try IgnoreMatcher(root: root, start: options.path)
+            try collect(try root.openDirectory(options.path), path: options.path, options: options, ignore: ignore, into: &files,
+                        special: &special, ignored: &ignored, isCancelled: isCancelled)
         }
         let searcher = ParallelSearch(workspace: self, options: options, files: files)
         try searcher.run(isCancelled: isCancelled, progress: progress)
         var result = searcher.result()
         result.specialFilesSkipped = special
+        result.ignored = ignored
         return result
     }
 
     /// The files a search will read, in listing order.
-    private func collect(_ dir: FileDescriptor, path: WorkspacePath, options: SearchOptions, into files: inout [WorkspacePath],
-                         special: inout Int, isCancelled: () -> Bool) throws(WorkspaceError)
+    private func collect(_ dir: FileDescriptor, path: WorkspacePath, options: SearchOptions, ignore: IgnoreMatcher?,
+                         into files: inout [WorkspacePath], special: inout Int, ignored: inout Int,
+                         isCancelled: () -> Bool) throws(WorkspaceError)
     {
         if isCancelled() { throw .cancelled(path) }
-        for entry in try DirectoryView.entries(dir, path: path, includeHidden: options.includeHidden)
+        for entry in try DirectoryView.entries(dir, path: path, includeHidden: options.includeHidden, ignore: ignore, ignored: &ignored)
         where entry.state != "notDownloaded" {
             let child = path.appending(entry.name)
             let st = entry.stat
@@ -80,8 +89,11 @@ extension Workspace {
                 if Workspace.isServerFolder(child) { continue }
                 let sub = openat(dir.raw, entry.name.onDisk, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard sub >= 0 else { continue }
-                try collect(FileDescriptor(sub), path: child, options: options, into: &files, special: &special,
-                            isCancelled: isCancelled)
+                let subdir = FileDescriptor(sub)
+                var inside = ignore
+                inside?.enter(subdir, path: child)
+                try collect(subdir, path: child, options: options, ignore: inside, into: &files, special: &special,
+                            ignored: &ignored, isCancelled: isCancelled)
                 continue
             }
             if EntryType(mode: st.st_mode).isSpecial {
@@ -101,8 +113,7 @@ extension Workspace {
         guard let file = try? root.openFile(path), let st = try? Sys.fstat(file.raw, path: path.string),
             st.isRegular, let bytes = try? Sys.pread(file.raw, count: Int(min(Int64(st.st_size), maxFileBytes)), offset: 0, path: path.string)
         else { return nil }
-        let probe = min(bytes.count, 8192)
-        if probe > 0, bytes.withUnsafeBytes({ memchr($0.baseAddress!, 0, probe) != nil }) { return nil }
+        if Self.isBinary(bytes) { return nil }
         var out: [SearchMatch] = []
         matcher.forEachMatchingLine(in: bytes) { line, column, text in
             out.append(SearchMatch(path: path, line: line, column: column, text: text))

@@ -10,7 +10,7 @@ import Testing
 struct ToolEffectTests {
     /// The effect table of docs/protocol.md: each tool's effect, and the argument value that changes it.
     static let table: [String: (plain: ToolEffect, changed: (argument: String, value: JSON, effect: ToolEffect)?)] = [
-        "read_file": (.reads, nil), "list_files": (.reads, nil), "get_file_info": (.reads, nil), "search_files": (.reads, nil),
+        "read_file": (.reads, nil), "read_multiple_files": (.reads, nil), "list_files": (.reads, nil), "get_file_info": (.reads, nil), "search_files": (.reads, nil),
         "get_storage_info": (.reads, nil), "read_context": (.reads, nil),
         "write_file": (.replaces, ("exclusive", true, .adds)),
         "append_file": (.adds, nil), "create_folder": (.adds, nil), "append_journal": (.adds, nil),

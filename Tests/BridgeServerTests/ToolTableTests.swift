@@ -24,7 +24,7 @@ struct ToolTableTests {
     @Test("every file method a user has has a tool, in a stable order, with schemas and hints")
     func parity() {
         let names = ToolTable.all.map(\.name)
-        #expect(names == ["read_file", "write_file", "append_file", "list_files", "delete_file", "move_file", "copy_file",
+        #expect(names == ["read_file", "read_multiple_files", "write_file", "append_file", "list_files", "delete_file", "move_file", "copy_file",
                           "create_folder", "get_file_info", "search_files", "get_storage_info", "read_context",
                           "update_context", "append_journal"])
         for t in ToolTable.all {

@@ -23,11 +23,11 @@ from mcp import ClientSession, MCPError, StdioServerParameters, stdio_client  # 
 
 # The one tool table, in its stable order (docs/protocol.md, "Agent sessions" / "MCP face").
 TOOL_NAMES = [
-    "read_file", "write_file", "append_file", "list_files", "delete_file", "move_file", "copy_file",
+    "read_file", "read_multiple_files", "write_file", "append_file", "list_files", "delete_file", "move_file", "copy_file",
     "create_folder", "get_file_info", "search_files", "get_storage_info", "read_context", "update_context",
     "append_journal",
 ]
-READ_ONLY_TOOLS = {"read_file", "list_files", "get_file_info", "search_files", "get_storage_info", "read_context"}
+READ_ONLY_TOOLS = {"read_file", "read_multiple_files", "list_files", "get_file_info", "search_files", "get_storage_info", "read_context"}
 SUPPORTED_VERSIONS = ["2025-06-18", "2025-11-25"]
 LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
 SESSION_ID = re.compile(r"\bsess_[0-9a-f]{16}\b")

@@ -37,7 +37,7 @@ PATH_TO = {
     "completed": ["running", "completed"],
     "failed": ["running", "failed"],
 }
-TOOLS = ["read_file", "write_file", "append_file", "list_files", "delete_file", "move_file", "copy_file",
+TOOLS = ["read_file", "read_multiple_files", "write_file", "append_file", "list_files", "delete_file", "move_file", "copy_file",
          "create_folder", "get_file_info", "search_files", "get_storage_info", "read_context", "update_context",
          "append_journal"]
 # Defaults per million tokens (docs/protocol.md, "Usage and budgets").

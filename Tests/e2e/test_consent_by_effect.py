@@ -232,7 +232,7 @@ def test_annotations_agree_with_the_effect_on_both_faces(rawm, spawn, place):
         assert mcp[name]["destructiveHint"] is True and mcp[name]["readOnlyHint"] is False, name
     for name in ("append_file", "create_folder", "append_journal"):
         assert mcp[name]["destructiveHint"] is False and mcp[name]["readOnlyHint"] is False, name
-    for name in ("read_file", "list_files", "search_files", "get_file_info", "get_storage_info", "read_context"):
+    for name in ("read_file", "read_multiple_files", "list_files", "search_files", "get_file_info", "get_storage_info", "read_context"):
         assert mcp[name]["readOnlyHint"] is True and mcp[name]["destructiveHint"] is False, name
 
 

@@ -137,7 +137,8 @@ async def test_write_read_list_search_move_files(binary, place):
         assert r["data"] == "alpha\nbeta zeta\n" and r["etag"] == w["etag"] and r["eof"] is True
         rr = await s.call_tool("read_file", {"path": "notes/today.md", "offset": 6, "length": 4})
         assert tool_ok(rr)["data"] == "beta"
-        assert rr.content[0].text == "beta"
+        # a window that is not the end says where the next starts (issue 27)
+        assert rr.content[0].text == "beta\n[notes/today.md goes on (16 bytes): read from offset 10 for more]"
 
         tool_ok(await s.call_tool("write_file", {"path": "notes/bin.dat", "content": "AAEC/w==", "encoding": "base64"}))
         assert (root / "notes/bin.dat").read_bytes() == b"\x00\x01\x02\xff"

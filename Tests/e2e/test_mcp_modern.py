@@ -110,7 +110,8 @@ async def test_write_read_list_search_move_files(binary, place, mode):
         r = tool_ok(await c.call_tool("read_file", {"path": "notes/today.md"}), "read_file")
         assert r["data"] == "alpha\nbeta zeta\n" and r["etag"] == w["etag"] and r["eof"] is True
         part = await c.call_tool("read_file", {"path": "notes/today.md", "offset": 6, "length": 4})
-        assert tool_ok(part)["data"] == "beta" and part.content[0].text == "beta"
+        assert tool_ok(part)["data"] == "beta" and tool_ok(part)["nextOffset"] == 10
+        assert part.content[0].text == "beta\n[notes/today.md goes on (16 bytes): read from offset 10 for more]"
         entries = tool_ok(await c.call_tool("list_files", {"path": "notes"}))["entries"]
         assert [(e["name"], e["type"]) for e in entries] == [("today.md", "file")]
         found = tool_ok(await c.call_tool("search_files", {"query": "ZETA", "path": "notes"}), "search_files")

@@ -174,7 +174,7 @@ def test_tools_without_a_method_take_and_answer_their_component_schemas(spawn, c
 
     own = [n for n in contract.methods["agent/listTools"]["x-tool-table"] if n not in mirrored]
 
-    assert own == ["read_context", "update_context", "append_journal"]
+    assert own == ["read_multiple_files", "read_context", "update_context", "append_journal"]
     for name in own:
         camel = "".join(part.capitalize() for part in name.split("_"))
         assert served[name]["inputSchema"] == _inlined(contract, schemas[f"Tool{camel}Input"]), name

@@ -94,7 +94,7 @@ def test_every_tool_has_valid_schemas_annotations_and_a_description(b):
 def test_read_only_hints_mark_exactly_the_tools_that_change_nothing(b):
     hints = {t["name"]: t["annotations"]["readOnlyHint"] for t in b.result("agent/listTools", {})}
 
-    assert {n for n, ro in hints.items() if ro} == {"read_file", "list_files", "get_file_info", "search_files",
+    assert {n for n, ro in hints.items() if ro} == {"read_file", "read_multiple_files", "list_files", "get_file_info", "search_files",
                                                     "get_storage_info", "read_context"}
 
 

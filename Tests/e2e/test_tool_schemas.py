@@ -82,7 +82,7 @@ def test_path_arguments_are_exactly_the_workspace_path_params(doc):
     paths = {name: t["pathArguments"] for name, t in tools.items()}
 
     assert paths == {
-        "read_file": ["path"], "write_file": ["path"], "append_file": ["path"], "list_files": ["path"],
+        "read_file": ["path"], "read_multiple_files": ["paths"], "write_file": ["path"], "append_file": ["path"], "list_files": ["path"],
         "delete_file": ["path"], "move_file": ["from", "to"], "copy_file": ["from", "to"],
         "create_folder": ["path"], "get_file_info": ["path"], "search_files": ["path"], "get_storage_info": [],
         "read_context": [], "update_context": [], "append_journal": [],

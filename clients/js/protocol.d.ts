@@ -255,8 +255,16 @@ export interface LoadResult {
   offset: ByteCount;
   /** The number of bytes returned (utf8: may be less than asked, cut back to a whole character). */
   length: ByteCount;
-  /** Whether the range reached the end of the file. */
+  /** Whether the window reached the end of the file. */
   eof: boolean;
+  /** Present when the file goes on: the byte the next window starts at (pass it as offset). */
+  nextOffset?: ByteCount;
+  /** A window asked by line number: the number of its first line. */
+  startLine?: number;
+  /** A line window: how many lines it holds (a last line without a newline counts). */
+  lineCount?: number;
+  /** A window asked by line number, when the file goes on: the line the next window starts at (pass it as startLine). */
+  nextLine?: number;
 }
 
 export interface FileEntry {
@@ -334,6 +342,8 @@ export interface SearchResult {
   filesSearched: ByteCount;
   /** FIFOs, sockets and devices under the path (matching the glob): never opened, not searched. */
   specialFilesSkipped: number;
+  /** Entries left out by ignore files: files, and folders counted once (their contents are not visited). 0 with includeIgnored. */
+  ignored: number;
 }
 
 export interface WatchResult {
@@ -683,6 +693,39 @@ export interface ToolResult {
   /** The same facts as structured data (the tool's outputSchema); for isError: {error, code?} with code a data.code of the schema (e.g. OutsideWorkspace), InvalidParams for bad arguments, or one of the approval step's: ApprovalDenied (the user refused the call; nothing ran) and, on the MCP face only, ApprovalRequired (the call waits for the user's consent and this client could not be asked; with approvalId, toolCallId and sessionId: answer it with session/approve, then the same call again runs or is refused) and Deferred (the device policy deferred the call and the user could not be asked, declined or cannot help; with reason, confirmable, queued, toolCallId and sessionId: the call is in session/listDeferred, and the same call again runs once the conditions allow). */
   structuredContent: { [key: string]: unknown };
   isError: boolean;
+}
+
+/** read_multiple_files' arguments: the files, and at most one of head or tail (lines). */
+export interface ToolReadMultipleFilesInput {
+  /** The files, read in this order (at most 100; 16 MiB in all). */
+  paths: WorkspacePath[];
+  /** Only each file's first lines. 0: no lines, only the files' facts. */
+  head?: number;
+  /** Only each file's last lines (not with head). 0: no lines. */
+  tail?: number;
+}
+
+/** read_multiple_files' result: one entry per path, in order; a file that cannot be read as text has error and code instead of data (the others are still read). */
+export interface ToolReadMultipleFilesOutput {
+  files: {
+    path: WorkspacePath;
+    /** The text read (whole, or the head/tail lines). */
+    data?: string;
+    size?: ByteCount;
+    etag?: Etag;
+    /** With head or tail: how many lines data holds. */
+    lineCount?: number;
+    /** Whether data reaches the end of the file. */
+    eof?: boolean;
+    /** With head, when the file goes on: the line read_file's startLine continues at. */
+    nextLine?: number;
+    /** When the file goes on: the byte read_file's offset continues at. */
+    nextOffset?: ByteCount;
+    /** Why this file was not read (a binary file, not found, over the 16 MiB the call may read...). */
+    error?: string;
+    /** The error's data.code (NotText, NotFound, TooLarge...). */
+    code?: string;
+  }[];
 }
 
 /** read_context's arguments: none. */
@@ -1063,16 +1106,23 @@ export interface SaveFileParams {
 }
 
 /**
- * Reads a byte range of a file (at most 16 MiB a call).
+ * Reads a byte range or a window of lines of a file (at most 16 MiB a call), saying where the next window starts.
  *
- * More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are not UTF-8, or a range starting inside a character → NotText; a range ending inside a character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at once: its bytes are never read or written.
+ * Byte windows: offset and length. Line windows: startLine (1-based, default 1) and maxLines; or offset (a previous nextOffset) and maxLines; or tailLines (the last lines). Lines and length never go together (InvalidParams). maxLines 0, tailLines 0 and length 0 answer an empty window (data "") with the file's size and etag: 0 never means "all". Every answer says whether the file ended (eof) and, when it did not, where the next window starts (nextOffset; nextLine for a window asked by line number). A line window over 16 MiB stops at the last whole line that fits (eof false); one line longer than that → TooLarge. More than 16 MiB of bytes → TooLarge (data.size, data.limit). utf8: a binary file (a NUL byte in its first 8 KiB) → NotText with data.reason "binary" and data.size, whatever the window (its bytes are never sent as text: read it with encoding base64); bytes that are not UTF-8, or a range starting inside a character → NotText; a range ending inside a character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at once: its bytes are never read or written.
  */
 export interface LoadFileParams {
   path: WorkspacePath;
   encoding?: FileEncoding;
+  /** The byte the window starts at (a previous answer's nextOffset); with maxLines, the start of a line window. */
   offset?: number;
-  /** Bytes to read; default: to the end. */
+  /** Bytes to read; default: to the end. Not with line windows. */
   length?: number;
+  /** A line window from this line (1-based; a previous answer's nextLine). Past the last line: an empty window at the end (eof). */
+  startLine?: number;
+  /** At most this many lines (default: to the end, within 16 MiB). 0: no lines, only the file's facts. */
+  maxLines?: number;
+  /** The file's last lines (alone: no startLine, maxLines, offset or length). 0: no lines. */
+  tailLines?: number;
 }
 
 /**
@@ -1090,7 +1140,7 @@ export interface AppendFileParams {
 /**
  * Lists a folder in stable depth-first order (siblings sorted by the bytes of their names), `limit` entries at a time.
  *
- * Links are listed as type symlink and never descended into; FIFOs, sockets and devices as fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
+ * Entries ignored by .gitignore and .ignore files (git's rules, any folder) and the root's .stignore (Syncthing's rules) are left out, and ignored folders not entered, unless includeIgnored. Links are listed as type symlink and never descended into; FIFOs, sockets and devices as fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
  */
 export interface ListFilesParams {
   /** The folder; default "" (the root). */
@@ -1102,6 +1152,8 @@ export interface ListFilesParams {
   glob?: string;
   /** Include dot entries (never .workspace/ and the server's temp files). */
   includeHidden?: boolean;
+  /** Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md "Ignore files"). */
+  includeIgnored?: boolean;
   limit?: number;
   /** nextCursor of the previous page. */
   cursor?: string;
@@ -1162,7 +1214,7 @@ export interface GetFileInfoParams {
 /**
  * Searches file contents under a folder (or one file) in listing order, one match per matching line.
  *
- * Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
+ * Files ignored by .gitignore, .ignore and .stignore are not searched (ignored folders not entered; counted in ignored) unless includeIgnored. Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
  */
 export interface SearchFilesParams {
   /** A literal string, or a Swift Regex (Perl-like) with regex: true. */
@@ -1174,6 +1226,8 @@ export interface SearchFilesParams {
   caseSensitive?: boolean;
   maxResults?: number;
   includeHidden?: boolean;
+  /** Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md "Ignore files"). */
+  includeIgnored?: boolean;
   /** Report $/progress (files searched). */
   workDoneToken?: ProgressToken;
 }
@@ -1548,7 +1602,7 @@ export interface SessionApproveParams {
 export type SessionListDeferredParams = Record<string, never>;
 
 /**
- * The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal.
+ * The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_multiple_files, read_context/update_context and append_journal.
  *
  * heavy marks the tools the device policy treats as heavy work (declared once, in x-tool-heavy beside x-tool-table): search_files, which reads every file of the workspace.
  */
@@ -1905,7 +1959,7 @@ export interface WorkspaceBridgeMethods {
   ping(params?: PingParams, options?: RequestOptions): Promise<Empty>;
   /** Writes a whole file crash-safely (temp file in the same folder, fsync, rename, fsync of the folder) before answering. */
   saveFile(params: SaveFileParams, options?: RequestOptions): Promise<WriteResult>;
-  /** Reads a byte range of a file (at most 16 MiB a call). */
+  /** Reads a byte range or a window of lines of a file (at most 16 MiB a call), saying where the next window starts. */
   loadFile(params: LoadFileParams, options?: RequestOptions): Promise<LoadResult>;
   /** Appends to a file (created when missing), atomically per call, under an advisory lock shared by every server process. */
   appendFile(params: AppendFileParams, options?: RequestOptions): Promise<WriteResult>;
@@ -2005,7 +2059,7 @@ export interface WorkspaceBridgeMethods {
     stats(params: SessionStatsParams, options?: RequestOptions): Promise<SessionStats>;
   };
   readonly agent: {
-    /** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_context/update_context and append_journal. */
+    /** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_multiple_files, read_context/update_context and append_journal. */
     listTools(params?: AgentListToolsParams, options?: RequestOptions): Promise<ToolDefinition[]>;
   };
   readonly host: {

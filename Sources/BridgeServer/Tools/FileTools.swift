@@ -7,10 +7,21 @@ import Workspace
 /// plus a sentence for the model, so an agent has exactly the user's powers and gets the user's
 /// answers.
 enum FileTools {
+    /// `read_file`'s text: the data, then (when the file goes on) where to continue.
+    static func readText(_ r: LoadResult) -> String {
+        guard !r.eof else { return r.data }
+        let next = r.nextLine.map { "startLine \($0)" } ?? "offset \(r.nextOffset ?? r.offset + r.length)"
+        let sep = r.data.isEmpty || r.data.hasSuffix("\n") ? "" : "\n"
+        return r.data + sep + "[\(r.path) goes on (\(r.size) bytes): read from \(next) for more]"
+    }
+
     static let all: [Tool] = [
         .mirroring(LoadFile.self, as: "read_file", title: "Read a file",
-                   description: "Reads a text file of the workspace (or a byte range of it: offset, length). Binary files need encoding \"base64\".",
-                   effects: .reads, idempotent: true) { r in r.data },
+                   description: "Reads a text file of the workspace, whole or a window: lines (startLine, 1-based, and maxLines; or tailLines for the end) or bytes (offset, length). At most 16 MiB a call. When the answer says eof is false, the file goes on: call again with startLine set to nextLine (or offset set to nextOffset) to read the next window. maxLines 0 reads no lines (only size and etag). A binary file is refused (NotText, reason binary): read it with encoding \"base64\".",
+                   effects: .reads, idempotent: true) { r in readText(r) },
+        .declared(ReadMultipleFiles.self, title: "Read several files",
+                  description: "Reads several text files at once (at most 100, 16 MiB in all), each whole or only its first lines (head) or last lines (tail). Each file says whether it ended (eof); when not, read on with read_file from startLine nextLine (or offset nextOffset). head 0 or tail 0 reads no lines (only size and etag). A file that cannot be read (binary, missing, outside the roots) is reported in its own entry; the others are read.",
+                  effects: .reads, idempotent: true),
         .mirroring(SaveFile.self, as: "write_file", title: "Write a file",
                    description: "Creates or replaces a file with the given content, crash-safely. Pass ifMatch (an etag from read_file) to refuse overwriting a change made meanwhile, or exclusive to refuse replacing an existing file.",
                    effects: .when("exclusive", is: true, then: .adds, otherwise: .replaces), idempotent: true) { r in "Wrote \(r.size) bytes to \(r.path)." },

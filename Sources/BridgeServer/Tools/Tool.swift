@@ -119,8 +119,7 @@ package struct Tool: Sendable {
         return Tool(name: D.name, title: title, description: description, effects: effects, idempotent: idempotent,
                     writes: writes(D.Params.self, D.schedule)) { arguments in
             let p = try D.Params(try ParamReader(arguments))
-            // Its files are the agent's own notes at fixed places: no path of the caller's to scope.
-            return ToolInvocation.Decoded(claims: try D.schedule(p).toolClaims, paths: []) { call in try D.handle(p, call) }
+            return ToolInvocation.Decoded(claims: try D.schedule(p).toolClaims, paths: D.scopedPaths(p)) { call in try D.handle(p, call) }
         }
     }
 }
@@ -131,6 +130,13 @@ protocol ToolDeclaration: Sendable {
     static var name: String { get }
     static func schedule(_ p: Params) throws -> Schedule
     static func handle(_ p: Params, _ call: Call) throws -> ToolOutput
+    /// The caller's paths a face's scope (MCP roots) checks. Default none: the context tools'
+    /// files are the agent's own notes at fixed places.
+    static func scopedPaths(_ p: Params) -> [WorkspacePath]
+}
+
+extension ToolDeclaration {
+    static func scopedPaths(_ p: Params) -> [WorkspacePath] { [] }
 }
 
 /// A tool's answer: text for the model and the same facts as structured content.

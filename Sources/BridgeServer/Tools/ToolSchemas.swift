@@ -62,12 +62,28 @@ enum ToolSchemas {
         "offset": {
           "type": "integer",
           "minimum": 0,
-          "default": 0
+          "default": 0,
+          "description": "The byte the window starts at (a previous answer's nextOffset); with maxLines, the start of a line window."
         },
         "length": {
           "type": "integer",
           "minimum": 0,
-          "description": "Bytes to read; default: to the end."
+          "description": "Bytes to read; default: to the end. Not with line windows."
+        },
+        "startLine": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "A line window from this line (1-based; a previous answer's nextLine). Past the last line: an empty window at the end (eof)."
+        },
+        "maxLines": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "At most this many lines (default: to the end, within 16 MiB). 0: no lines, only the file's facts."
+        },
+        "tailLines": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "The file's last lines (alone: no startLine, maxLines, offset or length). 0: no lines."
         }
       },
       "required": [
@@ -122,7 +138,27 @@ enum ToolSchemas {
         },
         "eof": {
           "type": "boolean",
-          "description": "Whether the range reached the end of the file."
+          "description": "Whether the window reached the end of the file."
+        },
+        "nextOffset": {
+          "description": "Present when the file goes on: the byte the next window starts at (pass it as offset).",
+          "type": "integer",
+          "minimum": 0
+        },
+        "startLine": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "A window asked by line number: the number of its first line."
+        },
+        "lineCount": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "A line window: how many lines it holds (a last line without a newline counts)."
+        },
+        "nextLine": {
+          "type": "integer",
+          "minimum": 1,
+          "description": "A window asked by line number, when the file goes on: the line the next window starts at (pass it as startLine)."
         }
       },
       "required": [
@@ -147,6 +183,108 @@ enum ToolSchemas {
       "rename": {},
       "extra": []
     }
+  },
+  "read_multiple_files": {
+    "input": {
+      "description": "read_multiple_files' arguments: the files, and at most one of head or tail (lines).",
+      "type": "object",
+      "properties": {
+        "paths": {
+          "type": "array",
+          "items": {
+            "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+            "type": "string"
+          },
+          "minItems": 1,
+          "maxItems": 100,
+          "description": "The files, read in this order (at most 100; 16 MiB in all)."
+        },
+        "head": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Only each file's first lines. 0: no lines, only the files' facts."
+        },
+        "tail": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Only each file's last lines (not with head). 0: no lines."
+        }
+      },
+      "required": [
+        "paths"
+      ],
+      "additionalProperties": false
+    },
+    "output": {
+      "description": "read_multiple_files' result: one entry per path, in order; a file that cannot be read as text has error and code instead of data (the others are still read).",
+      "type": "object",
+      "properties": {
+        "files": {
+          "type": "array",
+          "items": {
+            "type": "object",
+            "properties": {
+              "path": {
+                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+                "type": "string"
+              },
+              "data": {
+                "type": "string",
+                "description": "The text read (whole, or the head/tail lines)."
+              },
+              "size": {
+                "type": "integer",
+                "minimum": 0
+              },
+              "etag": {
+                "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+                "type": "string",
+                "pattern": "^[0-9a-f]{16}$"
+              },
+              "lineCount": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "With head or tail: how many lines data holds."
+              },
+              "eof": {
+                "type": "boolean",
+                "description": "Whether data reaches the end of the file."
+              },
+              "nextLine": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "With head, when the file goes on: the line read_file's startLine continues at."
+              },
+              "nextOffset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "When the file goes on: the byte read_file's offset continues at."
+              },
+              "error": {
+                "type": "string",
+                "description": "Why this file was not read (a binary file, not found, over the 16 MiB the call may read...)."
+              },
+              "code": {
+                "type": "string",
+                "description": "The error's data.code (NotText, NotFound, TooLarge...)."
+              }
+            },
+            "required": [
+              "path"
+            ],
+            "additionalProperties": false
+          }
+        }
+      },
+      "required": [
+        "files"
+      ],
+      "additionalProperties": false
+    },
+    "pathArguments": [
+      "paths"
+    ],
+    "heavy": false
   },
   "write_file": {
     "input": {
@@ -334,6 +472,11 @@ enum ToolSchemas {
         },
         "includeHidden": {
           "description": "Include dot entries (never .workspace/ and the server's temp files).",
+          "type": "boolean",
+          "default": false
+        },
+        "includeIgnored": {
+          "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
           "type": "boolean",
           "default": false
         },
@@ -931,6 +1074,11 @@ enum ToolSchemas {
         "includeHidden": {
           "type": "boolean",
           "default": false
+        },
+        "includeIgnored": {
+          "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
+          "type": "boolean",
+          "default": false
         }
       },
       "required": [
@@ -987,13 +1135,19 @@ enum ToolSchemas {
           "type": "integer",
           "minimum": 0,
           "description": "FIFOs, sockets and devices under the path (matching the glob): never opened, not searched."
+        },
+        "ignored": {
+          "type": "integer",
+          "minimum": 0,
+          "description": "Entries left out by ignore files: files, and folders counted once (their contents are not visited). 0 with includeIgnored."
         }
       },
       "required": [
         "matches",
         "truncated",
         "filesSearched",
-        "specialFilesSkipped"
+        "specialFilesSkipped",
+        "ignored"
       ],
       "additionalProperties": false
     },

@@ -144,20 +144,43 @@ class Methods(Connection):
         encoding: Optional[FileEncoding] = None,
         offset: Optional[int] = None,
         length: Optional[int] = None,
+        start_line: Optional[int] = None,
+        max_lines: Optional[int] = None,
+        tail_lines: Optional[int] = None,
     ) -> Call[LoadResult]:
         """
-        Reads a byte range of a file (at most 16 MiB a call).
+        Reads a byte range or a window of lines of a file (at most 16 MiB a call), saying where the
+        next window starts.
 
-        More than 16 MiB without a range → TooLarge (data.size, data.limit). utf8: bytes that are
-        not UTF-8, or a range starting inside a character → NotText; a range ending inside a
-        character is cut back. A folder → IsADirectory. A FIFO, socket or device → NotARegularFile
-        (data.type), answered at once: its bytes are never read or written.
+        Byte windows: offset and length. Line windows: startLine (1-based, default 1) and maxLines;
+        or offset (a previous nextOffset) and maxLines; or tailLines (the last lines). Lines and
+        length never go together (InvalidParams). maxLines 0, tailLines 0 and length 0 answer an
+        empty window (data "") with the file's size and etag: 0 never means "all". Every answer says
+        whether the file ended (eof) and, when it did not, where the next window starts (nextOffset;
+        nextLine for a window asked by line number). A line window over 16 MiB stops at the last
+        whole line that fits (eof false); one line longer than that → TooLarge. More than 16 MiB of
+        bytes → TooLarge (data.size, data.limit). utf8: a binary file (a NUL byte in its first 8
+        KiB) → NotText with data.reason "binary" and data.size, whatever the window (its bytes are
+        never sent as text: read it with encoding base64); bytes that are not UTF-8, or a range
+        starting inside a character → NotText; a range ending inside a character is cut back. A
+        folder → IsADirectory. A FIFO, socket or device → NotARegularFile (data.type), answered at
+        once: its bytes are never read or written.
 
         Sends ``loadFile``.
         """
         return self.request(
             'loadFile',
-            build_params({'path': path}, {'encoding': encoding, 'offset': offset, 'length': length}),
+            build_params(
+                {'path': path},
+                {
+                    'encoding': encoding,
+                    'offset': offset,
+                    'length': length,
+                    'startLine': start_line,
+                    'maxLines': max_lines,
+                    'tailLines': tail_lines,
+                },
+            ),
         )
 
     def append_file(
@@ -194,6 +217,7 @@ class Methods(Connection):
         max_depth: Optional[int] = None,
         glob: Optional[str] = None,
         include_hidden: Optional[bool] = None,
+        include_ignored: Optional[bool] = None,
         limit: Optional[int] = None,
         cursor: Optional[str] = None,
     ) -> Call[ListResult]:
@@ -201,8 +225,11 @@ class Methods(Connection):
         Lists a folder in stable depth-first order (siblings sorted by the bytes of their names),
         `limit` entries at a time.
 
-        Links are listed as type symlink and never descended into; FIFOs, sockets and devices as
-        fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder → NotADirectory.
+        Entries ignored by .gitignore and .ignore files (git's rules, any folder) and the root's
+        .stignore (Syncthing's rules) are left out, and ignored folders not entered, unless
+        includeIgnored. Links are listed as type symlink and never descended into; FIFOs, sockets
+        and devices as fifo, socket, charDevice, blockDevice (listed, never opened). Not a folder →
+        NotADirectory.
 
         Sends ``listFiles``.
         """
@@ -216,6 +243,7 @@ class Methods(Connection):
                     'maxDepth': max_depth,
                     'glob': glob,
                     'includeHidden': include_hidden,
+                    'includeIgnored': include_ignored,
                     'limit': limit,
                     'cursor': cursor,
                 },
@@ -314,6 +342,7 @@ class Methods(Connection):
         case_sensitive: Optional[bool] = None,
         max_results: Optional[int] = None,
         include_hidden: Optional[bool] = None,
+        include_ignored: Optional[bool] = None,
         work_done_token: Optional[ProgressToken] = None,
         progress: bool = False,
     ) -> Call[SearchResult]:
@@ -321,10 +350,12 @@ class Methods(Connection):
         Searches file contents under a folder (or one file) in listing order, one match per matching
         line.
 
-        Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files
-        only with includeHidden; links are never followed; FIFOs, sockets and devices are never
-        opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty
-        query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
+        Files ignored by .gitignore, .ignore and .stignore are not searched (ignored folders not
+        entered; counted in ignored) unless includeIgnored. Binary files (a NUL in the first 8 KiB)
+        and files over 256 MiB are skipped; hidden files only with includeHidden; links are never
+        followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped
+        (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument.
+        Honours $/cancelRequest (-32800).
 
         Sends ``searchFiles``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
         """
@@ -339,6 +370,7 @@ class Methods(Connection):
                     'caseSensitive': case_sensitive,
                     'maxResults': max_results,
                     'includeHidden': include_hidden,
+                    'includeIgnored': include_ignored,
                     'workDoneToken': work_done_token,
                 },
             ),
@@ -1076,7 +1108,7 @@ class Methods(Connection):
     def agent_list_tools(self) -> Call[ToolList]:
         """
         The one agent tool table, in a stable order: the user's file methods (not the host-only
-        ones), read_context/update_context and append_journal.
+        ones), read_multiple_files, read_context/update_context and append_journal.
 
         heavy marks the tools the device policy treats as heavy work (declared once, in x-tool-heavy
         beside x-tool-table): search_files, which reads every file of the workspace.

@@ -441,7 +441,7 @@ class WriteResult(TypedDict):
     modified: Timestamp
 
 
-class LoadResult(TypedDict):
+class _LoadResultRequired(TypedDict):
     path: WorkspacePath
     #: The bytes read, in `encoding`.
     data: str
@@ -454,8 +454,20 @@ class LoadResult(TypedDict):
     offset: ByteCount
     #: The number of bytes returned (utf8: may be less than asked, cut back to a whole character).
     length: ByteCount
-    #: Whether the range reached the end of the file.
+    #: Whether the window reached the end of the file.
     eof: bool
+
+
+class LoadResult(_LoadResultRequired, total=False):
+    #: Present when the file goes on: the byte the next window starts at (pass it as offset).
+    nextOffset: ByteCount
+    #: A window asked by line number: the number of its first line.
+    startLine: int
+    #: A line window: how many lines it holds (a last line without a newline counts).
+    lineCount: int
+    #: A window asked by line number, when the file goes on: the line the next window starts at
+    #: (pass it as startLine).
+    nextLine: int
 
 
 class FileEntry(TypedDict):
@@ -548,6 +560,9 @@ class SearchResult(TypedDict):
     filesSearched: ByteCount
     #: FIFOs, sockets and devices under the path (matching the glob): never opened, not searched.
     specialFilesSkipped: int
+    #: Entries left out by ignore files: files, and folders counted once (their contents are not
+    #: visited). 0 with includeIgnored.
+    ignored: int
 
 
 class WatchResult(TypedDict):
@@ -1070,6 +1085,50 @@ class ToolResult(TypedDict):
     #: same call again runs once the conditions allow).
     structuredContent: Dict[str, Any]
     isError: bool
+
+
+class _ToolReadMultipleFilesInputRequired(TypedDict):
+    #: The files, read in this order (at most 100; 16 MiB in all).
+    paths: List[WorkspacePath]
+
+
+class ToolReadMultipleFilesInput(_ToolReadMultipleFilesInputRequired, total=False):
+    """read_multiple_files' arguments: the files, and at most one of head or tail (lines)."""
+    #: Only each file's first lines. 0: no lines, only the files' facts.
+    head: int
+    #: Only each file's last lines (not with head). 0: no lines.
+    tail: int
+
+
+class _ToolReadMultipleFilesOutputFilesItemRequired(TypedDict):
+    path: WorkspacePath
+
+
+class ToolReadMultipleFilesOutputFilesItem(_ToolReadMultipleFilesOutputFilesItemRequired, total=False):
+    #: The text read (whole, or the head/tail lines).
+    data: str
+    size: ByteCount
+    etag: Etag
+    #: With head or tail: how many lines data holds.
+    lineCount: int
+    #: Whether data reaches the end of the file.
+    eof: bool
+    #: With head, when the file goes on: the line read_file's startLine continues at.
+    nextLine: int
+    #: When the file goes on: the byte read_file's offset continues at.
+    nextOffset: ByteCount
+    #: Why this file was not read (a binary file, not found, over the 16 MiB the call may read...).
+    error: str
+    #: The error's data.code (NotText, NotFound, TooLarge...).
+    code: str
+
+
+class ToolReadMultipleFilesOutput(TypedDict):
+    """
+    read_multiple_files' result: one entry per path, in order; a file that cannot be read as text
+    has error and code instead of data (the others are still read).
+    """
+    files: List[ToolReadMultipleFilesOutputFilesItem]
 
 
 class ToolReadContextInput(TypedDict):
