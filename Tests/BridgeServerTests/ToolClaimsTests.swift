@@ -26,7 +26,7 @@ struct ToolClaimsTests {
     func readOnlyFollowsSchedule() throws {
         // One realistic call of each tool: its decoded claims show what its method does.
         let samples: [String: JSON] = [
-            "read_file": ["path": "a.txt"], "write_file": ["path": "a.txt", "content": "x"], "append_file": ["path": "a.txt", "content": "x"],
+            "read_file": ["path": "a.txt"], "read_multiple_files": ["paths": ["a.txt", "b/c.txt"]], "write_file": ["path": "a.txt", "content": "x"], "append_file": ["path": "a.txt", "content": "x"],
             "list_files": ["path": "d"], "delete_file": ["path": "a.txt"], "move_file": ["from": "a", "to": "b"],
             "copy_file": ["from": "a", "to": "b", "overwrite": true], "create_folder": ["path": "d"], "get_file_info": ["path": "a.txt"],
             "search_files": ["query": "x"], "get_storage_info": .object(JSONObject()), "read_context": .object(JSONObject()),
