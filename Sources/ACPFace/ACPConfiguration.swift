@@ -16,11 +16,15 @@ public struct ACPConfiguration: Sendable {
     /// `--approval-policy`: the policy of the sessions this process makes, which then weighs the
     /// agent's permission requests (`ACPProxy+Consent`); nil: they all go to the editor.
     public var approvalPolicy: ApprovalPolicy?
+    /// The budget of the sessions this process makes (`--max-cost-usd`, `--max-turns`,
+    /// `--max-input-tokens`, `--max-output-tokens`); the agent's reported usage counts against it.
+    public var budget: SessionConfig
     /// The active storage root: sessions' `cwd` and `additionalDirectories` must be inside it.
     public var workspaceRoot: String
 
     public init(agentCommand: [String], workspaceRoot: String, maxMessageBytes: Int = 64 << 20,
-                exitGrace: Duration = .seconds(10), approvalPolicy: ApprovalPolicy? = nil) {
+                exitGrace: Duration = .seconds(10), approvalPolicy: ApprovalPolicy? = nil, budget: SessionConfig = SessionConfig()) {
+        self.budget = budget
         self.agentCommand = agentCommand
         self.workspaceRoot = workspaceRoot
         self.maxMessageBytes = maxMessageBytes

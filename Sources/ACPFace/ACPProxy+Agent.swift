@@ -95,6 +95,7 @@ extension ACPProxy {
             o["method"] = .string(method)
             if let p { o["params"] = p }
             let records = method == "session/update" && sid != nil ? (p?["update"]).map { [ACPRecords.update($0)] } ?? [] : []
+            if method == "session/update", let sid, let update = p?["update"] { noteUpdate(sid, update) }
             toEditorSide(.object(o), session: sid, records: records)
         case .response(let id, let result, let error):
             guard case .int(let n)? = id, let pending = toAgent.removeValue(forKey: n) else {
@@ -125,6 +126,7 @@ extension ACPProxy {
             o["id"] = id.json
             if let error { o["error"] = error } else { o["result"] = result ?? .null }
             let records = method == "session/prompt" ? [ACPRecords.stop(result: result, error: error)] : []
+            if method == "session/prompt", let session, let result, error == nil { countTurn(session, result: result) }
             toEditorSide(.object(o), session: session, records: records)
         }
     }

@@ -50,6 +50,7 @@ extension ACPProxy {
                         return finish(.failure(.internalError("the agent's session/new answer has no sessionId")))
                     }
                     self.bind(sid, agentSid)
+                    self.costStartsAfresh(sid)
                     self.handoverDue.insert(sid)
                     var o = answer.objectValue ?? [:]
                     o["sessionId"] = nil
@@ -70,6 +71,7 @@ extension ACPProxy {
             switch r {
             case .success(let answer):
                 self.bind(sid, known)
+                self.costContinues(sid)
                 finish(.success(answer))
             case .failure(let e):
                 self.logger.notice("acp: the agent could not \(method) \(known) (\(e.json["message"]?.stringValue ?? "")); starting it afresh with the history")

@@ -49,6 +49,7 @@ extension ACPProxy {
                 }
                 return
             }
+            if method == "session/prompt", let refusal = budgetRefusal(sid) { return failEditor(id, refusal) }
             withSession(sid, failing: id, method) { agentSid in
                 self.forwardSessionRequest(id, method, params!, session: sid, agentSession: agentSid, extra: extra)
             }

@@ -53,12 +53,14 @@ extension ACPProxy {
                     let session: Session
                     do throws(SessionError) {
                         session = try self.store.create(title: ACPSessionInfo.defaultTitle, agentType: self.agentName,
+                                                        config: self.configuration.budget,
                                                         metadata: info.metadata(agent: self.agentName),
                                                         approvalPolicy: policy ?? .none)
                     } catch {
                         return self.failEditor(id, ACPErrors.store(error))
                     }
                     self.bind(session.id, agentSid)
+                    self.costStartsAfresh(session.id)
                     self.sessionSetup[session.id] = Self.setup(params)
                     var o = r.objectValue ?? [:]
                     o["sessionId"] = .string(session.id)

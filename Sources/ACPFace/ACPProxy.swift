@@ -66,6 +66,10 @@ public final class ACPProxy: @unchecked Sendable {
     var agentSessionIds: [String: String] = [:]
     /// Whether each session's approval policy weighs permission requests (`isGated`).
     var gated: [String: Bool] = [:]
+    /// Per session: the agent's last cumulative USD cost counted (nil: look it up in the
+    /// journal), and what it rose by since the last turn was recorded (`ACPProxy+Usage`).
+    var costCounted: [String: Double] = [:]
+    var costDue: [String: Double] = [:]
 
     public init(configuration: ACPConfiguration, store: SessionStore, editorOutput: Int32, logger: Logger) {
         self.configuration = configuration

@@ -30,12 +30,25 @@ struct ACP: ParsableCommand {
     @Option(help: "The approval policy of the sessions this process creates, which then answers the agent's permission requests it does not need to ask about: none (every request allowed without asking), destructive (the editor is asked for every call that replaces or removes existing content), write (asked for every call that changes anything). Without it, every permission request goes to the editor.")
     var approvalPolicy: String?
 
+    @Option(help: "The budget of the sessions this process creates, in US dollars, counted from the cost the agent reports in usage_update; a session over it refuses its next prompt (BudgetExceeded).")
+    var maxCostUsd: Double?
+    @Option(help: "The most prompts (turns) each session this process creates may take.")
+    var maxTurns: Int?
+    @Option(help: "The most input tokens each session may use, as the agent reports them in its prompt answers' usage.")
+    var maxInputTokens: Int?
+    @Option(help: "The most output tokens each session may use, as the agent reports them.")
+    var maxOutputTokens: Int?
+
     @Argument(parsing: .postTerminator, help: "The agent's command and its arguments, after --.")
     var agent: [String] = []
 
     func validate() throws {
         if let approvalPolicy, ApprovalPolicy(named: approvalPolicy) == nil {
             throw ValidationError("--approval-policy must be none, destructive or write")
+        }
+        if let maxCostUsd, !(maxCostUsd >= 0 && maxCostUsd.isFinite) { throw ValidationError("--max-cost-usd must be a number >= 0") }
+        for (name, v) in [("--max-turns", maxTurns), ("--max-input-tokens", maxInputTokens), ("--max-output-tokens", maxOutputTokens)] {
+            if let v, v < 0 { throw ValidationError("\(name) must be an integer >= 0") }
         }
         guard !agent.isEmpty else { throw ValidationError("give the agent's command after --, e.g. workspace-bridge acp -- my-agent --acp") }
     }
@@ -74,7 +87,9 @@ struct ACP: ParsableCommand {
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
         let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: options.maxMessageBytes,
                                                               exitGrace: .milliseconds(Int64(options.exitGrace * 1000)),
-                                                              approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:))),
+                                                              approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:)),
+                                                              budget: SessionConfig(maxInputTokens: maxInputTokens, maxOutputTokens: maxOutputTokens,
+                                                                                    maxTurns: maxTurns, maxCostUSD: maxCostUsd)),
                              store: store, editorOutput: protocolOut, logger: logger)
         proxy.run(input: 0)
         #if canImport(Glibc)

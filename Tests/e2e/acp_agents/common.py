@@ -5,6 +5,8 @@ Each prompt is a command (its first text block):
                its update and a usage_update; answers end_turn
   permission [KIND]  asks the client's permission for a tool call of that kind (edit by
                default; options allow, always, reject); says which option came back
+  cost X       reports a cumulative session cost of X USD (usage_update with cost) and answers
+               with usage: 100 input and 10 output tokens for the turn
   remember     says which earlier prompts of this session it has in context ("context: a | b"),
                and, when the prompt has more than one text block, the first ("history: …")
   anything     echoes it ("echo: <all text blocks joined>")
@@ -96,6 +98,13 @@ class TestAgent:
                 tool_call=S.ToolCallUpdate(tool_call_id=call_id, title="Write file", kind=kind, raw_input={"path": "a.md"}))
             chosen = getattr(answer.outcome, "option_id", "cancelled")
             await self.say(sid, f"permission: {chosen}")
+        elif command.startswith("cost "):
+            amount = float(command.split()[1])
+            await self.conn.session_update(sid, S.UsageUpdate(session_update="usage_update", used=500, size=1000,
+                                                                cost=S.Cost(amount=amount, currency="USD")))
+            await self.say(sid, f"spent: {amount}")
+            return S.PromptResponse(stop_reason="end_turn",
+                                    usage=S.Usage(input_tokens=100, output_tokens=10, total_tokens=110))
         elif command == "remember":
             await self.say(sid, "context: " + " | ".join(earlier))
             if len(texts) > 1:
