@@ -43,7 +43,7 @@ extension ACPProxy {
         let fresh: () -> Void = {
             var p = params
             p["sessionId"] = nil
-            self.requestAgent("session/new", .object(p), pending: .proxy({ r in
+            self.requestAgent("session/new", self.offeringMCP(.object(p), session: sid), pending: .proxy({ r in
                 switch r {
                 case .success(let answer):
                     guard let agentSid = answer["sessionId"]?.stringValue else {
@@ -66,7 +66,7 @@ extension ACPProxy {
         let method = resume && agentCapabilities.resume ? "session/resume" : "session/load"
         params["sessionId"] = .string(known)
         if method == "session/load" { muted.insert(known) }
-        requestAgent(method, .object(params), pending: .proxy({ r in
+        requestAgent(method, offeringMCP(.object(params), session: sid), pending: .proxy({ r in
             self.muted.remove(known)
             switch r {
             case .success(let answer):

@@ -208,6 +208,8 @@ struct SessionData: Sendable, Equatable {
         case "title":
             guard let t = r["title"]?.stringValue else { throw ReplayFault("a title record without a title") }
             title = t
+        case "meta":
+            metadata = r["metadata"].flatMap { $0.isNull ? nil : $0 }
         case "compact", "place", "uncompact", "policy", "ask", "decide", "defer", "drop":
             try applyExtra(type, r, ref: ref, at: at)
         case "read":

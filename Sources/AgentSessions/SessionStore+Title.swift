@@ -12,4 +12,13 @@ extension SessionStore {
         }
         return try get(id: id)
     }
+
+    /// Replaces the session's `metadata`, durably (a `meta` record; a version that does not know
+    /// it keeps the metadata the session was created with). Returns the session.
+    public func setMetadata(id: String, _ metadata: JSON) throws(SessionError) -> Session {
+        let h = try locked(id, forWriting: true)
+        defer { h.lock.unlock() }
+        try commit(h, [["t": "meta", "metadata": metadata, "at": .int(now())]])
+        return try view(h)
+    }
 }
