@@ -1,5 +1,6 @@
 import AgentSessions
 import JSON
+import Workspace
 import JSONRPC
 
 /// The errors the ACP face itself answers with. Codes are ACP's (`ErrorCode` in the ACP schema:
@@ -25,6 +26,13 @@ enum ACPErrors {
         for k in ["exceeded", "usage", "limits"] { if let v = error[k] { data[k] = v } }
         return RPCError(code: -32803, message: "Session \(id) went over its budget (\(error["message"]?.stringValue ?? "BudgetExceeded")); it takes no more prompts",
                         dataCode: "BudgetExceeded", data: data)
+    }
+
+    /// A workspace refusal (the sandbox's own typed codes; ACP's -32002 for a missing file).
+    static func workspace(_ e: WorkspaceError) -> RPCError {
+        var data: JSONObject = [:]
+        if let path = e.path { data["path"] = .string(path) }
+        return RPCError(code: e.code == .notFound ? -32002 : -32803, message: e.message, dataCode: e.code.rawValue, data: data)
     }
 
     static func sessionNotFound(_ id: String) -> RPCError {
