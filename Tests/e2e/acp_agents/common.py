@@ -10,6 +10,7 @@ Each prompt is a command (its first text block):
   fs read PATH [LINE LIMIT]  the client's fs/read_text_file; says "read: <content>" or
                "fs error: <code> <data.code>"
   fs write PATH TEXT  the client's fs/write_text_file; says "written" or the error as above
+  ids          two messages, with ACP messageIds: "a1 " "a2 " (m-a), then "b1" (m-b)
   remember     says which earlier prompts of this session it has in context ("context: a | b"),
                and, when the prompt has more than one text block, the first ("history: …")
   anything     echoes it ("echo: <all text blocks joined>")
@@ -120,6 +121,10 @@ class TestAgent:
                     await self.say(sid, "written")
             except acp.RequestError as e:
                 await self.say(sid, f"fs error: {e.code} {(e.data or {}).get('code')}")
+        elif command == "ids":
+            for text, mid in [("a1 ", "m-a"), ("a2 ", "m-a"), ("b1", "m-b")]:
+                await self.conn.session_update(sid, S.AgentMessageChunk(session_update="agent_message_chunk",
+                                                                          content=text_block(text), message_id=mid))
         elif command == "remember":
             await self.say(sid, "context: " + " | ".join(earlier))
             if len(texts) > 1:
