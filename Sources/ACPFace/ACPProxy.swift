@@ -79,7 +79,7 @@ public final class ACPProxy: @unchecked Sendable {
         self.store = store
         self.logger = logger
         editor = OutputChannel(fd: editorOutput, framing: .ndjson)
-        outbox = Outbox(store: store, logger: logger)
+        outbox = Outbox(store: store, logger: logger, editor: editor)
         inside = InsideRoot(configuration.workspaceRoot)
     }
 
