@@ -123,3 +123,20 @@ def root(tmp_path):
 
 def run(coro):
     return asyncio.run(coro)
+
+
+def journal(root, sid):
+    """The records of session `sid`'s journal under `root`, in order."""
+    path = Path(root) / ".workspace" / "sessions" / sid / "journal.jsonl"
+    return [json.loads(line.partition(" ")[2]) for line in path.read_text().splitlines()]
+
+
+def agent_requests(proxy, method):
+    """The params of every `method` request the agent runs of `proxy` received, in order."""
+    out = []
+    for log in sorted(proxy.agent_logs.glob("agent-*.jsonl")):
+        for line in log.read_text().splitlines():
+            entry = json.loads(line)
+            if entry["dir"] == "in" and entry["message"].get("method") == method:
+                out.append(entry["message"]["params"])
+    return out

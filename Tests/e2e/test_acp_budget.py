@@ -4,20 +4,13 @@ BudgetExceeded, which never reaches the agent."""
 import acp
 import pytest
 
-from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
+from acp_helpers import Proxy, agent_requests, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
 from test_acp_sessions import stored
 
 
 def agent_prompts(p):
     """Every prompt text the agent runs received, in order."""
-    import json
-    out = []
-    for log in sorted(p.agent_logs.glob("agent-*.jsonl")):
-        for line in log.read_text().splitlines():
-            m = json.loads(line)["message"]
-            if m.get("method") == "session/prompt":
-                out += [b.get("text") for b in m["params"]["prompt"]]
-    return out
+    return [b.get("text") for params in agent_requests(p, "session/prompt") for b in params["prompt"]]
 
 
 def test_reported_cost_counts_and_a_session_over_budget_refuses_the_next_prompt(binary, root, tmp_path, spawn):

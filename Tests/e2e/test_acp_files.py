@@ -1,16 +1,9 @@
 """The agent's fs/read_text_file and fs/write_text_file: the editor's when it advertised them,
 else served by the proxy from the workspace (inside the root, journaled, under the session's
 approval policy by effect: replacing a file asks the editor under `destructive`)."""
-import json
-
 from acp import schema as S
 
-from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
-
-
-def journal(root, sid):
-    path = root / ".workspace" / "sessions" / sid / "journal.jsonl"
-    return [json.loads(line.partition(" ")[2]) for line in path.read_text().splitlines()]
+from acp_helpers import Proxy, check_agent_logs, journal, root, run  # noqa: F401 (root: the fixture)
 
 
 def test_served_from_the_sandbox_when_the_editor_cannot(binary, root, tmp_path):

@@ -1,26 +1,13 @@
 """Our MCP face offered to the agent in session/new's mcpServers (`workspace-bridge mcp --session
 <our id>` on the same storage): the agent's file tools, through the official `mcp` SDK, act on the
 workspace, are journaled in the same session as the ACP traffic, and pass its approval policy."""
-import json
-
-from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
+from acp_helpers import Proxy, agent_requests, check_agent_logs, journal, root, run  # noqa: F401 (root: the fixture)
 from test_acp_sessions import stored
-
-
-def journal(root, sid):
-    path = root / ".workspace" / "sessions" / sid / "journal.jsonl"
-    return [json.loads(line.partition(" ")[2]) for line in path.read_text().splitlines()]
 
 
 def offered(p):
     """The mcpServers each session/new the agent got carried."""
-    out = []
-    for log in sorted(p.agent_logs.glob("agent-*.jsonl")):
-        for line in log.read_text().splitlines():
-            m = json.loads(line)["message"]
-            if m.get("method") == "session/new":
-                out.append(m["params"]["mcpServers"])
-    return out
+    return [params["mcpServers"] for params in agent_requests(p, "session/new")]
 
 
 def test_the_agent_uses_our_mcp_face_on_the_same_session(binary, root, tmp_path, spawn):

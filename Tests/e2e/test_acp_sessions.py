@@ -10,7 +10,7 @@ import signal
 import acp
 import pytest
 
-from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
+from acp_helpers import Proxy, check_agent_logs, journal, root, run  # noqa: F401 (root: the fixture)
 
 
 
@@ -331,9 +331,7 @@ def test_the_editor_forks_at_a_message(binary, root, tmp_path):
             shown = [u["content"]["text"] for s, u in p.editor.updates[n:] if s == fork]
             assert shown == ["first", "echo: first", "ids", "a1 ", "a2 "]
             # One of our message ids: the cut is right after the first turn's stop.
-            path = root / ".workspace" / "sessions" / sid / "journal.jsonl"
-            messages = [m for line in path.read_text().splitlines()
-                        for r in [json.loads(line.partition(" ")[2])] if r["t"] == "msg" for m in r["m"]]
+            messages = [m for r in journal(root, sid) if r["t"] == "msg" for m in r["m"]]
             stop = next(m["id"] for m in messages if m["content"].get("acp") == "stop")
             early = (await fork_at(p, sid, stop))["sessionId"]
             n = len(p.editor.updates)

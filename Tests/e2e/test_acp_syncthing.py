@@ -8,9 +8,7 @@ config folder (so on its cloud root, and as that device). Skipped, like test_syn
 Syncthing cannot be installed."""
 from __future__ import annotations
 
-import json
-
-from acp_helpers import Proxy, check_agent_logs, run
+from acp_helpers import Proxy, check_agent_logs, journal, run
 from storage_helpers import wait_until
 from test_syncthing import _connected, bridges, devices, rest  # noqa: F401  (fixtures)
 
@@ -20,9 +18,8 @@ def _storage(roots):
 
 
 def _stopped(roots, sid, stops):
-    path = roots.cloud / ".workspace" / "sessions" / sid / "journal.jsonl"
     try:
-        records = [json.loads(line.partition(" ")[2]) for line in path.read_text().splitlines()]
+        records = journal(roots.cloud, sid)
     except (OSError, ValueError):
         return False
     return sum(1 for r in records if r["t"] == "msg" for m in r["m"] if m["content"].get("acp") == "stop") >= stops
