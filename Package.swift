@@ -20,7 +20,7 @@ import PackageDescription
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
 ///                       that journals every session in the store; uses JSONRPC for framing and messages only
-///       → AgentSessions, JSON, JSONRPC, SystemSupport, Logging
+///       → AgentSessions, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport, Logging
 ///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
 ///                       no MCP (a face's differences come in as Connection.Conventions)
 ///       → JSON, SystemSupport, Logging
@@ -106,7 +106,7 @@ let package = Package(
         ),
         .target(
             name: "ACPFace",
-            dependencies: ["AgentSessions", "JSON", "JSONRPC", "SystemSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["AgentSessions", "JSON", "JSONRPC", "Workspace", "SystemSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .executableTarget(

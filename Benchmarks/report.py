@@ -1062,6 +1062,11 @@ import report_mcp  # noqa: E402  (Benchmarks/report_mcp.py: the MCP section)
 
 report_mcp.section(rows, w, fmt, status_text)
 
+# ---------------- ACP face (issue 24) ----------------
+import report_acp  # noqa: E402  (Benchmarks/report_acp.py)
+
+report_acp.section(rows, w, status_text)
+
 w("""## How to run
 
 ```

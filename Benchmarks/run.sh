@@ -17,6 +17,7 @@
 #   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
 #   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call in
 #                                          the default placement (3), half as many pinned
+#   WB_SKIP_ACP=1 ...                      skip the ACP face's benchmarks (Benchmarks/acp_bench.py)
 #   WB_OLD_REF=REF ...                     the previous release measured beside the server: a git
 #                                          ref of this clone, built here (default 94a74bb, the last
 #                                          state before issue 15's redesign); WB_OLD_REF=none skips it
@@ -742,6 +743,24 @@ open(sys.argv[1], "w").write(s[:4096])' "$MWS/bench/file4k.txt"
     fi
     rm -rf "$MCP_TMP"
     MCP_TMP=""
+fi
+
+# ---------------- ACP face (issue 24) ----------------
+# Benchmarks/acp_bench.py: `workspace-bridge acp` in front of a raw NDJSON agent, beside the same
+# agent spoken to directly in the same run (latency, rate), then load, list and RSS; every size a
+# tenth in a quick run.
+if [[ -n "${WB_SKIP_ACP:-}" || -n "${WB_ONLY_FILES:-}" || -n "${WB_ONLY_STORAGE:-}" || -n "${WB_ONLY_MCP:-}" ]]; then
+    log "skipping the ACP benchmarks"
+elif ! "$WB_BIN" --help 2>&1 | grep "^ *acp " > /dev/null; then
+    log "the server has no \`acp\` subcommand: no ACP figures"
+else
+    log "server-acp: latency and rate (beside a direct connection), load replay, list, RSS"
+    if ! python3 "$HERE/acp_bench.py" "$WB_BIN" --json ${QUICK:+--quick} >> "$RESULTS" 2> "$OUT/acp-bench.log"; then
+        log "  acp_bench.py failed (Benchmarks/out/acp-bench.log)"
+        python3 -c 'import json, sys; print(json.dumps({"target": "server-acp", "error": sys.argv[1]}))' \
+            "acp_bench.py failed: $(tail -n 1 "$OUT/acp-bench.log" | cut -c1-200)" >> "$RESULTS"
+        FAILED=1
+    fi
 fi
 
 if [[ -n "$CODEC_BIN" ]]; then

@@ -16,11 +16,21 @@ public struct ACPConfiguration: Sendable {
     /// `--approval-policy`: the policy of the sessions this process makes, which then weighs the
     /// agent's permission requests (`ACPProxy+Consent`); nil: they all go to the editor.
     public var approvalPolicy: ApprovalPolicy?
+    /// The budget of the sessions this process makes (`--max-cost-usd`, `--max-turns`,
+    /// `--max-input-tokens`, `--max-output-tokens`); the agent's reported usage counts against it.
+    public var budget: SessionConfig
+    /// Our MCP face as the agent gets it in each session's `mcpServers` (nil: not offered):
+    /// `command` (this binary, absolute) and the arguments before `--session ID`
+    /// (`mcp` and the storage options of this process).
+    public var mcpOffer: (command: String, arguments: [String])?
     /// The active storage root: sessions' `cwd` and `additionalDirectories` must be inside it.
     public var workspaceRoot: String
 
     public init(agentCommand: [String], workspaceRoot: String, maxMessageBytes: Int = 64 << 20,
-                exitGrace: Duration = .seconds(10), approvalPolicy: ApprovalPolicy? = nil) {
+                exitGrace: Duration = .seconds(10), approvalPolicy: ApprovalPolicy? = nil, budget: SessionConfig = SessionConfig(),
+                mcpOffer: (command: String, arguments: [String])? = nil) {
+        self.budget = budget
+        self.mcpOffer = mcpOffer
         self.agentCommand = agentCommand
         self.workspaceRoot = workspaceRoot
         self.maxMessageBytes = maxMessageBytes

@@ -1,4 +1,6 @@
 import AgentSessions
+import JSON
+import Workspace
 import JSONRPC
 
 /// The errors the ACP face itself answers with. Codes are ACP's (`ErrorCode` in the ACP schema:
@@ -16,6 +18,21 @@ enum ACPErrors {
     static func busy(limit: Int) -> RPCError {
         RPCError(code: -32803, message: "\(limit) requests are already waiting for an answer; send this one again later",
                  dataCode: "ServerBusy", data: ["reason": "pendingRequests", "limit": .int(Int64(limit))])
+    }
+
+    /// The session went over its budget (`error`: the session's `{code, message, exceeded, usage, limits}`).
+    static func budgetExceeded(_ id: String, _ error: JSON) -> RPCError {
+        var data: JSONObject = ["sessionId": .string(id)]
+        for k in ["exceeded", "usage", "limits"] { if let v = error[k] { data[k] = v } }
+        return RPCError(code: -32803, message: "Session \(id) went over its budget (\(error["message"]?.stringValue ?? "BudgetExceeded")); it takes no more prompts",
+                        dataCode: "BudgetExceeded", data: data)
+    }
+
+    /// A workspace refusal (the sandbox's own typed codes; ACP's -32002 for a missing file).
+    static func workspace(_ e: WorkspaceError) -> RPCError {
+        var data: JSONObject = [:]
+        if let path = e.path { data["path"] = .string(path) }
+        return RPCError(code: e.code == .notFound ? -32002 : -32803, message: e.message, dataCode: e.code.rawValue, data: data)
     }
 
     static func sessionNotFound(_ id: String) -> RPCError {

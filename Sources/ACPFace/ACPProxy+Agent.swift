@@ -34,6 +34,13 @@ extension ACPProxy {
         }
         var params = editorInitialize?.objectValue ?? [:]
         params["protocolVersion"] = .int(ACPConfiguration.protocolVersion)
+        // The proxy serves fs/* itself when the editor cannot (ACPProxy+Files).
+        var caps = params["clientCapabilities"]?.objectValue ?? [:]
+        var fs = caps["fs"]?.objectValue ?? [:]
+        fs["readTextFile"] = true
+        fs["writeTextFile"] = true
+        caps["fs"] = .object(fs)
+        params["clientCapabilities"] = .object(caps)
         requestAgent("initialize", .object(params), pending: .proxy({ result in
             switch result {
             case .success(let r):
@@ -72,6 +79,7 @@ extension ACPProxy {
             let sid = mapToEditor(&p)
             if method == "session/request_permission", let sid, let params,
                answeredByPolicy(session: sid, agentId: id.json, params: params, extra: Self.extras(message)) { return }
+            if let sid, servedFile(method, agentId: id.json, session: sid, params: p ?? [:]) { return }
             toEditor[k] = PendingToEditor(agentId: id.json, generation: run, method: method, session: sid,
                                           params: method == "session/request_permission" ? params : nil)
             var o = Self.extras(message)
@@ -95,6 +103,7 @@ extension ACPProxy {
             o["method"] = .string(method)
             if let p { o["params"] = p }
             let records = method == "session/update" && sid != nil ? (p?["update"]).map { [ACPRecords.update($0)] } ?? [] : []
+            if method == "session/update", let sid, let update = p?["update"] { noteUpdate(sid, update) }
             toEditorSide(.object(o), session: sid, records: records)
         case .response(let id, let result, let error):
             guard case .int(let n)? = id, let pending = toAgent.removeValue(forKey: n) else {
@@ -125,6 +134,7 @@ extension ACPProxy {
             o["id"] = id.json
             if let error { o["error"] = error } else { o["result"] = result ?? .null }
             let records = method == "session/prompt" ? [ACPRecords.stop(result: result, error: error)] : []
+            if method == "session/prompt", let session, let result, error == nil { countTurn(session, result: result) }
             toEditorSide(.object(o), session: session, records: records)
         }
     }

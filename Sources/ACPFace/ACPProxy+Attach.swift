@@ -43,13 +43,14 @@ extension ACPProxy {
         let fresh: () -> Void = {
             var p = params
             p["sessionId"] = nil
-            self.requestAgent("session/new", .object(p), pending: .proxy({ r in
+            self.requestAgent("session/new", self.offeringMCP(.object(p), session: sid), pending: .proxy({ r in
                 switch r {
                 case .success(let answer):
                     guard let agentSid = answer["sessionId"]?.stringValue else {
                         return finish(.failure(.internalError("the agent's session/new answer has no sessionId")))
                     }
                     self.bind(sid, agentSid)
+                    self.costStartsAfresh(sid)
                     self.handoverDue.insert(sid)
                     var o = answer.objectValue ?? [:]
                     o["sessionId"] = nil
@@ -65,11 +66,12 @@ extension ACPProxy {
         let method = resume && agentCapabilities.resume ? "session/resume" : "session/load"
         params["sessionId"] = .string(known)
         if method == "session/load" { muted.insert(known) }
-        requestAgent(method, .object(params), pending: .proxy({ r in
+        requestAgent(method, offeringMCP(.object(params), session: sid), pending: .proxy({ r in
             self.muted.remove(known)
             switch r {
             case .success(let answer):
                 self.bind(sid, known)
+                self.costContinues(sid)
                 finish(.success(answer))
             case .failure(let e):
                 self.logger.notice("acp: the agent could not \(method) \(known) (\(e.json["message"]?.stringValue ?? "")); starting it afresh with the history")

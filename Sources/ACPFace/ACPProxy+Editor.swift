@@ -49,6 +49,7 @@ extension ACPProxy {
                 }
                 return
             }
+            if method == "session/prompt", let refusal = budgetRefusal(sid) { return failEditor(id, refusal) }
             withSession(sid, failing: id, method) { agentSid in
                 self.forwardSessionRequest(id, method, params!, session: sid, agentSession: agentSid, extra: extra)
             }
@@ -100,6 +101,7 @@ extension ACPProxy {
             logger.warning("acp: the editor answered a request we did not make (id \(id?.description ?? "null"))")
             return
         }
+        if let then = pending.then { return then(result, error) }
         guard pending.generation == generation, agent != nil else { return }  // that agent run is gone
         var o: JSONObject = ["jsonrpc": "2.0", "id": pending.agentId]
         if let error { o["error"] = error } else { o["result"] = result ?? .null }

@@ -32,36 +32,49 @@ extension ACPProxy {
         agentName = r["agentInfo"]?["name"]?.stringValue ?? configuration.agentName
     }
 
-    /// `session/new`: the agent makes its session, then we make ours (durably) and the editor
-    /// gets our id. `cwd` and `additionalDirectories` must be inside the active root (`InsideRoot`).
+    /// `session/new`: ours is made first (durably, so the MCP server offered in it can open it
+    /// whenever the agent starts it), then the agent makes its own, whose id is then recorded in
+    /// ours; the editor gets our id. When the agent refuses, ours is deleted and the editor gets
+    /// the agent's error. `cwd` and `additionalDirectories` must be inside the active root (`InsideRoot`).
     func newSession(_ id: RequestID, _ params: JSON, extra: JSONObject) {
         if let refusal = inside.refusal(params) { return failEditor(id, refusal) }
         guard let cwd = params["cwd"]?.stringValue else { return }
         withAgent(failing: id, "session/new") {
-            self.requestAgent("session/new", params, pending: .proxy({ result in
+            let policy = self.configuration.approvalPolicy
+            let dirs = (params["additionalDirectories"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(self.inside.relative) }
+            var info = ACPSessionInfo(cwd: self.inside.relative(cwd) ?? "", directories: dirs, agentSessionId: nil, consent: policy != nil)
+            let session: Session
+            do throws(SessionError) {
+                session = try self.store.create(title: ACPSessionInfo.defaultTitle, agentType: self.agentName,
+                                                config: self.configuration.budget,
+                                                metadata: .object(info.metadata(agent: self.agentName)),
+                                                approvalPolicy: policy ?? .none)
+            } catch {
+                return self.failEditor(id, ACPErrors.store(error))
+            }
+            let sid = session.id
+            self.requestAgent("session/new", self.offeringMCP(params, session: sid), pending: .proxy({ result in
                 switch result {
                 case .failure(let e):
+                    do throws(SessionError) { try self.store.delete(id: sid) } catch {
+                        self.logger.warning("acp: session \(sid), refused by the agent, stays: \(error.message)")
+                    }
                     self.toEditorSide(.object(["jsonrpc": "2.0", "id": id.json, "error": e.json]))
                 case .success(let r):
                     guard let agentSid = r["sessionId"]?.stringValue else {
+                        try? self.store.delete(id: sid)
                         return self.failEditor(id, .internalError("the agent's session/new answer has no sessionId"))
                     }
-                    let policy = self.configuration.approvalPolicy
-                    let dirs = (params["additionalDirectories"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(self.inside.relative) }
-                    let info = ACPSessionInfo(cwd: self.inside.relative(cwd) ?? "", directories: dirs, agentSessionId: agentSid,
-                                              consent: policy != nil)
-                    let session: Session
-                    do throws(SessionError) {
-                        session = try self.store.create(title: ACPSessionInfo.defaultTitle, agentType: self.agentName,
-                                                        metadata: info.metadata(agent: self.agentName),
-                                                        approvalPolicy: policy ?? .none)
-                    } catch {
-                        return self.failEditor(id, ACPErrors.store(error))
+                    info.agentSessionId = agentSid
+                    do throws(SessionError) { _ = try self.store.update(id: sid, metadata: info.metadata(agent: self.agentName)) } catch {
+                        // The session works on; only a restarted proxy cannot ask the agent for its own session.
+                        self.logger.warning("acp: session \(sid): the agent's session id was not recorded: \(error.message)")
                     }
-                    self.bind(session.id, agentSid)
-                    self.sessionSetup[session.id] = Self.setup(params)
+                    self.bind(sid, agentSid)
+                    self.costStartsAfresh(sid)
+                    self.sessionSetup[sid] = Self.setup(params)
                     var o = r.objectValue ?? [:]
-                    o["sessionId"] = .string(session.id)
+                    o["sessionId"] = .string(sid)
                     self.answerEditor(id, .object(o))
                 }
             }), extra: extra)

@@ -8,6 +8,7 @@ import Dispatch
 import JSON
 import JSONRPC
 import Logging
+import Workspace
 
 /// The ACP face: to the editor an ACP v1 agent, to the downstream agent an ACP client.
 ///
@@ -66,13 +67,19 @@ public final class ACPProxy: @unchecked Sendable {
     var agentSessionIds: [String: String] = [:]
     /// Whether each session's approval policy weighs permission requests (`isGated`).
     var gated: [String: Bool] = [:]
+    /// Per session: the agent's last cumulative USD cost counted (nil: look it up in the
+    /// journal), and what it rose by since the last turn was recorded (`ACPProxy+Usage`).
+    var costCounted: [String: Double] = [:]
+    var costDue: [String: Double] = [:]
+    /// The active root's files, opened on the agent's first `fs/*` request the proxy serves.
+    var files: Workspace?
 
     public init(configuration: ACPConfiguration, store: SessionStore, editorOutput: Int32, logger: Logger) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
         editor = OutputChannel(fd: editorOutput, framing: .ndjson)
-        outbox = Outbox(store: store, logger: logger)
+        outbox = Outbox(store: store, logger: logger, editor: editor)
         inside = InsideRoot(configuration.workspaceRoot)
     }
 
@@ -171,6 +178,8 @@ struct PendingToEditor {
     var session: String?
     /// The request's params (kept for a permission request: its options decide the approval).
     var params: JSON?
+    /// For a request of the proxy's own (not the agent's): what to do with the editor's answer.
+    var then: ((_ result: JSON?, _ error: JSON?) -> Void)? = nil
 }
 
 /// What the agent said it can do at `initialize` (what the proxy adds is not here).

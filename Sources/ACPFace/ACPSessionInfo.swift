@@ -32,7 +32,7 @@ struct ACPSessionInfo {
         consent = acp["consent"]?.boolValue ?? false
     }
 
-    func metadata(agent: String) -> JSON {
+    func metadata(agent: String) -> JSONObject {
         var o: JSONObject = ["cwdInRoot": .string(cwd), "agent": .string(agent)]
         if !directories.isEmpty { o["directoriesInRoot"] = .array(directories.map(JSON.string)) }
         if let agentSessionId { o["agentSessionId"] = .string(agentSessionId) }

@@ -41,6 +41,18 @@ struct InsideRoot: Sendable {
         return real.hasPrefix(prefix) ? String(real.dropFirst(prefix.count)) : nil
     }
 
+    /// A file's path relative to the root (the file need not exist): the absolute `path` as
+    /// written when it starts with the root, else with its folder resolved; nil when neither is
+    /// inside. Not a sandbox by itself: the workspace refuses `..`, links and special files.
+    func fileRelative(_ path: String) -> String? {
+        guard path.hasPrefix("/") else { return nil }
+        let prefix = root == "/" ? "/" : root + "/"
+        if path.hasPrefix(prefix) { return String(path.dropFirst(prefix.count)) }
+        guard let slash = path.lastIndex(of: "/"), let folder = relative(slash == path.startIndex ? "/" : String(path[..<slash])) else { return nil }
+        let name = String(path[path.index(after: slash)...])
+        return folder.isEmpty ? name : folder + "/" + name
+    }
+
     /// The absolute path of a path relative to the root.
     func absolute(_ relative: String) -> String {
         relative.isEmpty ? root : (root == "/" ? "/" : root + "/") + relative

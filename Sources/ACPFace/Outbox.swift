@@ -5,6 +5,7 @@ import Darwin
 #endif
 import AgentSessions
 import Dispatch
+import JSONRPC
 import Logging
 import Synchronization
 
@@ -28,13 +29,17 @@ final class Outbox: Sendable {
 
     private let store: SessionStore
     private let logger: Logger
+    /// The editor's channel: corked for each batch, so a batch (a replay of 10,000 updates, a
+    /// burst of chunks) leaves in writes of up to 1 MiB, not one system call per message.
+    private let editor: OutputChannel?
     private let queue = DispatchQueue(label: "acp.outbox")
     private let pending = Mutex<(items: [Item], scheduled: Bool)>(([], false))
     static let limit = 4096
 
-    init(store: SessionStore, logger: Logger) {
+    init(store: SessionStore, logger: Logger, editor: OutputChannel? = nil) {
         self.store = store
         self.logger = logger
+        self.editor = editor
     }
 
     /// Posts one item (journal records, then its send).
@@ -65,6 +70,8 @@ final class Outbox: Sendable {
             }
             if batch.isEmpty { return }
             let failed = journal(batch)
+            let corked = editor?.cork() ?? false
+            defer { if corked { editor?.uncork() } }
             for item in batch {
                 if let unless = item.unless, let e = item.records.lazy.compactMap({ failed[$0.session] }).first {
                     unless(e)

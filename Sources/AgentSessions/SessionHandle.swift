@@ -5,13 +5,25 @@ import Darwin
 #endif
 import JSON
 
-/// A plain mutex that can be held across calls (`backgroundAll` holds many at once).
+/// A session's lock: a mutex between this process's threads, and an exclusive `flock` on the
+/// session's journal between processes of this machine, held together (`backgroundAll` holds
+/// many at once). Two processes of one device (one lease owner) may change one session, e.g.
+/// the ACP proxy and the `mcp --session` server it offers the agent: under the lock each sees
+/// the other's appends (`SessionStore.current` compares the journal's size and time, and reloads)
+/// and never appends, reloads or cuts a torn tail while the other is writing. A journal that
+/// does not exist yet (a session being created) or cannot be opened is not locked between
+/// processes (nothing else can know the session yet; a full descriptor table costs only that).
 final class Lock: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private let path: String?
+    /// The descriptor holding the `flock` while locked (-1: none). Guarded by `mutex`.
+    private var fd: Int32 = -1
 
-    init() {
+    /// `path`: the file locked between processes (nil: a mutex only).
+    init(path: String? = nil) {
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
+        self.path = path
     }
 
     deinit {
@@ -19,8 +31,24 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    func lock() {
+        pthread_mutex_lock(mutex)
+        guard let path else { return }
+        let f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
+        guard f >= 0 else { return }
+        while flock(f, LOCK_EX) != 0 {
+            if errno != EINTR { close(f); return }
+        }
+        fd = f
+    }
+
+    func unlock() {
+        if fd >= 0 {
+            close(fd)  // releases the flock
+            fd = -1
+        }
+        pthread_mutex_unlock(mutex)
+    }
 }
 
 /// One session's place in a store: its lock and everything the lock guards.
@@ -31,7 +59,7 @@ final class Lock: @unchecked Sendable {
 final class SessionHandle: @unchecked Sendable {
     let id: String
     let folder: String
-    let lock = Lock()
+    let lock: Lock
 
     /// `nil` until loaded (or when the folder holds no session).
     var data: SessionData?
@@ -60,6 +88,7 @@ final class SessionHandle: @unchecked Sendable {
     init(id: String, folder: String) {
         self.id = id
         self.folder = folder
+        lock = Lock(path: folder + "/" + Journal.file)
     }
 
     deinit { writer?.closeFile() }

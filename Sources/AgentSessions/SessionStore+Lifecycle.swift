@@ -65,9 +65,12 @@ extension SessionStore {
     /// Counts one turn and prices it. Going over any limit fails the session with
     /// `BudgetExceeded` in the same durable record, and the report says so. Refused on a
     /// `completed` session, and on a `failed` one (`BudgetExceeded` if that is why it failed).
+    /// `costUSD`, when given, is the turn's cost as the agent itself reported it (the ACP face's
+    /// `usage_update`), counted instead of the price table's.
     public func recordUsage(id: String, inputTokens: Int, outputTokens: Int,
-                            model: String? = nil) throws(SessionError) -> UsageReport {
+                            model: String? = nil, costUSD: Double? = nil) throws(SessionError) -> UsageReport {
         guard inputTokens >= 0, outputTokens >= 0 else { throw .invalid("token counts must be >= 0") }
+        if let costUSD { guard costUSD >= 0, costUSD.isFinite else { throw .invalid("cost must be a finite number >= 0") } }
         let h = try handle(id)
         h.lock.lock()
         let report: UsageReport
@@ -80,8 +83,8 @@ extension SessionStore {
             let d = try h.session
             try refuseIfFinal(d, doing: "record usage")
             let quote = pricing.quote(model: model ?? d.config.model, tier: d.config.modelTier)
-            let cost = pricing.cost(inputTokens: inputTokens, outputTokens: outputTokens,
-                                    model: model ?? d.config.model, tier: d.config.modelTier)
+            let cost = costUSD ?? pricing.cost(inputTokens: inputTokens, outputTokens: outputTokens,
+                                               model: model ?? d.config.model, tier: d.config.modelTier)
             var after = d.usage
             after.inputTokens += inputTokens
             after.outputTokens += outputTokens
@@ -91,7 +94,7 @@ extension SessionStore {
             var r: JSONObject = ["t": "usage", "in": JSON(inputTokens), "out": JSON(outputTokens)]
             if let model { r["model"] = .string(model) }
             r["cost"] = .double(cost)
-            if case .unpriced(let m) = quote { r["unpriced"] = .string(m) }
+            if costUSD == nil, case .unpriced(let m) = quote { r["unpriced"] = .string(m) }
             if !exceeded.isEmpty {
                 r["fail"] = [
                     "code": "BudgetExceeded",
@@ -104,7 +107,7 @@ extension SessionStore {
             try commit(h, [.object(r)])
             let s = try view(h)
             var made = UsageReport(usage: s.usage, remaining: Budget.remaining(s.config, s.usage), exceeded: exceeded, session: s)
-            if case .unpriced(let m) = quote { made.unpricedModel = m }
+            if costUSD == nil, case .unpriced(let m) = quote { made.unpricedModel = m }
             report = made
         }
         if let change { notify([change]) }

@@ -122,7 +122,7 @@ public final class OutputChannel: Sendable {
     /// does not wait for it (the writer may have been preempted just after waking the client,
     /// which is about to send the next request) and its replies are written one by one, in
     /// turn behind that write. Returns whether it corked; only then must `uncork` follow.
-    func cork() -> Bool {
+    package func cork() -> Bool {
         state.withLockIfAvailable { $0.corked = true } != nil
     }
 
@@ -138,7 +138,7 @@ public final class OutputChannel: Sendable {
     /// How long one write may be under way before the reader waits for it (`waitWhileStalled`).
     static let stallBeforeWaiting: UInt64 = 1_000_000  // 1 ms
 
-    func uncork() {
+    package func uncork() {
         state.withLock { s in
             s.corked = false
             flushLocked(&s)

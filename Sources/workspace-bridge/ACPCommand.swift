@@ -30,12 +30,28 @@ struct ACP: ParsableCommand {
     @Option(help: "The approval policy of the sessions this process creates, which then answers the agent's permission requests it does not need to ask about: none (every request allowed without asking), destructive (the editor is asked for every call that replaces or removes existing content), write (asked for every call that changes anything). Without it, every permission request goes to the editor.")
     var approvalPolicy: String?
 
+    @Option(help: "The budget of the sessions this process creates, in US dollars, counted from the cost the agent reports in usage_update; a session over it refuses its next prompt (BudgetExceeded).")
+    var maxCostUsd: Double?
+    @Option(help: "The most prompts (turns) each session this process creates may take.")
+    var maxTurns: Int?
+    @Option(help: "The most input tokens each session may use, as the agent reports them in its prompt answers' usage.")
+    var maxInputTokens: Int?
+    @Option(help: "The most output tokens each session may use, as the agent reports them.")
+    var maxOutputTokens: Int?
+
+    @Flag(help: "Do not offer the agent our MCP face (this binary's mcp --session ID, with these storage options) in each session's mcpServers.")
+    var noMcp = false
+
     @Argument(parsing: .postTerminator, help: "The agent's command and its arguments, after --.")
     var agent: [String] = []
 
     func validate() throws {
         if let approvalPolicy, ApprovalPolicy(named: approvalPolicy) == nil {
             throw ValidationError("--approval-policy must be none, destructive or write")
+        }
+        if let maxCostUsd, !(maxCostUsd >= 0 && maxCostUsd.isFinite) { throw ValidationError("--max-cost-usd must be a number >= 0") }
+        for (name, v) in [("--max-turns", maxTurns), ("--max-input-tokens", maxInputTokens), ("--max-output-tokens", maxOutputTokens)] {
+            if let v, v < 0 { throw ValidationError("\(name) must be an integer >= 0") }
         }
         guard !agent.isEmpty else { throw ValidationError("give the agent's command after --, e.g. workspace-bridge acp -- my-agent --acp") }
     }
@@ -71,10 +87,25 @@ struct ACP: ParsableCommand {
         let pricing = (try? Pricing.load(file: configDirectory + "/pricing.json")) ?? Pricing()
         let store = SessionStore(directory: root + "/.workspace/sessions", owner: DeviceIdentity.id(configDirectory: configDirectory),
                                  pricing: pricing)
+        // Our MCP face for each session, on the same storage (absolute paths: the agent may run elsewhere).
+        var offer: (command: String, arguments: [String])?
+        if !noMcp {
+            if let me = ExecutablePath.current() {
+                var args = ["mcp", "--local-root", absolute(try c.localRoot ?? c.defaultLocalRoot()), "--config-dir", configDirectory]
+                if let cloud = c.cloudRoot { args += ["--cloud-root", absolute(cloud)] }
+                if let t = c.template { args += ["--template", t.rawValue] }
+                offer = (me, args)
+            } else {
+                logger.warning("acp: the path of this binary is unknown; the MCP face is not offered to the agent")
+            }
+        }
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
         let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: options.maxMessageBytes,
                                                               exitGrace: .milliseconds(Int64(options.exitGrace * 1000)),
-                                                              approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:))),
+                                                              approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:)),
+                                                              budget: SessionConfig(maxInputTokens: maxInputTokens, maxOutputTokens: maxOutputTokens,
+                                                                                    maxTurns: maxTurns, maxCostUSD: maxCostUsd),
+                                                              mcpOffer: offer),
                              store: store, editorOutput: protocolOut, logger: logger)
         proxy.run(input: 0)
         #if canImport(Glibc)
@@ -82,5 +113,13 @@ struct ACP: ParsableCommand {
         #else
         Darwin.exit(0)
         #endif
+    }
+
+    /// `path` as an absolute path (relative ones are taken from the current directory).
+    private func absolute(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        guard let cwd = getcwd(nil, 0) else { return path }
+        defer { free(cwd) }
+        return String(cString: cwd) + "/" + path
     }
 }

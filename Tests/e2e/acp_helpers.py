@@ -54,8 +54,10 @@ class Editor:
 class Proxy:
     """One run of `workspace-bridge acp` with an agent; `conn` is the SDK's client connection."""
 
-    def __init__(self, binary, root, agent, tmp, *options):
+    def __init__(self, binary, root, agent, tmp, *options, storage=None):
+        """`storage`: the storage options (default: `root` as the local root, a config folder in `tmp`)."""
         self.binary, self.root, self.agent, self.tmp, self.options = binary, root, agent, Path(tmp), list(options)
+        self.storage = storage or ["--local-root", str(root), "--config-dir", str(self.tmp / "config")]
         self.editor = Editor()
         self.conformance = Conformance()
         self.agent_logs = self.tmp / "agent-logs"
@@ -75,7 +77,7 @@ class Proxy:
     @contextlib.asynccontextmanager
     async def run(self):
         env = dict(os.environ, ACP_AGENT_LOG=str(self.agent_logs), ACP_AGENT_STATE=str(self.state))
-        args = ["acp", "--local-root", str(self.root), "--config-dir", str(self.tmp / "config"), *self.options, "--",
+        args = ["acp", *self.storage, *self.options, "--",
                 sys.executable, str(AGENTS / f"{self.agent}.py")]
         async with acp.spawn_agent_process(self.editor, str(self.binary), *args, env=env,
                                            observers=[self._observe]) as (conn, process):
@@ -121,3 +123,20 @@ def root(tmp_path):
 
 def run(coro):
     return asyncio.run(coro)
+
+
+def journal(root, sid):
+    """The records of session `sid`'s journal under `root`, in order."""
+    path = Path(root) / ".workspace" / "sessions" / sid / "journal.jsonl"
+    return [json.loads(line.partition(" ")[2]) for line in path.read_text().splitlines()]
+
+
+def agent_requests(proxy, method):
+    """The params of every `method` request the agent runs of `proxy` received, in order."""
+    out = []
+    for log in sorted(proxy.agent_logs.glob("agent-*.jsonl")):
+        for line in log.read_text().splitlines():
+            entry = json.loads(line)
+            if entry["dir"] == "in" and entry["message"].get("method") == method:
+                out.append(entry["message"]["params"])
+    return out

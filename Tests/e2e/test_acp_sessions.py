@@ -10,7 +10,7 @@ import signal
 import acp
 import pytest
 
-from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
+from acp_helpers import Proxy, check_agent_logs, journal, root, run  # noqa: F401 (root: the fixture)
 
 
 
@@ -309,3 +309,36 @@ def test_a_session_compacted_by_a_front_end_replays_its_summary(binary, root, tm
             assert shown == ["[summary of the earlier conversation] the user said one", "two", "echo: two"]
         return p
     check_agent_logs(run(second()))
+
+
+def test_the_editor_forks_at_a_message(binary, root, tmp_path):
+    """`_meta.workspaceBridge.atMessageId`: an ACP messageId the chunks carried (the cut after its
+    last chunk), or one of our message ids (session/messages on the JSON-RPC face)."""
+    def fork_at(p, sid, at):
+        return p.call(p.conn._conn.send_request("session/fork", {"sessionId": sid, "cwd": str(root), "mcpServers": [],
+                                                                 "_meta": {"workspaceBridge": {"atMessageId": at}}}))
+
+    async def go():
+        p = Proxy(binary, root, "stream_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            sid = await p.new()
+            for text in ("first", "ids", "third"):
+                await p.prompt(sid, text)
+            fork = (await fork_at(p, sid, "m-a"))["sessionId"]
+            n = len(p.editor.updates)
+            await p.call(p.conn.load_session(cwd=str(root), session_id=fork, mcp_servers=[]))
+            shown = [u["content"]["text"] for s, u in p.editor.updates[n:] if s == fork]
+            assert shown == ["first", "echo: first", "ids", "a1 ", "a2 "]
+            # One of our message ids: the cut is right after the first turn's stop.
+            messages = [m for r in journal(root, sid) if r["t"] == "msg" for m in r["m"]]
+            stop = next(m["id"] for m in messages if m["content"].get("acp") == "stop")
+            early = (await fork_at(p, sid, stop))["sessionId"]
+            n = len(p.editor.updates)
+            await p.call(p.conn.load_session(cwd=str(root), session_id=early, mcp_servers=[]))
+            assert [u["content"]["text"] for s, u in p.editor.updates[n:] if s == early] == ["first", "echo: first"]
+            with pytest.raises(acp.RequestError) as e:
+                await fork_at(p, sid, "no-such-message")
+            assert e.value.data["code"] == "InvalidParams" and e.value.data["field"] == "_meta.workspaceBridge.atMessageId"
+        return p
+    check_agent_logs(run(go()))

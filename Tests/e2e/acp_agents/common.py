@@ -5,6 +5,12 @@ Each prompt is a command (its first text block):
                its update and a usage_update; answers end_turn
   permission [KIND]  asks the client's permission for a tool call of that kind (edit by
                default; options allow, always, reject); says which option came back
+  cost X       reports a cumulative session cost of X USD (usage_update with cost) and answers
+               with usage: 100 input and 10 output tokens for the turn
+  fs read PATH [LINE LIMIT]  the client's fs/read_text_file; says "read: <content>" or
+               "fs error: <code> <data.code>"
+  fs write PATH TEXT  the client's fs/write_text_file; says "written" or the error as above
+  ids          two messages, with ACP messageIds: "a1 " "a2 " (m-a), then "b1" (m-b)
   remember     says which earlier prompts of this session it has in context ("context: a | b"),
                and, when the prompt has more than one text block, the first ("history: …")
   anything     echoes it ("echo: <all text blocks joined>")
@@ -96,6 +102,29 @@ class TestAgent:
                 tool_call=S.ToolCallUpdate(tool_call_id=call_id, title="Write file", kind=kind, raw_input={"path": "a.md"}))
             chosen = getattr(answer.outcome, "option_id", "cancelled")
             await self.say(sid, f"permission: {chosen}")
+        elif command.startswith("cost "):
+            amount = float(command.split()[1])
+            await self.conn.session_update(sid, S.UsageUpdate(session_update="usage_update", used=500, size=1000,
+                                                                cost=S.Cost(amount=amount, currency="USD")))
+            await self.say(sid, f"spent: {amount}")
+            return S.PromptResponse(stop_reason="end_turn",
+                                    usage=S.Usage(input_tokens=100, output_tokens=10, total_tokens=110))
+        elif command.startswith("fs "):
+            words = command.split(" ", 3)
+            try:
+                if words[1] == "read":
+                    line, limit = (int(words[3].split()[0]), int(words[3].split()[1])) if len(words) > 3 else (None, None)
+                    r = await self.conn.read_text_file(session_id=sid, path=words[2], line=line, limit=limit)
+                    await self.say(sid, "read: " + r.content)
+                else:
+                    await self.conn.write_text_file(session_id=sid, path=words[2], content=words[3])
+                    await self.say(sid, "written")
+            except acp.RequestError as e:
+                await self.say(sid, f"fs error: {e.code} {(e.data or {}).get('code')}")
+        elif command == "ids":
+            for text, mid in [("a1 ", "m-a"), ("a2 ", "m-a"), ("b1", "m-b")]:
+                await self.conn.session_update(sid, S.AgentMessageChunk(session_update="agent_message_chunk",
+                                                                          content=text_block(text), message_id=mid))
         elif command == "remember":
             await self.say(sid, "context: " + " | ".join(earlier))
             if len(texts) > 1:

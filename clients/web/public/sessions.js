@@ -2,12 +2,19 @@
 // pending, the tool calls waiting for the user's consent (answered here with Allow or Deny:
 // `session/approve`), the calls the device policy deferred, where a fork came from, and resuming
 // a backgrounded one (which moves it to running and shows its recent messages). The list follows
-// `session/didChangeState`.
+// `session/didChangeState`. A session the ACP face journaled (`metadata.acp`) has a readable
+// transcript (text, tool calls with their status, plans, permissions), refreshed every second
+// while it is open, so a turn streaming through `workspace-bridge acp` shows as it goes.
+import { acpTranscript } from './acp-transcript.js';
 import { rpc } from './rpc.js';
 import { describeError, formatTime, formatUSD, h, toast } from './ui.js';
 
 const $ = (id) => document.getElementById(id);
 const resumed = new Map(); // id → the last session/resume answer, to show its messages
+const transcripts = new Map(); // id → the entries of an open ACP transcript (null while loading)
+let transcriptTimer = null;
+/** The most messages an open transcript reads (pages of 1,000). */
+const transcriptLimit = 10000;
 
 const stateLabels = {
   idle: 'Idle', running: 'Running', waitingForUser: 'Waiting for you', backgrounded: 'Paused',
@@ -24,6 +31,75 @@ function toolCalls(calls) {
 function messages(list) {
   return h('div.messages', {}, list.slice(-6).map((m) => h(`div.message.${m.role}`, {},
     h('span.role', {}, m.role), h('span.content', {}, typeof m.content === 'string' ? m.content : JSON.stringify(m.content)))));
+}
+
+const toolStatus = { pending: '', in_progress: 'warn', completed: 'ok', failed: 'danger' };
+
+function transcriptEntry(e) {
+  switch (e.kind) {
+    case 'user': return h('div.entry.user', {}, h('span.role', {}, 'You'), h('div.text', {}, e.text));
+    case 'agent': return h('div.entry.agent', {}, h('span.role', {}, 'Agent'), h('div.text', {}, e.text));
+    case 'thought': return h('div.entry.thought.muted.small', {}, h('span.role', {}, 'Thinking'), h('div.text', {}, e.text));
+    case 'summary': return h('div.entry.summary.muted', {}, h('span.role', {}, 'Summary'), h('div.text', {}, e.text));
+    case 'tool': return h('div.entry.tool', { dataset: { toolCallId: e.id, status: e.status } },
+      h('code', {}, e.toolKind), ' ', h('span.title', {}, e.title), ' ', h(`span.pill.${toolStatus[e.status] ?? ''}`, {}, e.status));
+    case 'plan': return h('div.entry.plan', {}, h('span.role', {}, 'Plan'),
+      h('ul', {}, e.entries.map((p) => h('li', { dataset: { status: p.status } }, h(`span.pill.${toolStatus[p.status] ?? ''}`, {}, p.status), ' ', p.content))));
+    case 'permission': return h('div.entry.permission', {}, h('span.role', {}, 'Permission'), ' ', h('span.title', {}, e.title),
+      ' → ', h('strong.outcome', {}, e.outcome), e.by ? h('span.muted.small', {}, ` (${e.by})`) : null);
+    case 'stop': return h('div.entry.stop.muted.small', {}, `turn ended: ${e.reason}`);
+    default: return null;
+  }
+}
+
+function transcript(session) {
+  if (!session.metadata?.acp) return null;
+  const open = transcripts.has(session.id);
+  const entries = transcripts.get(session.id);
+  return h('div.acp', {},
+    h('button.btn.transcript-toggle', { onclick: () => toggleTranscript(session.id) }, open ? 'Hide transcript' : 'Transcript'),
+    open ? h('div.transcript', {}, entries === null ? h('p.muted.small', {}, 'Loading…') : entries.map(transcriptEntry)) : null);
+}
+
+async function loadTranscript(id) {
+  const messages = [];
+  let after;
+  do {
+    const page = await rpc('session/messages', { id, limit: 1000, ...(after ? { after } : {}) });
+    messages.push(...page.messages);
+    after = page.messages.length === 1000 ? page.messages[page.messages.length - 1].id : undefined;
+  } while (after && messages.length < transcriptLimit);
+  return acpTranscript(messages);
+}
+
+async function refreshTranscripts() {
+  for (const id of transcripts.keys()) {
+    try {
+      const entries = await loadTranscript(id);
+      if (!transcripts.has(id)) continue;
+      transcripts.set(id, entries);
+      const card = document.querySelector(`.session[data-id="${id}"] .transcript`);
+      card?.replaceChildren(...entries.map(transcriptEntry).filter(Boolean));
+    } catch (error) {
+      toast(`Could not read the transcript: ${describeError(error)}`, 'error');
+      transcripts.delete(id);
+    }
+  }
+  if (!transcripts.size && transcriptTimer) {
+    clearInterval(transcriptTimer);
+    transcriptTimer = null;
+  }
+}
+
+async function toggleTranscript(id) {
+  if (transcripts.has(id)) {
+    transcripts.delete(id);
+  } else {
+    transcripts.set(id, null);
+    transcriptTimer ??= setInterval(refreshTranscripts, 1000);
+  }
+  await refreshSessions();
+  await refreshTranscripts();
 }
 
 function argumentsText(args) {
@@ -89,6 +165,7 @@ function sessionCard(session) {
     h('h4', {}, `Pending tool calls (${session.pendingToolCalls.length})`),
     toolCalls(session.pendingToolCalls),
     detail ? messages(detail.messagesTail) : null,
+    transcript(session),
     canResume ? h('div.actions.end', {}, h('button.btn.primary.resume', { onclick: () => resume(session.id) }, 'Resume')) : null);
 }
 
