@@ -33,12 +33,12 @@ struct SharedWriterTests {
         #expect(f.isClean(f.journal(s.id)))
     }
 
-    @Test("setMetadata is durable and replaces the metadata; a reported cost is counted instead of the price table's")
+    @Test("a metadata update is durable and replaces the keys it sets; a reported cost is counted instead of the price table's")
     func metadataAndReportedCost() throws {
         let f = Fixture()
         let store = f.store()
         let s = try store.create(title: "m", config: SessionConfig(maxCostUSD: 1), metadata: ["acp": ["cwdInRoot": ""]])
-        _ = try store.setMetadata(id: s.id, ["acp": ["cwdInRoot": "", "agentSessionId": "a1"]])
+        _ = try store.update(id: s.id, metadata: ["acp": ["cwdInRoot": "", "agentSessionId": "a1"]])
         let r = try store.recordUsage(id: s.id, inputTokens: 1_000_000, outputTokens: 0, costUSD: 1.5)
         #expect(r.exceeded == ["maxCostUSD"] && r.usage.estimatedCostUSD == 1.5)
         store.close()
