@@ -17,6 +17,7 @@ package enum SessionMethods {
         TransitionSession.self, AppendMessages.self, RecordUsage.self, CheckpointSession.self, ResumeSession.self,
         CallTool.self, ForkSession.self, CompactSession.self, UncompactSession.self, GetRetention.self, SetRetention.self,
         PruneSessions.self, ExportSession.self, ImportSession.self, SetApprovalPolicy.self, ApproveToolCall.self, ListDeferred.self,
+        SearchSessions.self,
     ]
 
     static let sessionFields = ["id", "title", "agentType", "state", "error", "config", "usage", "pendingToolCalls", "metadata",

@@ -48,6 +48,7 @@ export const REQUEST_METHODS = Object.freeze([
   "session/setApprovalPolicy",
   "session/approve",
   "session/listDeferred",
+  "session/search",
   "agent/listTools",
   "host/didEnterBackground",
   "host/willEnterForeground",

@@ -1,0 +1,221 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import JSON
+import SystemSupport
+
+/// Searches one session for `SessionStore.search` (see there for what is found and why).
+struct SessionScan {
+    let query: SessionSearchQuery
+    let matcher: TextMatcher
+    /// The query as the journal escapes it (literal queries only): lines without it are skipped.
+    let prefilter: TextMatcher?
+    /// True once the search must end (cancelled, or out of time): asked before each record and
+    /// each line a regular expression reads, so no session or long message holds it up.
+    let stop: () -> Bool
+
+    /// The journal is read in windows of at most this many bytes (whole records), so a search
+    /// holds at most one window per thread however large a session grows.
+    static let window = 32 << 20
+
+    /// What the scan needs of a session, taken under its lock.
+    private struct Taken {
+        var data: SessionData
+        var fd: Int32
+        var archived: [String: [Message]]
+    }
+
+    /// Searches session `h`; false when it was skipped (gone, or filtered out by state or agent).
+    func search(_ h: SessionHandle, _ store: SessionStore, into hits: inout HitList,
+                check: () throws(SessionError) -> Void) throws(SessionError) -> Bool {
+        guard let t = take(h, store) else { return false }
+        defer { Disk.closeDescriptor(t.fd) }
+        let d = t.data
+        var s = State(scan: self, data: d, fd: t.fd)
+        var offset: Int64 = 0
+        while offset < d.end {
+            try check()
+            guard let (bytes, length) = readWindow(t.fd, at: offset, end: d.end) else {
+                throw .io("the journal of session \(d.id) cannot be read", errno: EIO)
+            }
+            try s.scanWindow(bytes, length: length, base: offset, into: &hits, check: check)
+            offset += Int64(length)
+        }
+        for ref in d.messages where ref.isPlaceholder {
+            guard let c = d.extras.compactions.first(where: { $0.id == ref.id }) else { continue }
+            s.message(Message(summaryOf: c), compactedBy: nil, summary: true, into: &hits)
+        }
+        for (cid, list) in t.archived.sorted(by: { $0.key < $1.key }) {
+            for m in list { s.message(m, compactedBy: cid, summary: false, into: &hits) }
+        }
+        if stop() { try check() }  // a field cut short: the search ends, its hits are not kept
+        return true
+    }
+
+    /// The session's state, its journal open, and (with `includeCompacted`) the archived
+    /// originals of its active compactions, under its lock; nil when it is not searched.
+    private func take(_ h: SessionHandle, _ store: SessionStore) -> Taken? {
+        h.lock.lock()
+        defer { h.lock.unlock() }
+        guard (try? store.current(h)) != nil, let d = h.data else { return nil }
+        if let states = query.states, !states.contains(d.state) { return nil }
+        if let agents = query.agentTypes, !agents.contains(d.agentType) { return nil }
+        let fd = Disk.openRegular(h.journalPath, O_RDONLY)
+        guard fd >= 0 else { return nil }
+        var archived: [String: [Message]] = [:]
+        let kept = d.extras.compactions.filter { $0.isActive && $0.originalsDroppedAtNanos == nil && $0.originals == nil }
+        if query.includeCompacted, !kept.isEmpty {
+            archived = (try? Archive.read(folder: h.folder, cids: Set(kept.map(\.id)))) ?? [:]
+        }
+        return Taken(data: d, fd: fd, archived: archived)
+    }
+
+    /// Whole records from `at`: up to `window` bytes, cut after the last newline (more when one
+    /// record is longer). Returns the bytes and how many of them to use.
+    private func readWindow(_ fd: Int32, at: Int64, end: Int64) -> ([UInt8], Int)? {
+        var want = Int(min(Int64(Self.window), end - at))
+        while true {
+            guard let bytes = Disk.pread(fd, offset: at, length: want), bytes.count == want else { return nil }
+            if at + Int64(want) >= end { return (bytes, want) }
+            if let nl = bytes.lastIndex(of: 10) { return (bytes, nl + 1) }
+            want = Int(min(Int64(want) * 2, end - at))
+        }
+    }
+
+    /// The scan of one session: its visible messages by record, the tool fields already found.
+    private struct State {
+        let scan: SessionScan
+        let data: SessionData
+        let fd: Int32
+        /// Record offset → positions of messages to search there (and the compaction an
+        /// original belongs to); built on the first record that may match.
+        var visible: [Int64: [Int: String?]]?
+        var seenTools = Set<String>()
+        var denied: Set<String>?
+
+        init(scan: SessionScan, data: SessionData, fd: Int32) {
+            self.scan = scan
+            self.data = data
+            self.fd = fd
+        }
+
+        mutating func scanWindow(_ bytes: [UInt8], length: Int, base: Int64, into hits: inout HitList,
+                                 check: () throws(SessionError) -> Void) throws(SessionError) {
+            var failure: SessionError?
+            bytes.withUnsafeBytes { all in
+                let raw = UnsafeRawBufferPointer(rebasing: all[..<length])
+                var lines: [Range<Int>] = []
+                if let pre = scan.prefilter {
+                    pre.forEachMatch(in: raw) { hit in
+                        lines.append(hit.lineStart..<hit.lineEnd)
+                        return true
+                    }
+                } else {
+                    var start = 0
+                    for i in 0..<raw.count where raw[i] == 10 {
+                        lines.append(start..<i)
+                        start = i + 1
+                    }
+                }
+                for line in lines {
+                    if scan.stop() {
+                        do throws(SessionError) { try check() } catch { failure = error; return }
+                    }
+                    guard let r = JournalLine.decode(UnsafeRawBufferPointer(rebasing: raw[line])) else { continue }
+                    record(r, at: base + Int64(line.lowerBound), into: &hits)
+                }
+            }
+            if let failure { throw failure }
+        }
+
+        private mutating func record(_ r: JSON, at offset: Int64, into hits: inout HitList) {
+            switch r["t"]?.stringValue {
+            case "begin", "end", "read": tool(r, into: &hits)
+            default:
+                guard let list = r["m"]?.arrayValue else { return }
+                if visible == nil { visible = buildVisible() }
+                guard let positions = visible?[offset] else { return }
+                for (p, by) in positions.sorted(by: { $0.key < $1.key }) where p < list.count {
+                    if let m = Message(stored: list[p]) { message(m, compactedBy: by, summary: false, into: &hits) }
+                }
+            }
+        }
+
+        private func buildVisible() -> [Int64: [Int: String?]] {
+            var v: [Int64: [Int: String?]] = [:]
+            for m in data.messages where !m.isPlaceholder { v[m.record.offset, default: [:]][m.position] = .some(nil) }
+            if scan.query.includeCompacted {
+                for c in data.extras.compactions where c.isActive && c.originalsDroppedAtNanos == nil {
+                    for m in c.originals ?? [] { v[m.record.offset, default: [:]][m.position] = .some(c.id) }
+                }
+            }
+            return v
+        }
+
+        mutating func message(_ m: Message, compactedBy: String?, summary: Bool, into hits: inout HitList) {
+            let q = scan.query
+            if let roles = q.roles, !roles.contains(m.role) { return }
+            guard inTime(m.atNanos) else { return }
+            var fields: [(String, JSON)] = [("content", m.content)]
+            if let calls = m.toolCalls { fields.append(("toolCalls", calls)) }
+            for (field, value) in fields {
+                guard let f = SearchText.find(scan.matcher, in: SearchText.of(value), stop: scan.stop) else { continue }
+                var hit = makeHit(.message, m.id, field, m.atNanos, f)
+                hit.role = m.role
+                hit.compactedBy = compactedBy
+                hit.isSummary = summary
+                hits.add(hit)
+            }
+        }
+
+        /// A `begin`, `end` or `read` record: the call's name, arguments (never a denied call's)
+        /// and result, each found once per call.
+        private mutating func tool(_ r: JSON, into hits: inout HitList) {
+            let q = scan.query
+            if let roles = q.roles, !roles.contains(.tool) { return }
+            guard let call = r["call"]?.stringValue, let at = r["at"]?.intValue, inTime(at) else { return }
+            let name = r["name"]?.stringValue ?? data.toolCalls[call]?.name ?? ""
+            var fields: [(String, JSON)] = [("name", .string(name))]
+            if let args = r["args"], !isDenied(call) { fields.append(("arguments", args)) }
+            if let result = r["result"] { fields.append(("result", result)) }
+            for (field, value) in fields where !seenTools.contains(call + "\u{0}" + field) {
+                guard let f = SearchText.find(scan.matcher, in: SearchText.of(value), stop: scan.stop) else { continue }
+                seenTools.insert(call + "\u{0}" + field)
+                var hit = makeHit(.toolCall, call, field, at, f)
+                hit.toolName = name
+                hits.add(hit)
+            }
+        }
+
+        /// Whether the user denied call `id`: its approval says so, or (a remembered denial) its
+        /// recorded result is the refusal.
+        private mutating func isDenied(_ id: String) -> Bool {
+            if denied == nil {
+                var set = Set(data.extras.approvals.filter { $0.decision == .deny }.map(\.toolCallId))
+                for t in data.toolCalls.values where t.isError {
+                    guard let ref = t.result, let line = Disk.pread(fd, offset: ref.offset, length: Int(ref.length)), line.last == 10,
+                          let r = line.withUnsafeBytes({ JournalLine.decode(UnsafeRawBufferPointer(rebasing: $0.dropLast())) })
+                    else { continue }
+                    if r["result"]?["structuredContent"]?["code"]?.stringValue == "ApprovalDenied" { set.insert(t.id) }
+                }
+                denied = set
+            }
+            return denied?.contains(id) ?? true
+        }
+
+        private func inTime(_ at: Int64) -> Bool {
+            if let since = scan.query.since, at < since { return false }
+            if let until = scan.query.until, at >= until { return false }
+            return true
+        }
+
+        private func makeHit(_ kind: SessionSearchHit.Kind, _ id: String, _ field: String, _ at: Int64,
+                             _ f: SearchText.Found) -> SessionSearchHit {
+            SessionSearchHit(sessionId: data.id, sessionTitle: data.title, agentType: data.agentType, state: data.state,
+                             kind: kind, itemId: id, role: nil, toolName: nil, field: field, atNanos: at, score: f.score,
+                             matchCount: f.count, matches: f.matches, snippet: f.snippet, snippetStart: f.snippetStart)
+        }
+    }
+}

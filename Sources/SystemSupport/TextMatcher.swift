@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CWorkspaceShims
+
+/// Finds a literal or a regular expression in UTF-8 text, line by line: the one matcher behind
+/// `searchFiles` (files) and `session/search` (conversations).
+///
+/// Literal searches run `memmem` over the whole buffer (case-insensitive ASCII queries over
+/// an ASCII-folded copy), so they cost about one pass over the bytes; only matching lines are
+/// decoded. Regular expressions (Swift Regex syntax) and case-insensitive non-ASCII literals
+/// (a verbatim regex that ignores case) are applied line by line. A match never spans lines.
+public struct TextMatcher {
+    /// Why a pattern cannot be used (a regular expression that does not compile).
+    public struct PatternError: Error, Sendable {
+        public let message: String
+    }
+
+    /// One match: its line (1-based), where the line's text starts and ends in the buffer (a
+    /// final `\r` excluded), and where the match is, as byte offsets into the buffer.
+    public struct Hit: Sendable, Equatable {
+        public var line: Int
+        public var lineStart: Int
+        public var lineEnd: Int
+        public var match: Range<Int>
+    }
+
+    private enum Kind { case literal([UInt8]), foldedLiteral([UInt8]), regex(Regex<AnyRegexOutput>) }
+    private let kind: Kind
+
+    public init(query: String, regex: Bool, caseSensitive: Bool) throws(PatternError) {
+        if regex {
+            do {
+                var r = try Regex(query)
+                if !caseSensitive { r = r.ignoresCase() }
+                kind = .regex(r)
+            } catch {
+                throw PatternError(message: "invalid regular expression '\(query)': \(error)")
+            }
+        } else if caseSensitive {
+            kind = .literal(Array(query.utf8))
+        } else if query.utf8.allSatisfy({ $0 < 0x80 }) {
+            kind = .foldedLiteral(Array(query.lowercased().utf8))
+        } else {
+            kind = .regex(Regex<AnyRegexOutput>(Regex<Substring>(verbatim: query)).ignoresCase())
+        }
+    }
+
+    /// The bytes a literal search looks for (lowered for a case-insensitive one), or nil for a
+    /// regular expression. A caller may use it to skip text that cannot match.
+    public var literalNeedle: (bytes: [UInt8], folded: Bool)? {
+        switch kind {
+        case .literal(let n): (n, false)
+        case .foldedLiteral(let n): (n, true)
+        case .regex: nil
+        }
+    }
+
+    /// Calls `body` for each match, in order, until it returns false: the first match of each
+    /// matching line, or (with `everyMatch`) every match, none overlapping the one before.
+    /// A regular expression asks `stop` before each line and ends when it answers true.
+    public func forEachMatch(in bytes: UnsafeRawBufferPointer, everyMatch: Bool = false, stop: () -> Bool = { false },
+                             _ body: (Hit) -> Bool) {
+        switch kind {
+        case .literal(let needle): literal(bytes, haystack: bytes, needle, everyMatch, body)
+        case .foldedLiteral(let needle):
+            let folded = [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
+                Self.foldASCII(bytes, into: UnsafeMutableRawBufferPointer(out))
+                count = bytes.count
+            }
+            folded.withUnsafeBytes { literal(bytes, haystack: $0, needle, everyMatch, body) }
+        case .regex(let regex): perLine(bytes, regex, everyMatch, stop, body)
+        }
+    }
+
+    /// Calls `body(lineNumber, column, text)` for each matching line until it returns false:
+    /// `column` is 1-based, in Unicode scalars, of the line's first match; `text` is the line
+    /// (at most 1,000 characters).
+    public func forEachMatchingLine(in bytes: [UInt8], _ body: (Int, Int, String) -> Bool) {
+        bytes.withUnsafeBytes { b in
+            forEachMatch(in: b) { hit in
+                let base = b.baseAddress!
+                let column = Self.scalars(base + hit.lineStart, hit.match.lowerBound - hit.lineStart) + 1
+                let text = String(decoding: UnsafeRawBufferPointer(start: base + hit.lineStart, count: hit.lineEnd - hit.lineStart),
+                                  as: UTF8.self)
+                return body(hit.line, column, text.count > 1000 ? String(text.prefix(1000)) : text)
+            }
+        }
+    }
+
+    private func literal(_ original: UnsafeRawBufferPointer, haystack h: UnsafeRawBufferPointer, _ needle: [UInt8],
+                         _ everyMatch: Bool, _ body: (Hit) -> Bool) {
+        needle.withUnsafeBytes { n in
+            guard let base = h.baseAddress, let nb = n.baseAddress, h.count >= n.count, n.count > 0 else { return }
+            var from = 0
+            var line = 1
+            var counted = 0  // `line` is the line of byte `counted`
+            var current: (start: Int, end: Int)?  // the line of the previous hit
+            while from < h.count, let found = wb_memmem(base + from, UInt(h.count - from), nb, UInt(n.count)) {
+                let at = base.distance(to: UnsafeRawPointer(found))
+                let crossed = Self.countNewlines(base, counted, at)
+                line += crossed
+                counted = at
+                if crossed > 0 || current == nil {
+                    let start = Self.lineStart(base, at)
+                    let end = memchr(base + at, 10, h.count - at).map { base.distance(to: UnsafeRawPointer($0)) } ?? h.count
+                    current = (start, end)
+                }
+                guard let (start, end) = current else { return }
+                var textEnd = end
+                if textEnd > start && original.load(fromByteOffset: textEnd - 1, as: UInt8.self) == 13 { textEnd -= 1 }
+                let hit = Hit(line: line, lineStart: start, lineEnd: textEnd, match: at..<min(at + n.count, textEnd))
+                if !body(hit) { return }
+                if everyMatch {
+                    from = at + n.count
+                } else {
+                    from = end + 1
+                    if end < h.count { line += 1; counted = end + 1; current = nil }
+                }
+            }
+        }
+    }
+
+    private func perLine(_ b: UnsafeRawBufferPointer, _ regex: Regex<AnyRegexOutput>, _ everyMatch: Bool, _ stop: () -> Bool,
+                         _ body: (Hit) -> Bool) {
+        guard let base = b.baseAddress else { return }
+        var start = 0
+        var line = 1
+        while start <= b.count, !stop() {
+            let end = memchr(base + start, 10, b.count - start).map { base.distance(to: UnsafeRawPointer($0)) } ?? b.count
+            var e = end
+            if e > start && b[e - 1] == 13 { e -= 1 }
+            let text = String(decoding: UnsafeRawBufferPointer(rebasing: b[start..<e]), as: UTF8.self)
+            // Offsets in the decoded text are the buffer's unless the line is not valid UTF-8
+            // (each bad byte became U+FFFD): then they are clamped to the line.
+            func offset(_ i: String.Index) -> Int { min(e, start + text.utf8.distance(from: text.startIndex, to: i)) }
+            if everyMatch {
+                for m in text.matches(of: regex) {
+                    if !body(Hit(line: line, lineStart: start, lineEnd: e, match: offset(m.range.lowerBound)..<offset(m.range.upperBound))) { return }
+                }
+            } else if let m = try? regex.firstMatch(in: text) {
+                if !body(Hit(line: line, lineStart: start, lineEnd: e, match: offset(m.range.lowerBound)..<offset(m.range.upperBound))) { return }
+            }
+            if end == b.count { return }
+            start = end + 1
+            line += 1
+        }
+    }
+
+    /// Copies `src` into `dst` (as long) with ASCII `A`–`Z` lowered, eight bytes at a time:
+    /// a byte is upper case when its low seven bits are in `A...Z` and its high bit is clear
+    /// (so UTF-8 bytes are copied unchanged).
+    public static func foldASCII(_ src: UnsafeRawBufferPointer, into dst: UnsafeMutableRawBufferPointer) {
+        let n = src.count
+        guard n > 0, let s = src.baseAddress, let d = dst.baseAddress else { return }
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        var i = 0
+        while i + 8 <= n {
+            let w = s.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            let low7 = w & ~high
+            let atLeastA = low7 &+ ones &* (0x80 - 0x41)  // high bit set where the byte's low 7 bits ≥ 'A'
+            let aboveZ = low7 &+ ones &* (0x80 - 0x5B)    // high bit set where they are > 'Z'
+            let upper = atLeastA & ~aboveZ & ~w & high
+            d.storeBytes(of: w | (upper >> 2), toByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < n {
+            let b = s.load(fromByteOffset: i, as: UInt8.self)
+            d.storeBytes(of: b >= 65 && b <= 90 ? b | 0x20 : b, toByteOffset: i, as: UInt8.self)
+            i += 1
+        }
+    }
+
+    private static func countNewlines(_ base: UnsafeRawPointer, _ from: Int, _ to: Int) -> Int {
+        var n = 0
+        var p = from
+        while p < to, let nl = memchr(base + p, 10, to - p) {
+            n += 1
+            p = base.distance(to: UnsafeRawPointer(nl)) + 1
+        }
+        return n
+    }
+
+    private static func lineStart(_ base: UnsafeRawPointer, _ at: Int) -> Int {
+        var i = at
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        while i > 0 && bytes[i - 1] != 10 { i -= 1 }
+        return i
+    }
+
+    /// Unicode scalars in `n` bytes of UTF-8 (bytes that do not continue a sequence).
+    public static func scalars(_ p: UnsafeRawPointer, _ n: Int) -> Int {
+        let bytes = p.assumingMemoryBound(to: UInt8.self)
+        var count = 0
+        for i in 0..<max(0, n) where bytes[i] & 0xC0 != 0x80 { count += 1 }
+        return count
+    }
+}
