@@ -30,21 +30,22 @@ import json
 import os
 import random
 import shutil
-import statistics
 import subprocess
 import sys
 import time
+
+import session_lineage  # Benchmarks/session_lineage.py: its Server
 
 WORD = "zanzibar"
 BATCH = 1000
 IN_FLIGHT = 4
 
 
-class Server:
+class Server(session_lineage.Server):
+    """session_lineage's server, with requests in flight at once (`send`, then `wait`)."""
+
     def __init__(self, argv: list[str], stderr):
-        self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, bufsize=0)
-        self.next = 0
-        self.buf = b""
+        super().__init__(argv, stderr)
         self.answers: dict[int, dict] = {}
 
     def send(self, method: str, params=None) -> int:
@@ -73,20 +74,6 @@ class Server:
 
     def call(self, method: str, params=None):
         return self.wait(self.send(method, params))
-
-    def start(self):
-        self.call("initialize", {"clientInfo": {"name": "session_search", "version": "1"}})
-        self.p.stdin.write(b'{"jsonrpc": "2.0", "method": "initialized", "params": {}}\n')
-        return self
-
-    def stop(self):
-        try:
-            self.call("shutdown")
-            self.p.stdin.write(b'{"jsonrpc": "2.0", "method": "exit"}\n')
-            self.p.wait(timeout=30)
-        except Exception:
-            self.p.kill()
-            self.p.wait()
 
 
 def vocabulary(rng: random.Random) -> list[str]:

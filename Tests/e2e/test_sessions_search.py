@@ -7,19 +7,7 @@ from __future__ import annotations
 import time
 from datetime import datetime, timezone
 
-import pytest
-
-from sessions_helpers import Place, append, create, domain_error, invalid_params, transition
-
-
-@pytest.fixture
-def place(tmp_path) -> Place:
-    return Place(tmp_path)
-
-
-@pytest.fixture
-def b(spawn, place):
-    return place.start(spawn)
+from sessions_helpers import append, b, create, domain_error, invalid_params, place, transition  # noqa: F401 (fixtures)
 
 
 def search(b, query: str, **kw) -> dict:
