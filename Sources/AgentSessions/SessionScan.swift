@@ -101,21 +101,28 @@ struct SessionScan {
             self.fd = fd
         }
 
+        /// Searches the records of one window: with a prefilter only the lines holding the
+        /// escaped query, and in a message record only the messages holding it.
         mutating func scanWindow(_ bytes: [UInt8], length: Int, base: Int64, into hits: inout HitList,
                                  check: () throws(SessionError) -> Void) throws(SessionError) {
             var failure: SessionError?
             bytes.withUnsafeBytes { all in
                 let raw = UnsafeRawBufferPointer(rebasing: all[..<length])
-                var lines: [Range<Int>] = []
+                // Each candidate line, and where in it the escaped query is (nil: anywhere).
+                var lines: [(range: Range<Int>, at: [Int]?)] = []
                 if let pre = scan.prefilter {
-                    pre.forEachMatch(in: raw) { hit in
-                        lines.append(hit.lineStart..<hit.lineEnd)
+                    pre.forEachMatch(in: raw, everyMatch: true) { hit in
+                        if let last = lines.last, last.range.lowerBound == hit.lineStart {
+                            lines[lines.count - 1].at?.append(hit.match.lowerBound - hit.lineStart)
+                        } else {
+                            lines.append((hit.lineStart..<hit.lineEnd, [hit.match.lowerBound - hit.lineStart]))
+                        }
                         return true
                     }
                 } else {
                     var start = 0
                     for i in 0..<raw.count where raw[i] == 10 {
-                        lines.append(start..<i)
+                        lines.append((start..<i, nil))
                         start = i + 1
                     }
                 }
@@ -123,22 +130,30 @@ struct SessionScan {
                     if scan.stop() {
                         do throws(SessionError) { try check() } catch { failure = error; return }
                     }
-                    guard let r = JournalLine.decode(UnsafeRawBufferPointer(rebasing: raw[line])) else { continue }
-                    record(r, at: base + Int64(line.lowerBound), into: &hits)
+                    record(UnsafeRawBufferPointer(rebasing: raw[line.range]), at: base + Int64(line.range.lowerBound),
+                           near: line.at, into: &hits)
                 }
             }
             if let failure { throw failure }
         }
 
-        private mutating func record(_ r: JSON, at offset: Int64, into hits: inout HitList) {
-            switch r["t"]?.stringValue {
-            case "begin", "end", "read": tool(r, into: &hits)
+        /// One record: a tool call's is decoded whole (its checksum checked); of a message
+        /// record only the visible messages holding a match (all visible ones when `near` is nil).
+        private mutating func record(_ line: UnsafeRawBufferPointer, at offset: Int64, near: [Int]?, into hits: inout HitList) {
+            guard let shape = RecordShape(line) else { return }
+            switch shape.type {
+            case "begin", "end", "read":
+                if let r = JournalLine.decode(line) { tool(r, into: &hits) }
             default:
-                guard let list = r["m"]?.arrayValue else { return }
+                guard !shape.messages.isEmpty else { return }
                 if visible == nil { visible = buildVisible() }
                 guard let positions = visible?[offset] else { return }
-                for (p, by) in positions.sorted(by: { $0.key < $1.key }) where p < list.count {
-                    if let m = Message(stored: list[p]) { message(m, compactedBy: by, summary: false, into: &hits) }
+                let wanted = near.map { Set($0.compactMap(shape.message(at:))) }
+                for (p, by) in positions.sorted(by: { $0.key < $1.key }) where p < shape.messages.count {
+                    if let wanted, !wanted.contains(p) { continue }
+                    guard let json = try? JSONCodec.decode(UnsafeRawBufferPointer(rebasing: line[shape.messages[p]])),
+                          let m = Message(stored: json) else { continue }
+                    message(m, compactedBy: by, summary: false, into: &hits)
                 }
             }
         }
