@@ -15,6 +15,8 @@ struct SessionScan {
     /// True once the search must end (cancelled, or out of time): asked before each record and
     /// each line a regular expression reads, so no session or long message holds it up.
     let stop: () -> Bool
+    /// The window being read (one per scan, so per thread).
+    let buffer = ByteScratch()
 
     /// The journal is read in windows of at most this many bytes (whole records), so a search
     /// holds at most one window per thread however large a session grows.
@@ -37,11 +39,11 @@ struct SessionScan {
         var offset: Int64 = 0
         while offset < d.end {
             try check()
-            guard let (bytes, length) = readWindow(t.fd, at: offset, end: d.end) else {
+            guard let bytes = readWindow(t.fd, at: offset, end: d.end) else {
                 throw .io("the journal of session \(d.id) cannot be read", errno: EIO)
             }
-            try s.scanWindow(bytes, length: length, base: offset, into: &hits, check: check)
-            offset += Int64(length)
+            try s.scanWindow(bytes, base: offset, into: &hits, check: check)
+            offset += Int64(bytes.count)
         }
         for ref in d.messages where ref.isPlaceholder {
             guard let c = d.extras.compactions.first(where: { $0.id == ref.id }) else { continue }
@@ -72,14 +74,16 @@ struct SessionScan {
         return Taken(data: d, fd: fd, archived: archived)
     }
 
-    /// Whole records from `at`: up to `window` bytes, cut after the last newline (more when one
-    /// record is longer). Returns the bytes and how many of them to use.
-    private func readWindow(_ fd: Int32, at: Int64, end: Int64) -> ([UInt8], Int)? {
+    /// Whole records from `at` in the scan's buffer: up to `window` bytes, cut after the last
+    /// newline (more when one record is longer); nil when the journal cannot be read.
+    private func readWindow(_ fd: Int32, at: Int64, end: Int64) -> UnsafeRawBufferPointer? {
         var want = Int(min(Int64(Self.window), end - at))
         while true {
-            guard let bytes = Disk.pread(fd, offset: at, length: want), bytes.count == want else { return nil }
-            if at + Int64(want) >= end { return (bytes, want) }
-            if let nl = bytes.lastIndex(of: 10) { return (bytes, nl + 1) }
+            let buffer = buffer.reserve(want)
+            guard FileIO.pread(fd, into: buffer, offset: at) == want else { return nil }
+            let bytes = UnsafeRawBufferPointer(buffer)
+            if at + Int64(want) >= end { return bytes }
+            if let nl = bytes.lastIndex(of: 10) { return UnsafeRawBufferPointer(rebasing: bytes[...nl]) }
             want = Int(min(Int64(want) * 2, end - at))
         }
     }
@@ -89,9 +93,9 @@ struct SessionScan {
         let scan: SessionScan
         let data: SessionData
         let fd: Int32
-        /// Record offset → positions of messages to search there (and the compaction an
-        /// original belongs to); built on the first record that may match.
-        var visible: [Int64: [Int: String?]]?
+        /// Record offset → position → compaction, for the originals `includeCompacted` searches
+        /// (built on first need; the shown messages are found through the session's own index).
+        var originals: [Int64: [Int: String]]?
         var seenTools = Set<String>()
         var denied: Set<String>?
 
@@ -103,38 +107,31 @@ struct SessionScan {
 
         /// Searches the records of one window: with a prefilter only the lines holding the
         /// escaped query, and in a message record only the messages holding it.
-        mutating func scanWindow(_ bytes: [UInt8], length: Int, base: Int64, into hits: inout HitList,
+        mutating func scanWindow(_ raw: UnsafeRawBufferPointer, base: Int64, into hits: inout HitList,
                                  check: () throws(SessionError) -> Void) throws(SessionError) {
-            var failure: SessionError?
-            bytes.withUnsafeBytes { all in
-                let raw = UnsafeRawBufferPointer(rebasing: all[..<length])
-                // Each candidate line, and where in it the escaped query is (nil: anywhere).
-                var lines: [(range: Range<Int>, at: [Int]?)] = []
-                if let pre = scan.prefilter {
-                    pre.forEachMatch(in: raw, everyMatch: true) { hit in
-                        if let last = lines.last, last.range.lowerBound == hit.lineStart {
-                            lines[lines.count - 1].at?.append(hit.match.lowerBound - hit.lineStart)
-                        } else {
-                            lines.append((hit.lineStart..<hit.lineEnd, [hit.match.lowerBound - hit.lineStart]))
-                        }
-                        return true
+            // Each candidate line, and where in it the escaped query is (nil: anywhere).
+            var lines: [(range: Range<Int>, at: [Int]?)] = []
+            if let pre = scan.prefilter {
+                pre.forEachMatch(in: raw, everyMatch: true) { hit in
+                    if let last = lines.last, last.range.lowerBound == hit.lineStart {
+                        lines[lines.count - 1].at?.append(hit.match.lowerBound - hit.lineStart)
+                    } else {
+                        lines.append((hit.lineStart..<hit.lineEnd, [hit.match.lowerBound - hit.lineStart]))
                     }
-                } else {
-                    var start = 0
-                    for i in 0..<raw.count where raw[i] == 10 {
-                        lines.append((start..<i, nil))
-                        start = i + 1
-                    }
+                    return true
                 }
-                for line in lines {
-                    if scan.stop() {
-                        do throws(SessionError) { try check() } catch { failure = error; return }
-                    }
-                    record(UnsafeRawBufferPointer(rebasing: raw[line.range]), at: base + Int64(line.range.lowerBound),
-                           near: line.at, into: &hits)
+            } else {
+                var start = 0
+                for i in 0..<raw.count where raw[i] == 10 {
+                    lines.append((start..<i, nil))
+                    start = i + 1
                 }
             }
-            if let failure { throw failure }
+            for line in lines {
+                if scan.stop() { try check() }
+                record(UnsafeRawBufferPointer(rebasing: raw[line.range]), at: base + Int64(line.range.lowerBound),
+                       near: line.at, into: &hits)
+            }
         }
 
         /// One record: a tool call's is decoded whole (its checksum checked); of a message
@@ -146,27 +143,32 @@ struct SessionScan {
                 if let r = JournalLine.decode(line) { tool(r, into: &hits) }
             default:
                 guard !shape.messages.isEmpty else { return }
-                if visible == nil { visible = buildVisible() }
-                guard let positions = visible?[offset] else { return }
-                let wanted = near.map { Set($0.compactMap(shape.message(at:))) }
-                for (p, by) in positions.sorted(by: { $0.key < $1.key }) where p < shape.messages.count {
-                    if let wanted, !wanted.contains(p) { continue }
+                let candidates = near.map { Set($0.compactMap(shape.message(at:))).sorted() } ?? Array(shape.messages.indices)
+                for p in candidates {
                     guard let json = try? JSONCodec.decode(UnsafeRawBufferPointer(rebasing: line[shape.messages[p]])),
-                          let m = Message(stored: json) else { continue }
-                    message(m, compactedBy: by, summary: false, into: &hits)
+                          let m = Message(stored: json), let shown = shownAs(m.id, offset, p) else { continue }
+                    message(m, compactedBy: shown, summary: false, into: &hits)
                 }
             }
         }
 
-        private func buildVisible() -> [Int64: [Int: String?]] {
-            var v: [Int64: [Int: String?]] = [:]
-            for m in data.messages where !m.isPlaceholder { v[m.record.offset, default: [:]][m.position] = .some(nil) }
-            if scan.query.includeCompacted {
-                for c in data.extras.compactions where c.isActive && c.originalsDroppedAtNanos == nil {
-                    for m in c.originals ?? [] { v[m.record.offset, default: [:]][m.position] = .some(c.id) }
-                }
+        /// Whether the message at position `p` of the record at `offset` is one the session shows
+        /// (`.some(nil)`), or with `includeCompacted` an original a compaction keeps (`.some(cid)`);
+        /// nil for anything else (an original not asked for, or a copy the state does not point at).
+        private mutating func shownAs(_ id: String, _ offset: Int64, _ p: Int) -> String?? {
+            if let i = data.messageIndex[id], data.messages[i].record.offset == offset, data.messages[i].position == p {
+                return .some(nil)
             }
-            return v
+            guard scan.query.includeCompacted else { return nil }
+            if originals == nil {
+                var v: [Int64: [Int: String]] = [:]
+                for c in data.extras.compactions where c.isActive && c.originalsDroppedAtNanos == nil {
+                    for m in c.originals ?? [] { v[m.record.offset, default: [:]][m.position] = c.id }
+                }
+                originals = v
+            }
+            guard let cid = originals?[offset]?[p] else { return nil }
+            return .some(cid)
         }
 
         mutating func message(_ m: Message, compactedBy: String?, summary: Bool, into hits: inout HitList) {

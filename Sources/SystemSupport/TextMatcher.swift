@@ -12,6 +12,7 @@ import CWorkspaceShims
 /// an ASCII-folded copy), so they cost about one pass over the bytes; only matching lines are
 /// decoded. Regular expressions (Swift Regex syntax) and case-insensitive non-ASCII literals
 /// (a verbatim regex that ignores case) are applied line by line. A match never spans lines.
+/// A matcher reuses its folding buffer between calls: one per thread.
 public struct TextMatcher {
     /// Why a pattern cannot be used (a regular expression that does not compile).
     public struct PatternError: Error, Sendable {
@@ -29,6 +30,7 @@ public struct TextMatcher {
 
     private enum Kind { case literal([UInt8]), foldedLiteral([UInt8]), regex(Regex<AnyRegexOutput>) }
     private let kind: Kind
+    private let scratch = ByteScratch()
 
     public init(query: String, regex: Bool, caseSensitive: Bool) throws(PatternError) {
         if regex {
@@ -66,11 +68,9 @@ public struct TextMatcher {
         switch kind {
         case .literal(let needle): literal(bytes, haystack: bytes, needle, everyMatch, body)
         case .foldedLiteral(let needle):
-            let folded = [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
-                Self.foldASCII(bytes, into: UnsafeMutableRawBufferPointer(out))
-                count = bytes.count
-            }
-            folded.withUnsafeBytes { literal(bytes, haystack: $0, needle, everyMatch, body) }
+            let folded = scratch.reserve(bytes.count)
+            Self.foldASCII(bytes, into: folded)
+            literal(bytes, haystack: UnsafeRawBufferPointer(folded), needle, everyMatch, body)
         case .regex(let regex): perLine(bytes, regex, everyMatch, stop, body)
         }
     }
@@ -96,28 +96,30 @@ public struct TextMatcher {
             guard let base = h.baseAddress, let nb = n.baseAddress, h.count >= n.count, n.count > 0 else { return }
             var from = 0
             var line = 1
-            var counted = 0  // `line` is the line of byte `counted`
-            var current: (start: Int, end: Int)?  // the line of the previous hit
+            var counted = 0  // `line` is the line of byte `counted`, which starts at `begin`
+            var begin = 0
+            var end = -1  // where the line of the previous hit ends (-1: not known)
             while from < h.count, let found = wb_memmem(base + from, UInt(h.count - from), nb, UInt(n.count)) {
                 let at = base.distance(to: UnsafeRawPointer(found))
-                let crossed = Self.countNewlines(base, counted, at)
-                line += crossed
-                counted = at
-                if crossed > 0 || current == nil {
-                    let start = Self.lineStart(base, at)
-                    let end = memchr(base + at, 10, h.count - at).map { base.distance(to: UnsafeRawPointer($0)) } ?? h.count
-                    current = (start, end)
+                let (crossed, lastNewline) = Self.countNewlines(base, counted, at)
+                if crossed > 0 {
+                    line += crossed
+                    begin = lastNewline + 1
+                    end = -1
                 }
-                guard let (start, end) = current else { return }
+                counted = at
+                if end < 0 {
+                    end = memchr(base + at, 10, h.count - at).map { base.distance(to: UnsafeRawPointer($0)) } ?? h.count
+                }
                 var textEnd = end
-                if textEnd > start && original.load(fromByteOffset: textEnd - 1, as: UInt8.self) == 13 { textEnd -= 1 }
-                let hit = Hit(line: line, lineStart: start, lineEnd: textEnd, match: at..<min(at + n.count, textEnd))
+                if textEnd > begin && original.load(fromByteOffset: textEnd - 1, as: UInt8.self) == 13 { textEnd -= 1 }
+                let hit = Hit(line: line, lineStart: begin, lineEnd: textEnd, match: at..<min(at + n.count, textEnd))
                 if !body(hit) { return }
                 if everyMatch {
                     from = at + n.count
                 } else {
                     from = end + 1
-                    if end < h.count { line += 1; counted = end + 1; current = nil }
+                    if end < h.count { line += 1; counted = end + 1; begin = end + 1; end = -1 }
                 }
             }
         }
@@ -174,21 +176,17 @@ public struct TextMatcher {
         }
     }
 
-    private static func countNewlines(_ base: UnsafeRawPointer, _ from: Int, _ to: Int) -> Int {
+    /// The newlines in `from..<to`, and where the last of them is (-1: none).
+    private static func countNewlines(_ base: UnsafeRawPointer, _ from: Int, _ to: Int) -> (Int, Int) {
         var n = 0
+        var last = -1
         var p = from
         while p < to, let nl = memchr(base + p, 10, to - p) {
             n += 1
-            p = base.distance(to: UnsafeRawPointer(nl)) + 1
+            last = base.distance(to: UnsafeRawPointer(nl))
+            p = last + 1
         }
-        return n
-    }
-
-    private static func lineStart(_ base: UnsafeRawPointer, _ at: Int) -> Int {
-        var i = at
-        let bytes = base.assumingMemoryBound(to: UInt8.self)
-        while i > 0 && bytes[i - 1] != 10 { i -= 1 }
-        return i
+        return (n, last)
     }
 
     /// Unicode scalars in `n` bytes of UTF-8 (bytes that do not continue a sequence).
