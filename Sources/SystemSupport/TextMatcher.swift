@@ -68,6 +68,10 @@ public struct TextMatcher {
         switch kind {
         case .literal(let needle): literal(bytes, haystack: bytes, needle, everyMatch, body)
         case .foldedLiteral(let needle):
+            if let k = Self.rareLetter(in: needle) {
+                rareLetterLiteral(bytes, needle, k, everyMatch, body)
+                return
+            }
             let folded = scratch.reserve(bytes.count)
             Self.foldASCII(bytes, into: folded)
             literal(bytes, haystack: UnsafeRawBufferPointer(folded), needle, everyMatch, body)
@@ -94,33 +98,86 @@ public struct TextMatcher {
                          _ everyMatch: Bool, _ body: (Hit) -> Bool) {
         needle.withUnsafeBytes { n in
             guard let base = h.baseAddress, let nb = n.baseAddress, h.count >= n.count, n.count > 0 else { return }
-            var from = 0
-            var line = 1
-            var counted = 0  // `line` is the line of byte `counted`, which starts at `begin`
-            var begin = 0
-            var end = -1  // where the line of the previous hit ends (-1: not known)
-            while from < h.count, let found = wb_memmem(base + from, UInt(h.count - from), nb, UInt(n.count)) {
-                let at = base.distance(to: UnsafeRawPointer(found))
-                let (crossed, lastNewline) = Self.countNewlines(base, counted, at)
-                if crossed > 0 {
-                    line += crossed
-                    begin = lastNewline + 1
-                    end = -1
+            lines(original, needle: n.count, everyMatch, body) { from in
+                wb_memmem(base + from, UInt(h.count - from), nb, UInt(n.count)).map { base.distance(to: UnsafeRawPointer($0)) }
+            }
+        }
+    }
+
+    /// The letters rare in text (and in JSON), rarest first: a case-insensitive needle holding one
+    /// is found by `memchr` for that letter's two cases and a check around each, with no folded copy.
+    private static let rareLetters = Array("zqxjkv".utf8)
+
+    /// The index in `needle` (lowered) of its rarest letter among `rareLetters`, if it has one.
+    static func rareLetter(in needle: [UInt8]) -> Int? {
+        for r in rareLetters { if let k = needle.firstIndex(of: r) { return k } }
+        return nil
+    }
+
+    /// A case-insensitive ASCII literal through its rare letter `needle[k]`: the next of either case
+    /// of it from `memchr`, each checked against the needle with ASCII case folded.
+    private func rareLetterLiteral(_ h: UnsafeRawBufferPointer, _ needle: [UInt8], _ k: Int, _ everyMatch: Bool,
+                                   _ body: (Hit) -> Bool) {
+        guard let base = h.baseAddress, h.count >= needle.count else { return }
+        let lower = Int32(needle[k]), upper = Int32(needle[k] & ~0x20)
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        var nextLower = -1, nextUpper = -1  // the next of each case at or after the position asked (-2: none)
+        func next(_ c: Int32, _ from: Int, _ known: inout Int) -> Int? {
+            if known == -2 { return nil }
+            if known < from {
+                guard from < h.count, let p = memchr(base + from, c, h.count - from) else { known = -2; return nil }
+                known = base.distance(to: UnsafeRawPointer(p))
+            }
+            return known
+        }
+        lines(h, needle: needle.count, everyMatch, body) { from in
+            var at = from + k
+            while true {
+                let l = next(lower, at, &nextLower), u = next(upper, at, &nextUpper)
+                guard let p = l.map({ min($0, u ?? $0) }) ?? u else { return nil }
+                let start = p - k
+                if start + needle.count > h.count { return nil }
+                var i = 0
+                while i < needle.count, (bytes[start + i] >= 65 && bytes[start + i] <= 90 ? bytes[start + i] | 0x20 : bytes[start + i]) == needle[i] {
+                    i += 1
                 }
-                counted = at
-                if end < 0 {
-                    end = memchr(base + at, 10, h.count - at).map { base.distance(to: UnsafeRawPointer($0)) } ?? h.count
-                }
-                var textEnd = end
-                if textEnd > begin && original.load(fromByteOffset: textEnd - 1, as: UInt8.self) == 13 { textEnd -= 1 }
-                let hit = Hit(line: line, lineStart: begin, lineEnd: textEnd, match: at..<min(at + n.count, textEnd))
-                if !body(hit) { return }
-                if everyMatch {
-                    from = at + n.count
-                } else {
-                    from = end + 1
-                    if end < h.count { line += 1; counted = end + 1; begin = end + 1; end = -1 }
-                }
+                if i == needle.count { return start }
+                at = p + 1
+            }
+        }
+    }
+
+    /// The line bookkeeping of a literal search: `find(from)` gives the next match at or after
+    /// `from`; lines are found in `original` (whose newlines any folded copy shares).
+    private func lines(_ original: UnsafeRawBufferPointer, needle count: Int, _ everyMatch: Bool, _ body: (Hit) -> Bool,
+                       find: (Int) -> Int?) {
+        let h = original
+        guard let base = h.baseAddress else { return }
+        var from = 0
+        var line = 1
+        var counted = 0  // `line` is the line of byte `counted`, which starts at `begin`
+        var begin = 0
+        var end = -1  // where the line of the previous hit ends (-1: not known)
+        while from < h.count, let at = find(from) {
+            let (crossed, lastNewline) = Self.countNewlines(base, counted, at)
+            if crossed > 0 {
+                line += crossed
+                begin = lastNewline + 1
+                end = -1
+            }
+            counted = at
+            if end < 0 {
+                end = memchr(base + at, 10, h.count - at).map { base.distance(to: UnsafeRawPointer($0)) } ?? h.count
+            }
+            var textEnd = end
+            if textEnd > begin && original.load(fromByteOffset: textEnd - 1, as: UInt8.self) == 13 { textEnd -= 1 }
+            let hit = Hit(line: line, lineStart: begin, lineEnd: textEnd, match: at..<min(at + count, textEnd))
+            if !body(hit) { return }
+            if everyMatch {
+                from = at + count
+            } else {
+                from = end + 1
+                if end < h.count { line += 1; counted = end + 1; begin = end + 1; end = -1 }
             }
         }
     }
