@@ -17,7 +17,9 @@ struct RecordShape {
     /// The elements of the top-level `m` array, in order (element `k` is message position `k`).
     var messages: [Range<Int>] = []
 
-    init?(_ line: UnsafeRawBufferPointer) {
+    /// Reads `line` up to the end of the message holding byte `through` (the whole line by
+    /// default): a search needs no message after its last match.
+    init?(_ line: UnsafeRawBufferPointer, through limit: Int = .max) {
         guard let base = line.baseAddress else { return nil }
         let n = line.count
         var i = 0
@@ -34,8 +36,10 @@ struct RecordShape {
             switch line[i] {
             case 0x22:  // "
                 var j = i + 1
-                while true {
-                    guard let q = memchr(base + j, 0x22, n - j) else { return nil }
+                // Keys and ids end within a few bytes: a plain loop beats a call to memchr there.
+                while j < n && j < i + 24 && line[j] != 0x22 && line[j] != 0x5C { j += 1 }
+                while j >= n || line[j] != 0x22 {
+                    guard j < n, let q = memchr(base + j, 0x22, n - j) else { return nil }
                     let k = base.distance(to: UnsafeRawPointer(q))
                     var slashes = 0
                     while k - 1 - slashes > i && line[k - 1 - slashes] == 0x5C { slashes += 1 }
@@ -60,7 +64,10 @@ struct RecordShape {
                 depth += 1
             case 0x7D, 0x5D:  // } ]
                 depth -= 1
-                if inMessages && depth == 2 { messages.append(elementStart..<(i + 1)) }
+                if inMessages && depth == 2 {
+                    messages.append(elementStart..<(i + 1))
+                    if i >= limit { return }
+                }
                 if inMessages && depth == 1 { inMessages = false }
                 if depth < 0 { return nil }
             default:

@@ -137,7 +137,7 @@ struct SessionScan {
         /// One record: a tool call's is decoded whole (its checksum checked); of a message
         /// record only the visible messages holding a match (all visible ones when `near` is nil).
         private mutating func record(_ line: UnsafeRawBufferPointer, at offset: Int64, near: [Int]?, into hits: inout HitList) {
-            guard let shape = RecordShape(line) else { return }
+            guard let shape = RecordShape(line, through: near?.max() ?? .max) else { return }
             switch shape.type {
             case "begin", "end", "read":
                 if let r = JournalLine.decode(line) { tool(r, into: &hits) }

@@ -27,6 +27,8 @@ struct SearchScanTests {
         }
         #expect(got.message(at: got.messages[1].lowerBound + 3) == 1)
         #expect(got.message(at: 0) == nil)
+        let cut = try #require(line.withUnsafeBytes { RecordShape($0, through: got.messages[0].upperBound - 2) })
+        #expect(cut.type == "msg" && cut.messages == [got.messages[0]], "reads no message after the one asked for")
         let (tool, _) = shape(["t": "end", "call": "c1", "name": "x", "result": ["m": [1, 2]], "at": 1])
         #expect(tool?.type == "end" && tool?.messages.isEmpty == true, "an m nested deeper is not the record's")
         #expect(Array("00000000 {\"t\":\"msg\",\"m\":[{\"id\":\"a\"}".utf8).withUnsafeBytes { RecordShape($0) } == nil)
