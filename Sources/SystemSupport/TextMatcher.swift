@@ -115,7 +115,9 @@ public struct TextMatcher {
     }
 
     /// A case-insensitive ASCII literal through its rare letter `needle[k]`: the next of either case
-    /// of it from `memchr`, each checked against the needle with ASCII case folded.
+    /// of it from `memchr`, each checked against the needle with ASCII case folded. Where the letter
+    /// turns out common (more than one in 64 bytes after the first 4 KiB), the rest of the text is
+    /// folded once and searched with `memmem` instead.
     private func rareLetterLiteral(_ h: UnsafeRawBufferPointer, _ needle: [UInt8], _ k: Int, _ everyMatch: Bool,
                                    _ body: (Hit) -> Bool) {
         guard let base = h.baseAddress, h.count >= needle.count else { return }
@@ -130,19 +132,36 @@ public struct TextMatcher {
             }
             return known
         }
-        lines(h, needle: needle.count, everyMatch, body) { from in
-            var at = from + k
-            while true {
-                let l = next(lower, at, &nextLower), u = next(upper, at, &nextUpper)
-                guard let p = l.map({ min($0, u ?? $0) }) ?? u else { return nil }
-                let start = p - k
-                if start + needle.count > h.count { return nil }
-                var i = 0
-                while i < needle.count, (bytes[start + i] >= 65 && bytes[start + i] <= 90 ? bytes[start + i] | 0x20 : bytes[start + i]) == needle[i] {
-                    i += 1
+        var candidates = 0
+        var folded: (from: Int, bytes: UnsafeMutableRawBufferPointer)?
+        needle.withUnsafeBytes { n in
+            lines(h, needle: needle.count, everyMatch, body) { from in
+                if let (start, f) = folded {
+                    let at = from - start
+                    return wb_memmem(f.baseAddress! + at, UInt(f.count - at), n.baseAddress!, UInt(n.count))
+                        .map { start + UnsafeRawPointer(f.baseAddress!).distance(to: UnsafeRawPointer($0)) }
                 }
-                if i == needle.count { return start }
-                at = p + 1
+                var at = from + k
+                while true {
+                    let l = next(lower, at, &nextLower), u = next(upper, at, &nextUpper)
+                    guard let p = l.map({ min($0, u ?? $0) }) ?? u else { return nil }
+                    let start = p - k
+                    if start + needle.count > h.count { return nil }
+                    var i = 0
+                    while i < needle.count, (bytes[start + i] >= 65 && bytes[start + i] <= 90 ? bytes[start + i] | 0x20 : bytes[start + i]) == needle[i] {
+                        i += 1
+                    }
+                    if i == needle.count { return start }
+                    candidates += 1
+                    if p > 4096 && candidates > p / 64 {
+                        let f = scratch.reserve(h.count - from)
+                        Self.foldASCII(UnsafeRawBufferPointer(rebasing: h[from...]), into: f)
+                        folded = (from, f)
+                        return wb_memmem(f.baseAddress! + (start + 1 - from), UInt(f.count - (start + 1 - from)),
+                                         n.baseAddress!, UInt(n.count)).map { from + UnsafeRawPointer(f.baseAddress!).distance(to: UnsafeRawPointer($0)) }
+                    }
+                    at = p + 1
+                }
             }
         }
     }
