@@ -2,7 +2,7 @@
 Benchmarks/session_search.py (target server-search) beside rg's on the same text in the same run."""
 from __future__ import annotations
 
-from report_lineage import _median
+from report_lineage import _median, target_table
 
 CASES = [
     ("literal", "literal word, any case: `session/search {query}` vs `rg -i -n`"),
@@ -68,9 +68,5 @@ def section(rows, w, status_text):
           f"{'—' if r is None else f'{s / r:.2f}x'} |")
     w("")
     if tg:
-        w("| target | measured | goal | status |")
-        w("| --- | --- | --- | --- |")
-        for name, meas, goal, met in tg:
-            w(f"| {name} | {meas} | {goal} | {status_text(met)} |")
-        w("")
+        target_table(tg, w, status_text)
     return tg
