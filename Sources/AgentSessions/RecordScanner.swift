@@ -17,6 +17,12 @@ struct RecordShape {
     /// The elements of the top-level `m` array, in order (element `k` is message position `k`).
     var messages: [Range<Int>] = []
 
+    /// A message record's shape known already (see `SessionHandle.recordShapes`).
+    init(messages: [Range<Int>]) {
+        type = "msg"
+        self.messages = messages
+    }
+
     /// Reads `line` up to the end of the message holding byte `through` (the whole line by
     /// default): a search needs no message after its last match.
     init?(_ line: UnsafeRawBufferPointer, through limit: Int = .max) {
@@ -86,5 +92,30 @@ struct RecordShape {
             if messages[mid].upperBound <= offset { lo = mid + 1 } else { hi = mid }
         }
         return lo < messages.count && messages[lo].contains(offset) ? lo : nil
+    }
+}
+
+/// `SessionHandle.recordShapes`: walked records' message ranges for one journal file, at most
+/// `maxMessages` ranges in all (16 bytes each), so the cache stays a small fraction of what the
+/// session's own index holds.
+struct RecordShapeCache: Sendable {
+    static let maxMessages = 100_000
+    var file: FileKey
+    var shapes: [Int64: [Range<Int>]] = [:]
+    var messages = 0
+
+    struct FileKey: Sendable, Equatable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    init(file: FileKey) { self.file = file }
+
+    var isFull: Bool { messages >= Self.maxMessages }
+
+    mutating func add(_ offset: Int64, _ ranges: [Range<Int>]) {
+        guard !isFull, shapes[offset] == nil else { return }
+        shapes[offset] = ranges
+        messages += ranges.count
     }
 }

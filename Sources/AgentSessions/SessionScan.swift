@@ -27,6 +27,7 @@ struct SessionScan {
         var data: SessionData
         var fd: Int32
         var archived: [String: [Message]]
+        var shapes: RecordShapeCache?
     }
 
     /// Searches session `h`; false when it was skipped (gone, or filtered out by state or agent).
@@ -35,7 +36,7 @@ struct SessionScan {
         guard let t = take(h, store) else { return false }
         defer { Disk.closeDescriptor(t.fd) }
         let d = t.data
-        var s = State(scan: self, data: d, fd: t.fd)
+        var s = State(scan: self, data: d, fd: t.fd, shapes: t.shapes)
         var offset: Int64 = 0
         while offset < d.end {
             try check()
@@ -53,6 +54,11 @@ struct SessionScan {
             for m in list { s.message(m, compactedBy: cid, summary: false, into: &hits) }
         }
         if stop() { try check() }  // a field cut short: the search ends, its hits are not kept
+        if let walked = s.shapes, walked.messages > (t.shapes?.messages ?? 0) {
+            h.lock.lock()
+            if h.recordShapes == nil || h.recordShapes?.file == walked.file { h.recordShapes = walked }
+            h.lock.unlock()
+        }
         return true
     }
 
@@ -71,7 +77,12 @@ struct SessionScan {
         if query.includeCompacted, !kept.isEmpty {
             archived = (try? Archive.read(folder: h.folder, cids: Set(kept.map(\.id)))) ?? [:]
         }
-        return Taken(data: d, fd: fd, archived: archived)
+        var shapes: RecordShapeCache?
+        if let id = Disk.identity(fd: fd) {
+            let key = RecordShapeCache.FileKey(device: id.device, inode: id.inode)
+            shapes = h.recordShapes?.file == key ? h.recordShapes : RecordShapeCache(file: key)
+        }
+        return Taken(data: d, fd: fd, archived: archived, shapes: shapes)
     }
 
     /// Whole records from `at` in the scan's buffer: up to `window` bytes, cut after the last
@@ -99,10 +110,14 @@ struct SessionScan {
         var seenTools = Set<String>()
         var denied: Set<String>?
 
-        init(scan: SessionScan, data: SessionData, fd: Int32) {
+        /// Record shapes known for this journal file, and those this scan walks.
+        var shapes: RecordShapeCache?
+
+        init(scan: SessionScan, data: SessionData, fd: Int32, shapes: RecordShapeCache?) {
             self.scan = scan
             self.data = data
             self.fd = fd
+            self.shapes = shapes
         }
 
         /// Searches the records of one window: with a prefilter only the lines holding the
@@ -137,7 +152,16 @@ struct SessionScan {
         /// One record: a tool call's is decoded whole (its checksum checked); of a message
         /// record only the visible messages holding a match (all visible ones when `near` is nil).
         private mutating func record(_ line: UnsafeRawBufferPointer, at offset: Int64, near: [Int]?, into hits: inout HitList) {
-            guard let shape = RecordShape(line, through: near?.max() ?? .max) else { return }
+            let shape: RecordShape
+            if let known = shapes?.shapes[offset] {
+                shape = RecordShape(messages: known)
+            } else {
+                // Walked whole when it can be kept for later searches, else only as far as needed.
+                let keep = shapes.map { !$0.isFull } ?? false
+                guard let walked = RecordShape(line, through: keep ? .max : near?.max() ?? .max) else { return }
+                if keep && !walked.messages.isEmpty { shapes?.add(offset, walked.messages) }
+                shape = walked
+            }
             switch shape.type {
             case "begin", "end", "read":
                 if let r = JournalLine.decode(line) { tool(r, into: &hits) }
