@@ -35,7 +35,8 @@ import PackageDescription
 ///     JSON              jansson values and text
 ///       → CJansson
 ///     SystemSupport     the low-level helpers, once: threads, clocks, stat times, timestamps, read/write loops,
-///                       bounded whole-file reads (FileCap), process identity, SHA-256
+///                       bounded whole-file reads (FileCap), process identity, SHA-256, the text matcher
+///                       searchFiles and session/search share (TextMatcher)
 ///       → CWorkspaceShims (and the C library, Dispatch and Synchronization)
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library

@@ -1057,6 +1057,11 @@ import report_langgraph  # noqa: E402  (Benchmarks/report_langgraph.py)
 
 langgraph_targets = report_langgraph.section(rows, w, status_text)
 
+# ---------------- search over every conversation (issue 25) ----------------
+import report_search  # noqa: E402  (Benchmarks/report_search.py)
+
+search_targets = report_search.section(rows, w, status_text)
+
 # ---------------- MCP face ----------------
 import report_mcp  # noqa: E402  (Benchmarks/report_mcp.py: the MCP section)
 
@@ -1120,6 +1125,9 @@ use), and writes this file with `report.py` (the summary table: `report_summary.
 section: `report_mcp.py`; issue 17's session targets: `session_lineage.py` measures them through the
 server, `report_lineage.py` reports them; issue 25's LangGraph saver: `langgraph_bench.py`, reported by
 `report_langgraph.py`). The server binary
+
+server, `report_lineage.py` reports them; issue 25's search against rg: `session_search.py` and
+`report_search.py`). The server binary
 is copied to `Benchmarks/out/workspace-bridge` first, and the copy is what runs. The file benchmarks need about 2 GiB in the temporary folder
 (the 1 GiB tests are skipped, and say so, when it has under 5 GiB free); making 100,000 files
 takes a while on some file systems (the time is reported). Raw figures are in
@@ -1192,6 +1200,8 @@ if "tg" in globals():
     others += [("`didEnterBackground`", *t[1:]) for t in tg if "didEnterBackground" in t[0]]
 others += [(name.split(" of ")[0].split(":")[0], *t) for (name, *t) in lineage_targets]
 others += [(name.split(":")[0], *t) for (name, *t) in langgraph_targets]
+
+others += [("`session/search` vs rg", *t) for (name, *t) in search_targets]
 summary = report_summary.Summary(rows, find, fmed, codec, fmt, why=NOT_MEASURED).build(
     report_mcp.call_rates(rows), report_mcp.spawn_medians(rows), others)
 here = os.path.dirname(os.path.abspath(readme_path))

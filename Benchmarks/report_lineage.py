@@ -61,9 +61,14 @@ def section(rows, w, status_text):
         w(f"- **Failed**: {e.get('error')}")
     if errors:
         w("")
+    target_table(tg, w, status_text)
+    return tg
+
+
+def target_table(tg, w, status_text):
+    """The table of (name, measured, goal, met) targets, as every section of targets shows them."""
     w("| target | measured | goal | status |")
     w("| --- | --- | --- | --- |")
     for name, meas, goal, met in tg:
         w(f"| {name} | {meas} | {goal} | {status_text(met)} |")
     w("")
-    return tg

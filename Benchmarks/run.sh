@@ -12,7 +12,8 @@
 #                                          (the storage and session trees go there too)
 #   WB_SKIP_STORAGE=1 ...                  skip the storage (migrate, getStorageInfo) and agent
 #                                          session benchmarks (issue 17's fork, export + import,
-#                                          compacted recovery and prune run in a quick run too)
+#                                          compacted recovery and prune, and issue 25's session/search
+#                                          against rg, run in a quick run too)
 #   WB_ONLY_STORAGE=1 ...                  run only them (no ping/pipe/spawn/codec/file phases)
 #   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
 #   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call in
@@ -603,6 +604,15 @@ else
         fi
     else
         note "LangGraph saver benchmark" "langgraph-checkpoint-sqlite is not installed (bash scripts/setup.sh --test)"
+    fi
+    # 7: issue 25's search (Benchmarks/session_search.py): session/search over 1,000 sessions x 1,000
+    # messages (100 x 100 in a quick run) against rg over the same text as files.
+    roots "$ST_TMP/search"
+    log "server-search ndjson: session/search over $(q 1000 100) sessions x $(q 1000 100) messages vs rg"
+    if ! python3 "$HERE/session_search.py" --sessions "$(q 1000 100)" --messages "$(q 1000 100)" --rounds "$(q 5 3)" \
+            --dir "$ST_TMP/search" --stderr "$SLOG" -- "${SRV[@]}" >> "$RESULTS"; then
+        log "  session_search.py failed (see its error line in the results)"
+        FAILED=1
     fi
     log "removing $ST_TMP"
     cleanup_files

@@ -31,6 +31,10 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
         /// The device policy deferred the work (`data`: `reason`, `queued`, `confirmable`).
         /// Made by `WorkDecision.error(queued:)`; the schema lists it with the method that throws it.
         case deferred = "Deferred"
+        /// A bound of the operation was reached (`data.reason` says which, `data.limit` its value).
+        case limitExceeded = "LimitExceeded"
+        /// The caller cancelled a long read (`session/search`); the server answers `-32800`.
+        case cancelled = "RequestCancelled"
     }
 
     public let kind: Code

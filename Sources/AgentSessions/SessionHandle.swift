@@ -84,6 +84,11 @@ final class SessionHandle: @unchecked Sendable {
     var listing: (journal: FileIdentity, data: SessionData)?
     /// The journal the listing index on disk was last written for by this store.
     var indexed: FileIdentity?
+    /// The message byte ranges of the journal records `session/search` has walked, by record
+    /// offset, for the journal file (device, inode) they were read from: a journal only grows
+    /// while it keeps its inode (a rewrite or a replacement is a new file), so they stay true, and
+    /// a later search decodes a hit's message without walking its record again.
+    var recordShapes: RecordShapeCache?
 
     init(id: String, folder: String) {
         self.id = id

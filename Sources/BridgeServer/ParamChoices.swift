@@ -24,4 +24,31 @@ extension ParamReader {
         throw .invalidParams(field: key, expected: "one of " + E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "),
                              got: "\"\(raw)\"")
     }
+
+    /// An array of `E`'s cases by their raw values (`field[i]` in errors); nil when absent.
+    func choices<E: RawRepresentable & CaseIterable & Hashable>(_ key: String, as _: E.Type) throws(RPCError) -> Set<E>?
+    where E.RawValue == String {
+        guard let items = try strings(key) else { return nil }
+        var out = Set<E>()
+        for (i, raw) in items.enumerated() {
+            guard let c = E.allCases.first(where: { $0.rawValue == raw }) else {
+                throw .invalidParams(field: "\(field(key))[\(i)]",
+                                     expected: "one of " + E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "), got: "\"\(raw)\"")
+            }
+            out.insert(c)
+        }
+        return out
+    }
+
+    /// An array of strings (`field[i]` in errors); nil when absent.
+    func strings(_ key: String) throws(RPCError) -> [String]? {
+        guard let items = try array(key, expected: "an array of strings") else { return nil }
+        var out: [String] = []
+        for (i, v) in items.enumerated() {
+            guard let s = v.stringValue else { throw .invalidParams(field: "\(field(key))[\(i)]", expected: "a string", got: v.typeName) }
+            out.append(s)
+        }
+        return out
+    }
 }
+

@@ -18,7 +18,7 @@ package enum SessionMethods {
         TransitionSession.self, AppendMessages.self, RecordUsage.self, CheckpointSession.self, ResumeSession.self,
         CallTool.self, ForkSession.self, CompactSession.self, UncompactSession.self, GetRetention.self, SetRetention.self,
         PruneSessions.self, ExportSession.self, ImportSession.self, SetApprovalPolicy.self, ApproveToolCall.self, ListDeferred.self,
-        DeleteMessages.self, UpdateSession.self, SessionStatistics.self,
+        DeleteMessages.self, UpdateSession.self, SessionStatistics.self, SearchSessions.self,
     ]
 
     /// Decodes a param with the core's own parser, reporting problems as `-32602` on that field.

@@ -41,16 +41,23 @@ public enum FileIO {
     public static func pread(_ fd: Int32, count: Int, offset: Int64) -> [UInt8]? {
         var failed = false
         let out = [UInt8](unsafeUninitializedCapacity: count) { buf, filled in
-            var got = 0
-            while got < count {
-                let n = systemPread(fd, buf.baseAddress! + got, count - got, off_t(offset) + off_t(got))
-                if n < 0 { if errno == EINTR { continue }; failed = true; break }
-                if n == 0 { break }
-                got += n
-            }
+            guard let got = pread(fd, into: UnsafeMutableRawBufferPointer(buf), offset: offset) else { failed = true; filled = 0; return }
             filled = got
         }
         return failed ? nil : out
+    }
+
+    /// Fills `buffer` from `offset` (retrying on EINTR and short reads): the bytes read, fewer
+    /// only where the file ends; nil on failure.
+    public static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, offset: Int64) -> Int? {
+        var got = 0
+        while got < buffer.count {
+            let n = systemPread(fd, buffer.baseAddress! + got, buffer.count - got, off_t(offset) + off_t(got))
+            if n < 0 { if errno == EINTR { continue }; return nil }
+            if n == 0 { break }
+            got += n
+        }
+        return got
     }
 
     /// Everything from the current position to the end of the file.

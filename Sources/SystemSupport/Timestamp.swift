@@ -48,4 +48,42 @@ public enum Timestamp {
         put(rem % 60, 2, at: 17); b[19] = 46
         put(ms, 3, at: 20); b[23] = 90
     }
+
+    /// The nanoseconds since 1970 of an ISO 8601 UTC time as `iso8601(nanos:)` writes it
+    /// (`YYYY-MM-DDTHH:MM:SS` then optional `.` and 1 to 9 digits, then `Z`); nil for anything else.
+    public static func parse(_ text: String) -> Int64? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b[4] == 45, b[7] == 45, b[10] == 84, b[13] == 58, b[16] == 58, b.last == 90 else { return nil }
+        func num(_ i: Int, _ n: Int) -> Int? {
+            var v = 0
+            for k in i..<i + n {
+                guard b[k] >= 48 && b[k] <= 57 else { return nil }
+                v = v * 10 + Int(b[k] - 48)
+            }
+            return v
+        }
+        guard let y = num(0, 4), let m = num(5, 2), let d = num(8, 2), let hh = num(11, 2), let mm = num(14, 2),
+              let ss = num(17, 2), (1...12).contains(m), (1...31).contains(d), hh < 24, mm < 60, ss < 61 else { return nil }
+        var frac: Int64 = 0
+        if b.count > 20 {
+            let digits = b.count - 21
+            guard b[19] == 46, (1...9).contains(digits), let f = num(20, digits) else { return nil }
+            frac = Int64(f)
+            for _ in digits..<9 { frac *= 10 }
+        } else if b.count != 20 {
+            return nil
+        }
+        // days_from_civil (Howard Hinnant), the inverse of `write`'s civil_from_days.
+        let yy = m <= 2 ? y - 1 : y
+        let era = (yy >= 0 ? yy : yy - 399) / 400
+        let yoe = yy - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        let days = Int64(era * 146_097 + doe - 719_468)
+        let secs = days * 86_400 + Int64(hh * 3600 + mm * 60 + ss)
+        let (n, overflow) = secs.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow else { return nil }
+        let (t, o2) = n.addingReportingOverflow(frac)
+        return o2 ? nil : t
+    }
 }

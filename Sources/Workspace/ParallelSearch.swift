@@ -26,7 +26,7 @@ final class ParallelSearch: Sendable {
     func run(isCancelled: @escaping @Sendable () -> Bool, progress: @escaping @Sendable (Int) -> Void) throws(WorkspaceError) {
         let workers = min(Parallel.cores, max(1, files.count / 8))
         Parallel.run(workers) { [self] worker in
-            guard let matcher = try? LineMatcher(options) else { return }
+            guard let matcher = try? options.matcher() else { return }
             while found.load(ordering: .relaxed) <= options.maxResults {
                 if isCancelled() {
                     failure.withLock { $0 = $0 ?? .cancelled(options.path) }

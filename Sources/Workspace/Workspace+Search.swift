@@ -53,7 +53,7 @@ extension Workspace {
     {
         if !options.path.isRoot { try checkClientPath(options.path) }
         guard !options.query.isEmpty else { throw WorkspaceError(.invalidArgument, "the query is empty") }
-        _ = try LineMatcher(options)  // a bad pattern is reported before any work
+        _ = try options.matcher()  // a bad pattern is reported before any work
         var files: [WorkspacePath] = []
         var special = 0
         var ignored = 0
@@ -109,7 +109,7 @@ extension Workspace {
     }
 
     /// Searches one file (never following a link); nil when it is binary or unreadable.
-    func searchOne(_ path: WorkspacePath, matcher: LineMatcher, limit: Int, maxFileBytes: Int64) -> [SearchMatch]? {
+    func searchOne(_ path: WorkspacePath, matcher: TextMatcher, limit: Int, maxFileBytes: Int64) -> [SearchMatch]? {
         guard let file = try? root.openFile(path), let st = try? Sys.fstat(file.raw, path: path.string),
             st.isRegular, let bytes = try? Sys.pread(file.raw, count: Int(min(Int64(st.st_size), maxFileBytes)), offset: 0, path: path.string)
         else { return nil }
@@ -120,5 +120,14 @@ extension Workspace {
             return out.count <= limit
         }
         return out
+    }
+}
+
+extension Workspace.SearchOptions {
+    /// The matcher for `query` (the one `session/search` uses too); a bad pattern is `InvalidArgument`.
+    func matcher() throws(WorkspaceError) -> TextMatcher {
+        do { return try TextMatcher(query: query, regex: regex, caseSensitive: caseSensitive) } catch {
+            throw WorkspaceError(.invalidArgument, error.message)
+        }
     }
 }

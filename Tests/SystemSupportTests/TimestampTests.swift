@@ -48,4 +48,19 @@ struct TimestampTests {
             last = now
         }
     }
+
+    @Test("parse is the inverse of iso8601 (to the millisecond), takes 0 to 9 fraction digits, and refuses what it does not know")
+    func parseRoundTrip() {
+        for n: Int64 in [0, 1_700_000_000_123_000_000, -86_400_000_000_000 + 5_000_000, 951_782_400_000_000_000, 4_102_444_799_999_000_000] {
+            #expect(Timestamp.parse(Timestamp.iso8601(nanos: n)) == n, "\(n)")
+        }
+        #expect(Timestamp.parse("2026-11-28T01:02:03Z") == 1_795_827_723_000_000_000)
+        #expect(Timestamp.parse("2026-11-28T01:02:03.5Z") == 1_795_827_723_500_000_000)
+        #expect(Timestamp.parse("2026-11-28T01:02:03.123456789Z") == 1_795_827_723_123_456_789)
+        for bad in ["", "2026-11-28", "2026-11-28T01:02:03", "2026-13-01T00:00:00Z", "2026-11-28T01:02:03.Z",
+                    "2026-11-28T01:02:03+01:00", "2026-11-28 01:02:03Z", "2026-11-28T01:02:03.1234567890Z"] {
+            #expect(Timestamp.parse(bad) == nil, "\(bad)")
+        }
+    }
 }
+

@@ -491,6 +491,9 @@ CASES: dict[str, Case] = {
     "session/approve": Case(_approve, _approve_check),
     "session/listDeferred": Case(_deferred, lambda env, f, r: [c["toolCallId"] for c in f["result"]["calls"]] == ["call-d"]
                                  or pytest.fail(str(f))),
+    "session/search": Case(lambda env: (_with_messages(env), {"query": "message 2"})[1],
+                           lambda env, f, r: f["result"] == r["result"] and [h["messageId"] for h in f["result"]["hits"]] == ["m2"]
+                           or pytest.fail(str(f))),
     "agent/listTools": Case(lambda env: {}),
     "host/didEnterBackground": Case(_background, _background_check),
     "host/willEnterForeground": Case(lambda env: (env.session("running"), env.r("host/didEnterBackground", {}), {})[2]),

@@ -125,6 +125,27 @@ def test_storage_info_and_the_first_run_choice_through_the_client(open_client, c
     assert conflicts == {"conflicts": []}
 
 
+def test_search_over_sessions_pages_through_the_client_as_its_readme_shows(open_client, checked):
+    async def scenario():
+        async with open_client() as client:
+            sid = (await client.session_create(title="Trip"))["id"]
+            await client.session_append_messages(id=sid, messages=[
+                {"id": f"m{i}", "role": "user" if i % 2 else "assistant", "content": f"to Lisbon, day {i}"} for i in range(25)])
+            seen = []
+            page = await client.session_search(query="lisbon", roles=["user", "assistant"], limit=20)
+            seen += [hit["messageId"] for hit in page["hits"]]
+            while "nextCursor" in page:
+                page = await client.session_search(query="lisbon", roles=["user", "assistant"], cursor=page["nextCursor"])
+                seen += [hit["messageId"] for hit in page["hits"]]
+            hit = page["hits"][0]
+            return seen, page["totalHits"], hit
+
+    seen, total, hit = asyncio.run(scenario())
+    assert total == 25 and sorted(seen) == sorted(f"m{i}" for i in range(25))
+    m = hit["matches"][0]
+    assert m == {"start": 3, "length": 6}  # UTF-16 code units into "to Lisbon, day N"
+
+
 def test_an_agent_session_through_the_client_with_state_notifications(open_client, checked):
     async def scenario():
         async with open_client() as c:

@@ -37,6 +37,7 @@ EXPECTED_METHODS = {
     "session/fork", "session/compact", "session/uncompact", "session/getRetention", "session/setRetention", "session/prune",
     "session/export", "session/import", "session/setApprovalPolicy", "session/approve", "session/listDeferred",
     "session/deleteMessages", "session/update", "session/stats",
+    "session/search",
     "agent/listTools",
     "host/didEnterBackground", "host/willEnterForeground", "host/setConditions", "host/getConditions",
     "queue/enqueue", "queue/list", "queue/complete", "queue/fail",
@@ -61,7 +62,7 @@ DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "D
                 "OutsideWorkspace", "InvalidPath", "PreconditionFailed", "NotText", "TooLarge",
                 "PermissionDenied", "NoSpace", "ReadOnly", "CloudUnavailable", "InsufficientSpace", "NotDownloaded",
                 "InvalidTransition", "BudgetExceeded", "SessionLocked", "SymlinkNotFollowed", "InvalidArgument",
-                "IOError", "QuotaExceeded", "NotARegularFile", "Deferred"}
+                "IOError", "QuotaExceeded", "NotARegularFile", "Deferred", "LimitExceeded"}
 HOST_ONLY = {"getFileUri", "importFile", "exportFile"}
 
 

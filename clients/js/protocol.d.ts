@@ -129,8 +129,8 @@ export interface BlobResult {
 
 /** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes and ServerBusy: -32803); UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md); MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request that needs an extension its `_meta` did not declare (the tasks extension's tasks/*). AgentUnavailable: -32603, sent only by the ACP face (workspace-bridge acp) to a request the downstream agent did not answer because it exited or could not be started; data.method names the request. */
 export type ErrorData = {
-  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "BatchTooLarge" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "MissingRequiredClientCapability" | "ServerBusy" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError" | "Deferred" | "AgentUnavailable";
-  /** ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from session/import: damaged, foreign or unsupportedVersion. BatchTooLarge: members (more than data.limit members: the batch was refused whole, answered with id null), bytes (its text is over data.limit bytes: refused whole before parsing, id null) or answerBytes (this member only reads and its result would take the batch's answer past data.limit bytes, the --max-message-bytes: send it on its own). ServerBusy: stuckHandlers (every worker thread is taken and data.limit cancelled requests are still stuck in system calls), threadLimit (the system refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests already wait for the other side's answers); nothing was done, send the request again later. AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it could not start. */
+  code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "BatchTooLarge" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "MissingRequiredClientCapability" | "ServerBusy" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError" | "Deferred" | "LimitExceeded" | "AgentUnavailable";
+  /** ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from session/import: damaged, foreign or unsupportedVersion. BatchTooLarge: members (more than data.limit members: the batch was refused whole, answered with id null), bytes (its text is over data.limit bytes: refused whole before parsing, id null) or answerBytes (this member only reads and its result would take the batch's answer past data.limit bytes, the --max-message-bytes: send it on its own). ServerBusy: stuckHandlers (every worker thread is taken and data.limit cancelled requests are still stuck in system calls), threadLimit (the system refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests already wait for the other side's answers); nothing was done, send the request again later. AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it could not start. LimitExceeded (session/search): queryBytes (the query is over data.limit bytes, 1024), patternNesting (the regular expression repeats a group that itself repeats, e.g. (a+)+, which can take exponential time) or time (the search ran over its timeLimitMs, data.limit). InvalidArgument from session/search: badPattern (the regular expression does not compile) or cursorMismatch (the cursor was made by a search with another query or filters). */
   reason?: string;
   /** ParseError: line of the error in the message. */
   line?: number;
@@ -140,9 +140,9 @@ export type ErrorData = {
   position?: number;
   /** ParseError: a machine-readable class of the parse failure (e.g. prematureEnd). */
   kind?: string;
-  /** MessageTooLarge: the --max-message-bytes in force. TooLarge: the most bytes one call may return or take (65536 for message or session metadata). QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from settings/*: 64 (bytes of a key). BatchTooLarge: the most members (1000), bytes of a batch's text (4194304) or bytes of a batch's answer (--max-message-bytes), after data.reason. ServerBusy (stuckHandlers): how many cancelled stuck requests are set aside at most (64). */
+  /** MessageTooLarge: the --max-message-bytes in force. TooLarge: the most bytes one call may return or take (65536 for message or session metadata). QuotaExceeded: the limit (1024 keys or 1048576 bytes); InvalidArgument from settings/*: 64 (bytes of a key). BatchTooLarge: the most members (1000), bytes of a batch's text (4194304) or bytes of a batch's answer (--max-message-bytes), after data.reason. ServerBusy (stuckHandlers): how many cancelled stuck requests are set aside at most (64). LimitExceeded: the bound passed (bytes of a query, or milliseconds of a search). */
   limit?: number;
-  /** MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or of the range asked for; of the metadata, encoded). QuotaExceeded: the keys or bytes the settings would hold after the change; InvalidArgument from settings/*: the key's bytes. BatchTooLarge: the batch's members (reason members) or bytes (reason bytes). */
+  /** MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or of the range asked for; of the metadata, encoded). QuotaExceeded: the keys or bytes the settings would hold after the change; InvalidArgument from settings/*: the key's bytes. BatchTooLarge: the batch's members (reason members) or bytes (reason bytes). LimitExceeded (queryBytes): the query's bytes. */
   size?: number;
   /** MethodNotFound: the method asked for. */
   method?: string;
@@ -1013,6 +1013,55 @@ export interface TextDocumentContentRefreshParams {
   uri: ContentDocumentUri;
 }
 
+/** Where the query matched, in UTF-16 code units from the start of the field's searched text (as LSP positions and JavaScript strings count). */
+export interface SessionSearchMatch {
+  start: number;
+  length: number;
+}
+
+/** One field of a message or a tool call that matches. The searched text of a field is its string, or for any other JSON value its strings in document order joined by \n (member values and array items, recursively; not keys, numbers, booleans, nor the values of members named type). */
+export interface SessionSearchHit {
+  sessionId: SessionId;
+  sessionTitle: string;
+  agentType: string;
+  state: SessionState;
+  kind: "message" | "toolCall";
+  /** kind message: the message's id (a compaction's summary: the compaction's id, the message id session/messages shows). */
+  messageId?: string;
+  role?: MessageRole;
+  /** kind toolCall: the call's id. */
+  toolCallId?: string;
+  /** kind toolCall: the tool's name. */
+  toolName?: string;
+  /** content or toolCalls of a message; name, arguments or result of a tool call. */
+  field: "content" | "toolCalls" | "name" | "arguments" | "result";
+  at: Timestamp;
+  /** An original of a compacted run (found with includeCompacted): the compaction that replaces it. */
+  compactedBy?: string;
+  /** True on a compaction's summary. */
+  summary?: boolean;
+  /** The matches in the field (at most 16), plus 8 when the first match is a whole word. Hits are ranked by score, then newer first, then by session, item and field. */
+  score: number;
+  /** Every match in the field. */
+  matchCount: number;
+  /** The first 16 matches, in order. */
+  matches: SessionSearchMatch[];
+  /** About 200 bytes of the field around its first match (from 60 bytes before it), cut at character boundaries. */
+  snippet: string;
+  /** Where the snippet starts in the field, in UTF-16 code units: a match is at start - snippetStart in the snippet. */
+  snippetStart: number;
+}
+
+export interface SessionSearchResult {
+  hits: SessionSearchHit[];
+  /** Every hit of the search, on every page. */
+  totalHits: number;
+  /** Sessions read (those filtered out by states or agentTypes, or gone, are not counted). */
+  sessionsSearched: number;
+  /** Present when more hits follow: pass it as cursor with the same query and filters. */
+  nextCursor?: string;
+}
+
 /**
  * Starts the session and returns the server's identity and method table.
  *
@@ -1830,6 +1879,40 @@ export interface WorkspaceExecuteCommandParams {
   workDoneToken?: ProgressToken;
 }
 
+/**
+ * Searches every session's messages and tool calls (literal or regex, any case), filtered by session, role, time, state and agent type; ranked hits with snippets and match offsets, a page at a time.
+ *
+ * What sessions show is what is found: visible messages, compactions' summaries and, with includeCompacted, the originals retention still keeps; what retention pruned or a deleted session held is never found. Tool calls are found by name, arguments and result as the journal keeps them; a call whose approval was denied shows its name and refusal, never its arguments, and a call still waiting for approval is not searched. An empty query, a regex that does not compile (reason badPattern) or a cursor of another search (reason cursorMismatch) → InvalidArgument; a query over 1024 bytes (queryBytes), a regex repeating a repeated group (patternNesting) or a search over timeLimitMs (time) → LimitExceeded. Honours $/cancelRequest (-32800) and reports $/progress (sessions searched).
+ */
+export interface SessionSearchParams {
+  /** A literal string, or a Swift Regex (Perl-like) with regex: true; at most 1024 bytes. */
+  query: string;
+  regex?: boolean;
+  caseSensitive?: boolean;
+  /** Only these sessions (unknown ids find nothing). */
+  sessionIds?: SessionId[];
+  /** Only messages of these roles; tool calls count as tool. */
+  roles?: MessageRole[];
+  /** Only what was stored at or after this time (a message's at, a tool call record's time). */
+  since?: Timestamp;
+  /** Only what was stored before this time. */
+  until?: Timestamp;
+  /** Only sessions in these states. */
+  states?: SessionState[];
+  /** Only sessions of these agent types. */
+  agentTypes?: string[];
+  /** Also search the originals of compacted runs that retention keeps (hits marked compactedBy). */
+  includeCompacted?: boolean;
+  /** Hits on this page. */
+  limit?: number;
+  /** nextCursor of the page before (same query and filters). */
+  cursor?: string;
+  /** The search stops with LimitExceeded (reason time) after this long. */
+  timeLimitMs?: number;
+  /** Report $/progress (sessions searched). */
+  workDoneToken?: ProgressToken;
+}
+
 /** Every request method: its params and its result. */
 export interface RequestMap {
   "initialize": { params: InitializeParams; result: InitializeResult };
@@ -1924,6 +2007,7 @@ export interface RequestMap {
   "session/stats": { params: SessionStatsParams; result: SessionStats };
   "workspace/textDocumentContent": { params: WorkspaceTextDocumentContentParams; result: TextDocumentContentResult };
   "workspace/executeCommand": { params: WorkspaceExecuteCommandParams; result: unknown };
+  "session/search": { params: SessionSearchParams; result: SessionSearchResult };
 }
 
 /** Notifications the server sends: method → params. */
@@ -2057,6 +2141,8 @@ export interface WorkspaceBridgeMethods {
     update(params: SessionUpdateParams, options?: RequestOptions): Promise<Session>;
     /** Per-turn statistics of a session: messages, token usage (by model) and tool calls (by name and outcome) of each turn, from one read of its journal, with totals. */
     stats(params: SessionStatsParams, options?: RequestOptions): Promise<SessionStats>;
+    /** Searches every session's messages and tool calls (literal or regex, any case), filtered by session, role, time, state and agent type; ranked hits with snippets and match offsets, a page at a time. */
+    search(params: SessionSearchParams, options?: RequestOptions): Promise<SessionSearchResult>;
   };
   readonly agent: {
     /** The one agent tool table, in a stable order: the user's file methods (not the host-only ones), read_multiple_files, read_context/update_context and append_journal. */

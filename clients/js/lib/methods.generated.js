@@ -71,6 +71,7 @@ export const REQUEST_METHODS = Object.freeze([
   "session/stats",
   "workspace/textDocumentContent",
   "workspace/executeCommand",
+  "session/search",
 ]);
 
 /** Notifications the server sends. */

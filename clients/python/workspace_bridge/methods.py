@@ -62,6 +62,7 @@ from .types import (
     SessionId,
     SessionImportResult,
     SessionList,
+    SessionSearchResult,
     SessionState,
     SessionStats,
     SessionTransitionError,
@@ -1462,6 +1463,64 @@ class Methods(Connection):
                 {'command': command},
                 {
                     'arguments': arguments,
+                    'workDoneToken': work_done_token,
+                },
+            ),
+            progress=progress,
+        )
+
+    def session_search(
+        self, *,
+        query: str,
+        regex: Optional[bool] = None,
+        case_sensitive: Optional[bool] = None,
+        session_ids: Optional[List[SessionId]] = None,
+        roles: Optional[List[MessageRole]] = None,
+        since: Optional[Timestamp] = None,
+        until: Optional[Timestamp] = None,
+        states: Optional[List[SessionState]] = None,
+        agent_types: Optional[List[str]] = None,
+        include_compacted: Optional[bool] = None,
+        limit: Optional[int] = None,
+        cursor: Optional[str] = None,
+        time_limit_ms: Optional[int] = None,
+        work_done_token: Optional[ProgressToken] = None,
+        progress: bool = False,
+    ) -> Call[SessionSearchResult]:
+        """
+        Searches every session's messages and tool calls (literal or regex, any case), filtered by
+        session, role, time, state and agent type; ranked hits with snippets and match offsets, a
+        page at a time.
+
+        What sessions show is what is found: visible messages, compactions' summaries and, with
+        includeCompacted, the originals retention still keeps; what retention pruned or a deleted
+        session held is never found. Tool calls are found by name, arguments and result as the
+        journal keeps them; a call whose approval was denied shows its name and refusal, never its
+        arguments, and a call still waiting for approval is not searched. An empty query, a regex
+        that does not compile (reason badPattern) or a cursor of another search (reason
+        cursorMismatch) → InvalidArgument; a query over 1024 bytes (queryBytes), a regex repeating a
+        repeated group (patternNesting) or a search over timeLimitMs (time) → LimitExceeded. Honours
+        $/cancelRequest (-32800) and reports $/progress (sessions searched).
+
+        Sends ``session/search``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
+        """
+        return self.request(
+            'session/search',
+            build_params(
+                {'query': query},
+                {
+                    'regex': regex,
+                    'caseSensitive': case_sensitive,
+                    'sessionIds': session_ids,
+                    'roles': roles,
+                    'since': since,
+                    'until': until,
+                    'states': states,
+                    'agentTypes': agent_types,
+                    'includeCompacted': include_compacted,
+                    'limit': limit,
+                    'cursor': cursor,
+                    'timeLimitMs': time_limit_ms,
                     'workDoneToken': work_done_token,
                 },
             ),

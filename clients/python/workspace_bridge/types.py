@@ -236,6 +236,7 @@ ErrorCode = Literal[
     'QuotaExceeded',
     'IOError',
     'Deferred',
+    'LimitExceeded',
     'AgentUnavailable',
 ]
 
@@ -257,7 +258,11 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests
     # already wait for the other side's answers); nothing was done, send the request again later.
     # AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it
-    # could not start.
+    # could not start. LimitExceeded (session/search): queryBytes (the query is over data.limit
+    # bytes, 1024), patternNesting (the regular expression repeats a group that itself repeats, e.g.
+    # (a+)+, which can take exponential time) or time (the search ran over its timeLimitMs,
+    # data.limit). InvalidArgument from session/search: badPattern (the regular expression does not
+    # compile) or cursorMismatch (the cursor was made by a search with another query or filters).
     'reason': str,
     # ParseError: line of the error in the message.
     'line': int,
@@ -272,12 +277,14 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # 1048576 bytes); InvalidArgument from settings/*: 64 (bytes of a key). BatchTooLarge: the most
     # members (1000), bytes of a batch's text (4194304) or bytes of a batch's answer (--max-message-
     # bytes), after data.reason. ServerBusy (stuckHandlers): how many cancelled stuck requests are
-    # set aside at most (64).
+    # set aside at most (64). LimitExceeded: the bound passed (bytes of a query, or milliseconds of
+    # a search).
     'limit': int,
     # MessageTooLarge: the message's size in bytes, when known. TooLarge: the size of the file (or
     # of the range asked for; of the metadata, encoded). QuotaExceeded: the keys or bytes the
     # settings would hold after the change; InvalidArgument from settings/*: the key's bytes.
-    # BatchTooLarge: the batch's members (reason members) or bytes (reason bytes).
+    # BatchTooLarge: the batch's members (reason members) or bytes (reason bytes). LimitExceeded
+    # (queryBytes): the query's bytes.
     'size': int,
     # MethodNotFound: the method asked for.
     'method': str,
@@ -1454,6 +1461,73 @@ class TextDocumentContentRefreshParams(TypedDict):
     answer is ignored).
     """
     uri: ContentDocumentUri
+
+
+class SessionSearchMatch(TypedDict):
+    """
+    Where the query matched, in UTF-16 code units from the start of the field's searched text (as
+    LSP positions and JavaScript strings count).
+    """
+    start: int
+    length: int
+
+
+class _SessionSearchHitRequired(TypedDict):
+    sessionId: SessionId
+    sessionTitle: str
+    agentType: str
+    state: SessionState
+    kind: Literal['message', 'toolCall']
+    #: content or toolCalls of a message; name, arguments or result of a tool call.
+    field: Literal['content', 'toolCalls', 'name', 'arguments', 'result']
+    at: Timestamp
+    #: The matches in the field (at most 16), plus 8 when the first match is a whole word. Hits are
+    #: ranked by score, then newer first, then by session, item and field.
+    score: int
+    #: Every match in the field.
+    matchCount: int
+    #: The first 16 matches, in order.
+    matches: List[SessionSearchMatch]
+    #: About 200 bytes of the field around its first match (from 60 bytes before it), cut at
+    #: character boundaries.
+    snippet: str
+    #: Where the snippet starts in the field, in UTF-16 code units: a match is at start -
+    #: snippetStart in the snippet.
+    snippetStart: int
+
+
+class SessionSearchHit(_SessionSearchHitRequired, total=False):
+    """
+    One field of a message or a tool call that matches. The searched text of a field is its string,
+    or for any other JSON value its strings in document order joined by \\n (member values and array
+    items, recursively; not keys, numbers, booleans, nor the values of members named type).
+    """
+    #: kind message: the message's id (a compaction's summary: the compaction's id, the message id
+    #: session/messages shows).
+    messageId: str
+    role: MessageRole
+    #: kind toolCall: the call's id.
+    toolCallId: str
+    #: kind toolCall: the tool's name.
+    toolName: str
+    #: An original of a compacted run (found with includeCompacted): the compaction that replaces
+    #: it.
+    compactedBy: str
+    #: True on a compaction's summary.
+    summary: bool
+
+
+class _SessionSearchResultRequired(TypedDict):
+    hits: List[SessionSearchHit]
+    #: Every hit of the search, on every page.
+    totalHits: int
+    #: Sessions read (those filtered out by states or agentTypes, or gone, are not counted).
+    sessionsSearched: int
+
+
+class SessionSearchResult(_SessionSearchResultRequired, total=False):
+    #: Present when more hits follow: pass it as cursor with the same query and filters.
+    nextCursor: str
 
 
 class SessionTransitionError(TypedDict, total=False):

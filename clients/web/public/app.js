@@ -7,6 +7,7 @@ import { go, refresh as refreshFiles, setupFiles } from './files.js';
 import { refreshDevice, setupDevice } from './device.js';
 import { queueReady, refreshQueue } from './queue.js';
 import { connectEvents, on } from './rpc.js';
+import { setupSessionSearch } from './session-search.js';
 import { refreshSessions } from './sessions.js';
 import { refreshSettings, settingsChanged, setupSettings } from './settings.js';
 import { filesChanged, refreshStorage, setupStorage } from './storage.js';
@@ -66,6 +67,7 @@ function start() {
   setupStorage({ switched: reloadAll });
   setupDevice({ changed: refreshQueue });
   setupSettings();
+  setupSessionSearch();
 
   on('workspace/didChangeFiles', ({ changes }) => {
     for (const change of changes) externalChange(change.path, change.type);

@@ -1,4 +1,4 @@
-@testable import Workspace
+import SystemSupport
 import Testing
 
 @Suite("Case-insensitive search folding")
@@ -7,7 +7,7 @@ struct CaseFoldTests {
 
     private func folded(_ bytes: [UInt8]) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
-            bytes.withUnsafeBytes { LineMatcher.foldASCII($0, into: UnsafeMutableRawBufferPointer(out)) }
+            bytes.withUnsafeBytes { TextMatcher.foldASCII($0, into: UnsafeMutableRawBufferPointer(out)) }
             count = bytes.count
         }
     }
