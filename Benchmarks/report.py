@@ -1019,6 +1019,11 @@ import report_lineage  # noqa: E402  (Benchmarks/report_lineage.py)
 
 lineage_targets = report_lineage.section(rows, w, status_text)
 
+# ---------------- listing sessions from metadata (issue 25) ----------------
+import report_list  # noqa: E402  (Benchmarks/report_list.py)
+
+list_targets = report_list.section(rows, w, status_text)
+
 # ---------------- MCP face ----------------
 import report_mcp  # noqa: E402  (Benchmarks/report_mcp.py: the MCP section)
 
@@ -1147,6 +1152,7 @@ if "tg" in globals():
     others += [("session recovery", *t[1:]) for t in tg if "recovery" in t[0]]
     others += [("`didEnterBackground`", *t[1:]) for t in tg if "didEnterBackground" in t[0]]
 others += [(name.split(" of ")[0].split(":")[0], *t) for (name, *t) in lineage_targets]
+others += [("`session/list` from metadata", *t) for (name, *t) in list_targets]
 summary = report_summary.Summary(rows, find, fmed, codec, fmt, why=NOT_MEASURED).build(
     report_mcp.call_rates(rows), report_mcp.spawn_medians(rows), others)
 here = os.path.dirname(os.path.abspath(readme_path))
