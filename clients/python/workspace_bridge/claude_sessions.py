@@ -28,10 +28,11 @@ from claude_agent_sdk.types import (SessionKey, SessionListSubkeysKey, SessionSt
 
 from .client import Client
 from .errors import BridgeError
+from .types import MessageInput, MessageRole, Session
 
 __all__ = ["WorkspaceSessionStore"]
 
-_ROLES = {"user": "user", "assistant": "assistant", "system": "system"}
+_ROLES: Dict[str, MessageRole] = {"user": "user", "assistant": "assistant", "system": "system"}
 _PAGE = 1000
 
 
@@ -71,9 +72,9 @@ class WorkspaceSessionStore(SessionStore):
             md["claude.subpath"] = subpath
         return md
 
-    async def _sessions(self, metadata: Dict[str, Any]) -> List[Dict[str, Any]]:
+    async def _sessions(self, metadata: Dict[str, Any]) -> List[Session]:
         """Every session of this agent type whose metadata has these values (from the index)."""
-        out: List[Dict[str, Any]] = []
+        out: List[Session] = []
         cursor: Optional[str] = None
         while True:
             page = await self.client.session_list(agent_type=self.agent_type, metadata=metadata, limit=_PAGE,
@@ -83,7 +84,7 @@ class WorkspaceSessionStore(SessionStore):
             if not cursor:
                 return out
 
-    async def _find(self, key: Tuple[str, str, Optional[str]]) -> Optional[Dict[str, Any]]:
+    async def _find(self, key: Tuple[str, str, Optional[str]]) -> Optional[Session]:
         found = await self._sessions(self._metadata(*key))
         if not found:
             self._ids.pop(key, None)
@@ -98,8 +99,9 @@ class WorkspaceSessionStore(SessionStore):
             return known
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
-            if key in self._ids:
-                return self._ids[key]
+            known = self._ids.get(key)
+            if known is not None:
+                return known
             found = await self._find(key)
             if found is not None:
                 return found["id"]
@@ -120,9 +122,9 @@ class WorkspaceSessionStore(SessionStore):
         if not entries:
             return
         k = self._tuple(key)
-        messages = []
+        messages: List[MessageInput] = []
         for e in entries:
-            m: Dict[str, Any] = {"role": _ROLES.get(str(e.get("type")), "system"), "content": e}
+            m: MessageInput = {"role": _ROLES.get(str(e.get("type")), "system"), "content": e}
             if isinstance(e.get("uuid"), str) and e["uuid"]:
                 m["id"] = e["uuid"]
             messages.append(m)
@@ -141,7 +143,7 @@ class WorkspaceSessionStore(SessionStore):
     async def _fold(self, k: Tuple[str, str, Optional[str]], sid: str, key: SessionKey,
                     entries: List[SessionStoreEntry]) -> None:
         """Folds the batch into the SDK's summary, kept in the session's metadata."""
-        lock = self._locks.setdefault(("summary",) + k[:2], asyncio.Lock())  # type: ignore[arg-type]
+        lock = self._locks.setdefault((k[0], k[1], "\0summary"), asyncio.Lock())  # no subpath holds a NUL
         async with lock:
             data = self._summaries.get(sid)
             if data is None:
@@ -166,9 +168,9 @@ class WorkspaceSessionStore(SessionStore):
                 return out
             after = page["nextAfter"]
 
-    async def _mains(self, project_key: str) -> Dict[str, Dict[str, Any]]:
+    async def _mains(self, project_key: str) -> Dict[str, Session]:
         """The written main transcripts of a project, by SDK session id (the oldest of duplicates)."""
-        out: Dict[str, Dict[str, Any]] = {}
+        out: Dict[str, Session] = {}
         for s in await self._sessions({"claude.project": project_key, "claude.kind": "main", "claude.written": True}):
             sid = s["metadata"]["claude.session"]
             if sid not in out or (s["createdAt"], s["id"]) < (out[sid]["createdAt"], out[sid]["id"]):

@@ -24,6 +24,7 @@ from agents.memory.session_settings import SessionSettings
 
 from .client import Client
 from .errors import BridgeError
+from .types import MessageInput, MessageRole, Session
 
 __all__ = ["WorkspaceAgentsSession"]
 
@@ -31,10 +32,10 @@ MAIN = "main"
 _PAGE = 1000
 
 
-def _role(item: Dict[str, Any]) -> str:
+def _role(item: Dict[str, Any]) -> MessageRole:
     role = item.get("role")
-    if role in ("user", "assistant", "system"):
-        return str(role)
+    if role == "user" or role == "assistant" or role == "system":
+        return role
     if role == "developer":
         return "system"
     return "tool" if str(item.get("type", "")).endswith("_output") else "assistant"
@@ -63,11 +64,11 @@ class WorkspaceAgentsSession:
 
     # -- the workspace sessions behind the branches ------------------------------------------
 
-    async def _sessions(self, branch: Optional[str] = None) -> List[Dict[str, Any]]:
+    async def _sessions(self, branch: Optional[str] = None) -> List[Session]:
         md: Dict[str, Any] = {"openai.session": self.session_id}
         if branch is not None:
             md["openai.branch"] = branch
-        out: List[Dict[str, Any]] = []
+        out: List[Session] = []
         cursor: Optional[str] = None
         while True:
             page = await self.client.session_list(agent_type=self.agent_type, metadata=md, limit=_PAGE, cursor=cursor)
@@ -133,8 +134,8 @@ class WorkspaceAgentsSession:
         async with self._lock:
             sid = await self._current(create=True)
             assert sid is not None
-            await self.client.session_append_messages(
-                id=sid, messages=[{"role": _role(dict(i)), "content": dict(i)} for i in items])
+            messages: List[MessageInput] = [{"role": _role(dict(i)), "content": dict(i)} for i in items]
+            await self.client.session_append_messages(id=sid, messages=messages)
 
     async def pop_item(self) -> Optional[Any]:
         async with self._lock:
