@@ -27,8 +27,13 @@ def targets(rows):
     med, worst, count = steady
     cf, jf, js = _ms(cold, True), _ms(jour, True), _ms(jour, False)
     fl = _ms(filt)
-    meas = (f"worst {worst:.1f} ms, median {med:.1f} ms of {count} (first page of 50, sorted over all {n:,}); "
-            f"metadata-filtered page of 1,000: median {fl[0]:.1f} ms" if fl else "")
+    later = (warm[1:] + cold[1:]) or warm
+    cpu = [r["cpu_ms"] for r in later if isinstance(r.get("cpu_ms"), (int, float))]
+    load = max((r.get("load", 0) for r in later), default=0)
+    meas = (f"worst {worst:.1f} ms, median {med:.1f} ms of {count} (first page of 50, sorted over all {n:,})"
+            + (f"; the server's CPU time per list: median {statistics.median(cpu):.0f} ms (10 ms ticks), "
+               f"load average up to {load:.1f} on this machine" if cpu else "")
+            + (f"; metadata-filtered page of 1,000: median {fl[0]:.1f} ms" if fl else ""))
     base = ("—" if jf is None or cf is None else
             f"a fresh server's first list: {cf[0]:.0f} ms from the indexes, {jf[0]:.0f} ms from the journals "
             f"(baseline: every journal read, as before issue 25); later lists {js[0]:.1f} ms" if js else "")

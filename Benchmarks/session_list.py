@@ -11,6 +11,10 @@ its baseline in the same run, the same listing answered from the journals.
 - journals (baseline): the same after every listing.json is removed, so each session is read
   from its journal (what `session/list` did before issue 25), then the index written again.
 
+Each list row also has the server's CPU time for it (`cpu_ms`, clock ticks of /proc/<pid>/stat:
+10 ms granularity) and the machine's load average: on a loaded machine the wall time says more
+about the other processes than about the list.
+
 Sessions have a title, metadata and 3 messages each, created 50 pipelined at a time.
 
     session_list.py --sessions N --rounds R [--stderr FILE] -- SERVER-COMMAND...
@@ -57,11 +61,21 @@ def pipelined(s: Server, calls):
     return [got[i] for i in ids]
 
 
+def cpu_ms(s: Server) -> float:
+    """The server's CPU time so far (user + system, /proc/<pid>/stat), which other load on the
+    machine does not inflate as it does the wall time."""
+    with open(f"/proc/{s.p.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def lists(s: Server, rounds: int, n: int, test: str, first_cold: bool):
     for r in range(rounds):
+        c0 = cpu_ms(s)
         page, ms = s.timed("session/list", {"limit": 50})
         assert len(page["sessions"]) == 50 and "nextCursor" in page, page.keys()
-        emit(test, round=r + 1, sessions=n, first=first_cold and r == 0, list_ms=round(ms, 3))
+        emit(test, round=r + 1, sessions=n, first=first_cold and r == 0, list_ms=round(ms, 3),
+             cpu_ms=round(cpu_ms(s) - c0, 1), load=round(os.getloadavg()[0], 2))
 
 
 def main() -> int:
