@@ -1062,6 +1062,11 @@ import report_search  # noqa: E402  (Benchmarks/report_search.py)
 
 search_targets = report_search.section(rows, w, status_text)
 
+# ---------------- listing sessions from metadata (issue 25) ----------------
+import report_list  # noqa: E402  (Benchmarks/report_list.py)
+
+list_targets = report_list.section(rows, w, status_text)
+
 # ---------------- MCP face ----------------
 import report_mcp  # noqa: E402  (Benchmarks/report_mcp.py: the MCP section)
 
@@ -1202,6 +1207,8 @@ others += [(name.split(" of ")[0].split(":")[0], *t) for (name, *t) in lineage_t
 others += [(name.split(":")[0], *t) for (name, *t) in langgraph_targets]
 
 others += [("`session/search` vs rg", *t) for (name, *t) in search_targets]
+
+others += [("`session/list` from metadata", *t) for (name, *t) in list_targets]
 summary = report_summary.Summary(rows, find, fmed, codec, fmt, why=NOT_MEASURED).build(
     report_mcp.call_rates(rows), report_mcp.spawn_medians(rows), others)
 here = os.path.dirname(os.path.abspath(readme_path))

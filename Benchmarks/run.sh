@@ -13,7 +13,7 @@
 #   WB_SKIP_STORAGE=1 ...                  skip the storage (migrate, getStorageInfo) and agent
 #                                          session benchmarks (issue 17's fork, export + import,
 #                                          compacted recovery and prune, and issue 25's session/search
-#                                          against rg, run in a quick run too)
+#                                          against rg and session/list of 1,000 sessions, run in a quick run too)
 #   WB_ONLY_STORAGE=1 ...                  run only them (no ping/pipe/spawn/codec/file phases)
 #   WB_SKIP_MCP=1 ...                      skip the MCP benchmarks (and the peer's install)
 #   WB_ONLY_MCP=1 ...                      run only them; WB_MCP_ROUNDS=N rounds of tools/call in
@@ -612,6 +612,15 @@ else
     if ! python3 "$HERE/session_search.py" --sessions "$(q 1000 100)" --messages "$(q 1000 100)" --rounds "$(q 5 3)" \
             --dir "$ST_TMP/search" --stderr "$SLOG" -- "${SRV[@]}" >> "$RESULTS"; then
         log "  session_search.py failed (see its error line in the results)"
+        FAILED=1
+    fi
+    # 7: issue 25's listing target (Benchmarks/session_list.py): session/list of 10,000 sessions
+    # (1,000 in a quick run) from the metadata index, beside the same listing from the journals.
+    roots "$ST_TMP/list"
+    log "server-list ndjson: session/list of $(q 10000 1000) sessions, index and journals"
+    if ! python3 "$HERE/session_list.py" --sessions "$(q 10000 1000)" --rounds "$(q 5 3)" --root "$ST_TMP/list/local" \
+            --stderr "$SLOG" -- "${SRV[@]}" >> "$RESULTS"; then
+        log "  session_list.py failed (see its error line in the results)"
         FAILED=1
     fi
     log "removing $ST_TMP"

@@ -91,10 +91,14 @@ def emit(test: str, **fields):
     print(json.dumps({"target": "server-lineage", "framing": "ndjson", "test": test, **fields}), flush=True)
 
 
-def main() -> int:
+def run_main(target: str, test: str, run, add_args=None) -> int:
+    """Parses `--rounds N [--stderr FILE] [more] -- SERVER-COMMAND...`, calls run(a, argv, stderr),
+    and reports an exception as one error line of `target` (also for session_list.py)."""
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--stderr", default=os.devnull)
+    if add_args:
+        add_args(ap)
     ap.add_argument("server", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     argv = a.server[1:] if a.server[:1] == ["--"] else a.server
@@ -102,9 +106,12 @@ def main() -> int:
     try:
         return run(a, argv, stderr)
     except Exception as e:  # reported in the results, like bench_client's failed phases
-        print(json.dumps({"target": "server-lineage", "framing": "ndjson", "test": "lineage", "error": str(e)[:500]}),
-              flush=True)
+        print(json.dumps({"target": target, "framing": "ndjson", "test": test, "error": str(e)[:500]}), flush=True)
         return 1
+
+
+def main() -> int:
+    return run_main("server-lineage", "lineage", run)
 
 
 def run(a, argv, stderr) -> int:

@@ -38,6 +38,10 @@ if [ "${1:-}" = "--test" ]; then
   python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('agent-client-protocol') != '0.12.1')" 2>/dev/null ||
     python3 -m pip install -q --root-user-action=ignore agent-client-protocol==0.12.1
   langgraph_packages
+  # The Python client's framework adapters run their frameworks' own suites and runners
+  # (clients/python/tests/test_claude_session_store.py, test_openai_session.py).
+  python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('claude-agent-sdk') != '0.2.184' or m.version('openai-agents') != '0.24.0')" 2>/dev/null ||
+    python3 -m pip install -q --root-user-action=ignore claude-agent-sdk==0.2.184 openai-agents==0.24.0
   # The clients' tests: headless Chromium drives the web front end; tsc checks the JS types.
   extra=()
   command -v chromium >/dev/null 2>&1 || extra+=(chromium)

@@ -29,6 +29,13 @@ enum Disk {
         return stat(path, &st) == 0 ? identity(st) : nil
     }
 
+    /// The identity of `name` inside the open folder `folder` (a short path walk: what listing
+    /// thousands of sessions spends its time on otherwise).
+    static func identity(in folder: Int32, _ name: String) -> FileIdentity? {
+        var st = stat()
+        return fstatat(folder, name, &st, 0) == 0 ? identity(st) : nil
+    }
+
     /// `open(2)` of a journal or snapshot that can never wait on what the path turns out to be
     /// (`wb_open_regular`, the routine the workspace uses for every file's bytes): mode 0644 for
     /// a new file; -1 with errno (ENXIO for a FIFO, socket or device, EISDIR for a folder).

@@ -94,11 +94,15 @@ final class SessionHandle: @unchecked Sendable {
         self.id = id
         self.folder = folder
         lock = Lock(path: folder + "/" + Journal.file)
+        journalPath = folder + "/" + Journal.file
+        journalName = id + "/" + Journal.file
     }
 
     deinit { writer?.closeFile() }
 
-    var journalPath: String { folder + "/" + Journal.file }
+    let journalPath: String
+    /// The journal's path inside the sessions folder.
+    let journalName: String
 
     /// The session as loaded. Code under the lock reads it after `SessionStore.current` (which
     /// throws `NotFound` when the folder holds no session), so this never throws there; were a

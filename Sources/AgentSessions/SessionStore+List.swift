@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import JSON
 
 extension SessionStore {
@@ -24,32 +29,48 @@ extension SessionStore {
         func precedes(_ a: (Int64, String), _ b: (Int64, String)) -> Bool {
             order == .created ? a < b : (a.0 > b.0 || (a.0 == b.0 && a.1 < b.1))
         }
-        var found: [(key: (Int64, String), h: SessionHandle, d: SessionData)] = []
+        // The page only is kept in order (binary insertion into at most `limit` entries; most
+        // sessions fail the comparison with the last one): sorting all of them cost more than
+        // looking at them. Keys only: copying each session's state out would cost its fields'
+        // reference counts for every session listed.
+        var top: [(key: (Int64, String), h: SessionHandle)] = []
+        top.reserveCapacity(limit + 1)
+        var matched = 0
+        let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if folder >= 0 { Disk.closeDescriptor(folder) } }
         for h in allHandles() {
             h.lock.lock()
             defer { h.lock.unlock() }
-            guard let d = listed(h), filter.matches(d) else { continue }
+            guard let d = listed(h, folder), filter.matches(d) else { continue }
             let k = (key(d), h.id)
             if let after, !precedes(after, k) { continue }
-            found.append((k, h, d))
+            matched += 1
+            if top.count == limit, let last = top.last, !precedes(k, last.key) { continue }
+            var lo = 0, hi = top.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if precedes(top[mid].key, k) { lo = mid + 1 } else { hi = mid }
+            }
+            top.insert((k, h), at: lo)
+            if top.count > limit { top.removeLast() }
         }
-        found.sort { precedes($0.key, $1.key) }
-        let page = found.prefix(limit)
         var sessions: [Session] = []
-        sessions.reserveCapacity(page.count)
-        for f in page {
+        sessions.reserveCapacity(top.count)
+        for f in top {
             f.h.lock.lock()
-            sessions.append(view(f.h, f.d))
+            if let d = listed(f.h, folder) { sessions.append(view(f.h, d)) }
             f.h.lock.unlock()
         }
-        let next = found.count > limit ? page.last.map { "\(order.rawValue):\($0.key.0):\($0.key.1)" } : nil
+        let next = matched > limit ? top.last.map { "\(order.rawValue):\($0.key.0):\($0.key.1)" } : nil
         return (sessions, next)
     }
 
-    /// The listed facts of `h` (see `list`), or nil when it holds no session. Lock held.
-    private func listed(_ h: SessionHandle) -> SessionData? {
+    /// The listed facts of `h` (see `list`), or nil when it holds no session; `folder` is the
+    /// sessions folder, open (or -1: paths are then walked whole). Lock held.
+    private func listed(_ h: SessionHandle, _ folder: Int32) -> SessionData? {
         if h.deleted { return nil }
-        guard let journal = Disk.identity(path: h.journalPath) else { return nil }
+        let journal = folder >= 0 ? Disk.identity(in: folder, h.journalName) : Disk.identity(path: h.journalPath)
+        guard let journal else { return nil }
         if h.loaded, journal == h.identity, let d = h.data {
             saveListing(h)
             return d

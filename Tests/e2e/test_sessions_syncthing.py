@@ -74,3 +74,73 @@ def test_a_fork_made_on_a_resumes_on_b_and_an_export_made_on_a_imports_on_b(brid
     # The parent goes on independently. (While Syncthing replaces a file B may briefly find no
     # journal there: that reads as NotFound, never as a crash, and the next read sees it whole.)
     wait_until(lambda: _ids(b, parent) == ["m1", "m2", "m3", "m4", "m5"], 10, "the parent, unchanged, on device B")
+
+
+# -- issue 25: a Claude Agent SDK transcript forked on A, loaded on B ------------------------
+
+CLIENT_PACKAGE = __import__("pathlib").Path(__file__).resolve().parents[2] / "clients" / "python"
+if str(CLIENT_PACKAGE) not in __import__("sys").path:  # the checkout's client
+    __import__("sys").path.insert(0, str(CLIENT_PACKAGE))
+
+
+def _over(bridge):
+    """The Python client's typed methods over an e2e Bridge (every message schema-checked)."""
+    import asyncio
+
+    from workspace_bridge.errors import BridgeError
+    from workspace_bridge.methods import Methods
+
+    class Over(Methods):
+        def __init__(self):  # no connection of its own: the bridge's
+            pass
+
+        def request(self, method, params=None, **_):
+            async def answer():
+                r = await asyncio.to_thread(bridge.call, method, params, 30.0)
+                if "error" in r:
+                    e = r["error"]
+                    raise BridgeError(e["code"], e["message"], e.get("data"), method)
+                return r["result"]
+            return answer()
+    return Over()
+
+
+def test_a_claude_session_store_transcript_forked_on_a_loads_on_b(bridges):
+    import asyncio
+
+    from claude_agent_sdk import fork_session_via_store, project_key_for_directory
+
+    from workspace_bridge.claude_sessions import WorkspaceSessionStore
+
+    a, b = bridges
+    project = "/home/me/syncthing-trip"
+    key = {"project_key": project_key_for_directory(project), "session_id": "7b0d1c2e-3f40-4a5b-8c6d-7e8f90a1b2c3"}
+    entries = [{"type": "user", "uuid": f"00000000-0000-4000-8000-00000000000{i}", "sessionId": key["session_id"],
+                "parentUuid": None if i == 1 else f"00000000-0000-4000-8000-00000000000{i - 1}",
+                "timestamp": f"2026-01-01T00:00:0{i}.000Z",
+                "message": {"role": "user" if i % 2 else "assistant", "content": f"step {i}"}} for i in range(1, 5)]
+
+    async def on_a():
+        store = WorkspaceSessionStore(_over(a))
+        await store.append(key, entries)
+        await store.append({**key, "subpath": "subagents/agent-1"}, [{"type": "user", "uuid": "sub-1", "n": 1}])
+        forked = await fork_session_via_store(store, key["session_id"], directory=project, title="branch")
+        return forked.session_id, await store.load({**key, "session_id": forked.session_id})
+
+    fork_id, fork_on_a = asyncio.run(on_a())
+    assert fork_id != key["session_id"] and len(fork_on_a) >= len(entries)
+
+    store_b = WorkspaceSessionStore(_over(b))
+
+    def fork_on_b():
+        try:
+            return asyncio.run(store_b.load({**key, "session_id": fork_id}))
+        except Exception as e:  # a journal Syncthing is still replacing reads as NotFound for a moment
+            if getattr(e, "data_code", None) == "NotFound":
+                return None
+            raise
+    wait_until(lambda: fork_on_b() == fork_on_a, 30, "the forked transcript, whole, on device B")
+    assert asyncio.run(store_b.load(key)) == entries
+    assert asyncio.run(store_b.list_subkeys(key)) == ["subagents/agent-1"]
+    listed = {s["session_id"] for s in asyncio.run(store_b.list_sessions(key["project_key"]))}
+    assert listed == {key["session_id"], fork_id}
