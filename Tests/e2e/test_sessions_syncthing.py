@@ -33,50 +33,8 @@ def _whole_export(path):
     return hashlib.sha256(data[:i] + b"0" * 64 + data[i + 64:]).hexdigest() == value
 
 
-def test_a_fork_made_on_a_resumes_on_b_and_an_export_made_on_a_imports_on_b(bridges):
-    a, b = bridges
-    parent = a.result("session/create", {"title": "trip"})["id"]
-    a.result("session/appendMessages", {"id": parent, "messages": [
-        {"role": "user" if i % 2 else "assistant", "content": f"step {i}", "id": f"m{i}"} for i in range(1, 6)]})
-    fork = a.result("session/fork", {"id": parent, "atMessageId": "m3", "title": "trip (branch)"})["id"]
-    a.result("session/appendMessages", {"id": fork, "messages": [{"role": "user", "content": "on A", "id": "a1"}]})
-    exported = a.result("session/export", {"id": parent})
-    assert exported["path"] == f"Chats/{parent}.json"
-
-    # B sees the fork, its lineage and its history once Syncthing has carried it over.
-    wait_until(lambda: _ids(b, fork) == ["m1", "m2", "m3", "a1"], 30, "the fork's history on device B")
-    got = b.result("session/get", {"id": fork})
-    assert got["parentId"] == parent and got["forkedAt"]["messageId"] == "m3"
-    listed = {s["id"]: s for s in b.result("session/list", {})["sessions"]}
-    assert listed[fork]["parentId"] == parent
-
-    # The export file arrives whole and imports on B (the id is taken there: a new one).
-    wait_until(lambda: _whole_export(b.roots.cloud / "Chats" / f"{parent}.json"), 30, "the export file on device B")
-    imported = b.result("session/import", {"path": f"Chats/{parent}.json"})
-    assert imported["replacedId"] == parent and imported["session"]["id"] != parent
-    assert _ids(b, imported["session"]["id"]) == ["m1", "m2", "m3", "m4", "m5"]
-
-    # A quits (shutdown gives up its leases); B resumes the fork and goes on with it.
-    assert a.call("shutdown")["result"] is None
-    t0 = time.monotonic()
-
-    def resumed():
-        r = b.call("session/resume", {"id": fork})
-        if "error" in r:
-            assert r["error"]["data"]["code"] == "SessionLocked", r
-            return None
-        return r["result"]
-    r = wait_until(resumed, 30, "device B to take the fork over")
-    print(f"fork taken over on B {time.monotonic() - t0:.2f}s after A's shutdown")
-    assert [m["id"] for m in r["messagesTail"]] == ["m1", "m2", "m3", "a1"]
-    b.result("session/appendMessages", {"id": fork, "messages": [{"role": "user", "content": "on B", "id": "b1"}]})
-    assert _ids(b, fork) == ["m1", "m2", "m3", "a1", "b1"]
-    # The parent goes on independently. (While Syncthing replaces a file B may briefly find no
-    # journal there: that reads as NotFound, never as a crash, and the next read sees it whole.)
-    wait_until(lambda: _ids(b, parent) == ["m1", "m2", "m3", "m4", "m5"], 10, "the parent, unchanged, on device B")
-
-
 # -- issue 25: a Claude Agent SDK transcript forked on A, loaded on B ------------------------
+# (First in the file: the bridges are shared by the module, and the next test shuts A down.)
 
 CLIENT_PACKAGE = __import__("pathlib").Path(__file__).resolve().parents[2] / "clients" / "python"
 if str(CLIENT_PACKAGE) not in __import__("sys").path:  # the checkout's client
@@ -144,3 +102,46 @@ def test_a_claude_session_store_transcript_forked_on_a_loads_on_b(bridges):
     assert asyncio.run(store_b.list_subkeys(key)) == ["subagents/agent-1"]
     listed = {s["session_id"] for s in asyncio.run(store_b.list_sessions(key["project_key"]))}
     assert listed == {key["session_id"], fork_id}
+
+
+def test_a_fork_made_on_a_resumes_on_b_and_an_export_made_on_a_imports_on_b(bridges):
+    a, b = bridges
+    parent = a.result("session/create", {"title": "trip"})["id"]
+    a.result("session/appendMessages", {"id": parent, "messages": [
+        {"role": "user" if i % 2 else "assistant", "content": f"step {i}", "id": f"m{i}"} for i in range(1, 6)]})
+    fork = a.result("session/fork", {"id": parent, "atMessageId": "m3", "title": "trip (branch)"})["id"]
+    a.result("session/appendMessages", {"id": fork, "messages": [{"role": "user", "content": "on A", "id": "a1"}]})
+    exported = a.result("session/export", {"id": parent})
+    assert exported["path"] == f"Chats/{parent}.json"
+
+    # B sees the fork, its lineage and its history once Syncthing has carried it over.
+    wait_until(lambda: _ids(b, fork) == ["m1", "m2", "m3", "a1"], 30, "the fork's history on device B")
+    got = b.result("session/get", {"id": fork})
+    assert got["parentId"] == parent and got["forkedAt"]["messageId"] == "m3"
+    listed = {s["id"]: s for s in b.result("session/list", {})["sessions"]}
+    assert listed[fork]["parentId"] == parent
+
+    # The export file arrives whole and imports on B (the id is taken there: a new one).
+    wait_until(lambda: _whole_export(b.roots.cloud / "Chats" / f"{parent}.json"), 30, "the export file on device B")
+    imported = b.result("session/import", {"path": f"Chats/{parent}.json"})
+    assert imported["replacedId"] == parent and imported["session"]["id"] != parent
+    assert _ids(b, imported["session"]["id"]) == ["m1", "m2", "m3", "m4", "m5"]
+
+    # A quits (shutdown gives up its leases); B resumes the fork and goes on with it.
+    assert a.call("shutdown")["result"] is None
+    t0 = time.monotonic()
+
+    def resumed():
+        r = b.call("session/resume", {"id": fork})
+        if "error" in r:
+            assert r["error"]["data"]["code"] == "SessionLocked", r
+            return None
+        return r["result"]
+    r = wait_until(resumed, 30, "device B to take the fork over")
+    print(f"fork taken over on B {time.monotonic() - t0:.2f}s after A's shutdown")
+    assert [m["id"] for m in r["messagesTail"]] == ["m1", "m2", "m3", "a1"]
+    b.result("session/appendMessages", {"id": fork, "messages": [{"role": "user", "content": "on B", "id": "b1"}]})
+    assert _ids(b, fork) == ["m1", "m2", "m3", "a1", "b1"]
+    # The parent goes on independently. (While Syncthing replaces a file B may briefly find no
+    # journal there: that reads as NotFound, never as a crash, and the next read sees it whole.)
+    wait_until(lambda: _ids(b, parent) == ["m1", "m2", "m3", "m4", "m5"], 10, "the parent, unchanged, on device B")
