@@ -18,8 +18,8 @@ extension SessionStore {
     /// journal's size and time. Only a session without a current index (written by an older
     /// version, changed by another device or by a process that ended without `close`) is read
     /// from its journal, once, and its index written again. The index of a session this store
-    /// holds is written when it is created and at `close`, not by listing: a listing pays no
-    /// file write for the sessions it answers from memory.
+    /// holds is written again by the first listing after it changed (so a server that is killed
+    /// leaves its successor current indexes).
     public func list(_ filter: SessionFilter = SessionFilter(), order: SessionOrder = .updatedDescending, limit: Int = 50,
                      cursor: String? = nil) throws(SessionError) -> (sessions: [Session], nextCursor: String?) {
         guard limit >= 1 else { throw .invalid("limit must be at least 1") }
@@ -76,7 +76,10 @@ extension SessionStore {
         if h.deleted { return nil }
         let journal = folder >= 0 ? Disk.identity(in: folder, h.journalName) : Disk.identity(path: h.journalPath)
         guard let journal else { return nil }
-        if h.loaded, journal == h.identity, let d = h.data { return d }
+        if h.loaded, journal == h.identity, let d = h.data {
+            saveListing(h)
+            return d
+        }
         if let l = h.listing, l.journal == journal { return l.data }
         if let d = ListingIndex.read(folder: h.folder, id: h.id, matching: journal) {
             h.listing = (journal, d)
