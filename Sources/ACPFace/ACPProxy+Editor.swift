@@ -132,13 +132,9 @@ extension ACPProxy {
         (try? allMessages(sid)).flatMap(ACPRecords.handover)
     }
 
-    /// Every stored message of a session, in order.
+    /// Every stored message of a session, in order: in one call, so each journal record is
+    /// decoded once (pages cut records that hold many messages, and each page decoded them again).
     func allMessages(_ sid: String) throws(SessionError) -> [Message] {
-        var out: [Message] = []
-        while true {
-            let page = try store.messages(id: sid, after: out.last?.id, limit: 1000)
-            out += page
-            if page.count < 1000 { return out }
-        }
+        try store.messages(id: sid, limit: .max)
     }
 }

@@ -29,16 +29,24 @@ enum ListingIndex {
     }
 
     /// Writes the index of `d`, made from the journal whose identity is `journal`. Best effort.
+    ///
+    /// In place (written from its start, then cut to its length), not a temporary file renamed
+    /// over it: on ext4 a rename over an existing file makes the kernel write the new file's data
+    /// out at once (`auto_da_alloc`), which cost the first listing of 1,000 changed sessions
+    /// 0.1-0.9 s on a loaded disk. A reader that meets a half-written index finds its checksum
+    /// wrong (or its size or time stale) and reads the journal, as for any stale index. Only a
+    /// regular file with one name is written (never through a link).
     static func write(folder: String, _ d: SessionData, journal: FileIdentity) {
         let line = JournalLine.encode(["v": 1, "size": .int(journal.size), "mtime": .int(journal.mtimeNanos),
                                        "state": listed(d).snapshot.state])
         let path = folder + "/" + file
-        let tmp = Disk.tempName(for: path)
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = Disk.openRegular(path, O_WRONLY | O_CREAT | O_NOFOLLOW)
         guard fd >= 0 else { return }
-        let ok = line.withUnsafeBytes { Disk.writeAll(fd, $0) }
-        close(fd)
-        if !ok || rename(tmp, path) != 0 { unlink(tmp) }
+        defer { Disk.closeDescriptor(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_nlink == 1 else { return }
+        let ok = line.withUnsafeBytes { Disk.writeAll(fd, $0, at: 0) } && ftruncate(fd, off_t(line.count)) == 0
+        if !ok { unlink(path) }
     }
 
     /// The listed facts, if the index is intact, names session `id` and was made from a journal

@@ -33,7 +33,17 @@ final class Lock: @unchecked Sendable {
 
     func lock() {
         pthread_mutex_lock(mutex)
-        guard let path else { return }
+        holdFile()
+    }
+
+    /// Locks against this process's threads only: for a reader that looks at what the handle
+    /// holds and at files replaced whole (the listing index), never at the journal's bytes. It
+    /// calls `holdFile()` before it reads the journal. `unlock()` ends either.
+    func lockThreads() { pthread_mutex_lock(mutex) }
+
+    /// With the mutex held: takes the `flock` too, unless already held.
+    func holdFile() {
+        guard fd < 0, let path else { return }
         let f = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW)
         guard f >= 0 else { return }
         while flock(f, LOCK_EX) != 0 {

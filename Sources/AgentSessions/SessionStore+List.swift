@@ -11,11 +11,15 @@ extension SessionStore {
     /// order is total (ties broken by id), so pages neither repeat nor skip a session that did
     /// not change meanwhile.
     ///
-    /// Answered without reading any journal: a session this store holds comes from memory (one
-    /// `stat` tells it is still current), any other from its listing index (`ListingIndex`) while
-    /// that matches the journal's size and time. Only a session without a current index (written
-    /// by an older version, changed by another device) is read from its journal, once, and its
-    /// index written again.
+    /// Answered without reading any journal and without a `flock` per session (each session's
+    /// lock is taken against this process's threads only, the journal's `flock` only before a
+    /// journal is read): a session this store holds comes from memory (one `stat` tells it is
+    /// still current), any other from its listing index (`ListingIndex`) while that matches the
+    /// journal's size and time. Only a session without a current index (written by an older
+    /// version, changed by another device or by a process that ended without `close`) is read
+    /// from its journal, once, and its index written again. The index of a session this store
+    /// holds is written again by the first listing after it changed (so a server that is killed
+    /// leaves its successor current indexes).
     public func list(_ filter: SessionFilter = SessionFilter(), order: SessionOrder = .updatedDescending, limit: Int = 50,
                      cursor: String? = nil) throws(SessionError) -> (sessions: [Session], nextCursor: String?) {
         guard limit >= 1 else { throw .invalid("limit must be at least 1") }
@@ -39,7 +43,7 @@ extension SessionStore {
         let folder = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if folder >= 0 { Disk.closeDescriptor(folder) } }
         for h in allHandles() {
-            h.lock.lock()
+            h.lock.lockThreads()
             defer { h.lock.unlock() }
             guard let d = listed(h, folder), filter.matches(d) else { continue }
             let k = (key(d), h.id)
@@ -57,7 +61,7 @@ extension SessionStore {
         var sessions: [Session] = []
         sessions.reserveCapacity(top.count)
         for f in top {
-            f.h.lock.lock()
+            f.h.lock.lockThreads()
             if let d = listed(f.h, folder) { sessions.append(view(f.h, d)) }
             f.h.lock.unlock()
         }
@@ -66,7 +70,8 @@ extension SessionStore {
     }
 
     /// The listed facts of `h` (see `list`), or nil when it holds no session; `folder` is the
-    /// sessions folder, open (or -1: paths are then walked whole). Lock held.
+    /// sessions folder, open (or -1: paths are then walked whole). Lock held (`lockThreads` is
+    /// enough: the journal's `flock` is taken here before the journal is read).
     private func listed(_ h: SessionHandle, _ folder: Int32) -> SessionData? {
         if h.deleted { return nil }
         let journal = folder >= 0 ? Disk.identity(in: folder, h.journalName) : Disk.identity(path: h.journalPath)
@@ -81,6 +86,7 @@ extension SessionStore {
             h.indexed = journal
             return d
         }
+        h.lock.holdFile()
         guard (try? current(h)) != nil, let d = h.data else { return nil }
         saveListing(h)
         return d

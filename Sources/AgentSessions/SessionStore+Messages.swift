@@ -63,7 +63,7 @@ extension SessionStore {
             }
             start = i + 1
         }
-        let end = min(d.messages.count, start + limit)
+        let end = start + min(limit, d.messages.count - start)  // any limit, even `Int.max`
         guard start < end else { return [] }
         let page = try readMessages(h, d.messages[start..<end])
         guard includeCompacted, page.contains(where: { $0.compaction != nil }) else { return page }
