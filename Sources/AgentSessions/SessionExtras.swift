@@ -191,32 +191,37 @@ struct SessionExtras: Sendable, Equatable {
 
     var isEmpty: Bool { self == SessionExtras() }
 
-    var stored: JSON {
-        var o = JSONObject()
-        if let lineage { o["lineage"] = lineage.stored }
-        if !compactions.isEmpty { o["compactions"] = .array(compactions.map(\.stored)) }
-        if approvalPolicy != .none { o["approvalPolicy"] = approvalPolicy.json }
-        if !approvals.isEmpty { o["approvals"] = .array(approvals.map(\.stored)) }
-        if !remembered.isEmpty {
-            var r = JSONObject()
-            for (k, d) in remembered.sorted(by: { $0.key < $1.key }) { r[k] = .string(d.rawValue) }
-            o["remembered"] = .object(r)
-        }
-        if !deferred.isEmpty { o["deferred"] = .array(deferred.map(\.stored)) }
-        return .object(o)
-    }
-
     init() {}
+}
 
-    init(stored j: JSON?) {
-        guard let j else { return }
-        lineage = Lineage(stored: j["lineage"])
-        compactions = (j["compactions"]?.arrayValue ?? []).compactMap(Compaction.init(stored:))
-        approvalPolicy = j["approvalPolicy"].flatMap { try? ApprovalPolicy(json: $0) } ?? .none
-        approvals = (j["approvals"]?.arrayValue ?? []).compactMap(Approval.init(stored:))
-        for (k, v) in j["remembered"]?.objectValue?.members ?? [] {
-            if let d = v.stringValue.flatMap(Approval.Decision.init(rawValue:)) { remembered[k] = d }
-        }
-        deferred = (j["deferred"]?.arrayValue ?? []).compactMap(DeferredCall.init(stored:))
+/// The snapshot's and a rewritten journal's `base` record's `extras`: each part only when it is
+/// not empty (or, for the policy, not `none`); lists are read leniently.
+extension SessionExtras: StoredForm {
+    static let storedFields: [StoredField<SessionExtras>] = [
+        .optional("lineage", \.lineage), .list("compactions", \.compactions),
+        .unlessUsual("approvalPolicy", \.approvalPolicy, ApprovalPolicy.none), .list("approvals", \.approvals),
+        StoredField(key: "remembered", write: { e -> JSON? in
+            guard !e.remembered.isEmpty else { return nil }
+            var r = JSONObject()
+            for (k, d) in e.remembered.sorted(by: { $0.key < $1.key }) { r[k] = .string(d.rawValue) }
+            return .object(r)
+        }) { j, e in
+            for (k, v) in j?.objectValue?.members ?? [] {
+                if let d = Approval.Decision(storedJSON: v) { e.remembered[k] = d }
+            }
+            return true
+        },
+        .list("deferred", \.deferred),
+    ]
+    static var unread: SessionExtras { SessionExtras() }
+}
+
+/// A policy is stored as the protocol writes it (`ApprovalPolicy.json`); one that no longer
+/// parses reads as unreadable.
+extension ApprovalPolicy: StoredValue {
+    var storedJSON: JSON { json }
+    init?(storedJSON j: JSON) {
+        guard let p = try? ApprovalPolicy(json: j) else { return nil }
+        self = p
     }
 }

@@ -5,7 +5,7 @@ import JSON
 /// `init?(stored:)` (reading it back) are derived, so the two cannot disagree. The field list
 /// is the journal's format: reordering or renaming a field changes the bytes every earlier
 /// journal holds (`StoredFormTests` pins them).
-protocol StoredForm: Sendable {
+protocol StoredForm: StoredValue {
     static var storedFields: [StoredField<Self>] { get }
     /// The value a record's fields are read into: each field it has sets its part, a required
     /// field that is missing or of the wrong type refuses the record.
@@ -26,6 +26,10 @@ extension StoredForm {
         for f in Self.storedFields { guard f.read(o[f.key], &value) else { return nil } }
         self = value
     }
+
+    /// A record held inside another record (a session's lineage, its compactions).
+    var storedJSON: JSON { stored }
+    init?(storedJSON j: JSON) { self.init(stored: j) }
 }
 
 /// One field of a journal record: its key, how it is written (nil: left out) and how it is read
@@ -72,6 +76,18 @@ struct StoredField<T>: Sendable {
                                          accept: @escaping @Sendable (V) -> Bool = { _ in true }) -> Self {
         Self(key: key, write: { $0[keyPath: path]?.storedJSON }) { j, t in
             t[keyPath: path] = j.flatMap(V.init(storedJSON:)).flatMap { accept($0) ? $0 : nil }
+            return true
+        }
+    }
+
+    /// A list written only when it is not empty; read leniently, each unreadable element left
+    /// out (a list of independent facts: one damaged entry does not cost the others).
+    static func list<V: StoredValue>(_ key: String, _ path: any WritableKeyPath<T, [V]> & Sendable) -> Self {
+        Self(key: key, write: { t -> JSON? in
+            let list = t[keyPath: path]
+            return list.isEmpty ? JSON?.none : list.storedJSON
+        }) { j, t in
+            t[keyPath: path] = (j?.arrayValue ?? []).compactMap(V.init(storedJSON:))
             return true
         }
     }
