@@ -146,7 +146,7 @@ struct ExportFile {
             }
         }
         base["usage"] = try UsageCaps.checked(s["usage"]).json
-        var extras = SessionExtras(stored: s["extras"])
+        var extras = SessionExtras(stored: s["extras"]) ?? SessionExtras()
         var dropped = NotImported()
         dropped.decidedApprovals = extras.approvals.filter { $0.decision != nil }.count
         dropped.rememberedDecisions = Set(extras.remembered.keys.map(Approval.rememberedTool)).sorted()

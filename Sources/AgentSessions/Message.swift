@@ -8,16 +8,16 @@ public enum MessageRole: String, Sendable, CaseIterable {
 
 /// A message stored in a session's journal (immutable once stored).
 public struct Message: Sendable, Equatable {
-    public let id: String
-    public let role: MessageRole
-    public let content: JSON
-    public let toolCalls: JSON?
-    public let toolCallId: String?
+    public internal(set) var id: String
+    public internal(set) var role: MessageRole
+    public internal(set) var content: JSON
+    public internal(set) var toolCalls: JSON?
+    public internal(set) var toolCallId: String?
     /// The caller's facts about the message (a JSON object, at most `MessageInput.metadataLimit`
     /// bytes encoded), stored with it and matched by `session/messages`' `where`.
-    public let metadata: JSON?
+    public internal(set) var metadata: JSON?
     /// When it was stored (nanoseconds since 1970, the store's clock).
-    public let atNanos: Int64
+    public internal(set) var atNanos: Int64
 
     /// Set on the entry that stands for a compacted run: its `content` is the summary and `id`
     /// the compaction's id; this says what it replaced, who made it and when.
@@ -27,33 +27,12 @@ public struct Message: Sendable, Equatable {
 
     public var at: String { Timestamp.iso8601(nanos: atNanos) }
 
-    /// The protocol's message object (with `compaction` or `compactedBy` only when set).
-    public var json: JSON {
-        var o: JSONObject = ["id": .string(id), "role": .string(role.rawValue), "content": content]
-        if let toolCalls { o["toolCalls"] = toolCalls }
-        if let toolCallId { o["toolCallId"] = .string(toolCallId) }
-        if let metadata { o["metadata"] = metadata }
-        o["at"] = .string(at)
-        if let compaction { o["compaction"] = compaction.json }
-        if let compactedBy { o["compactedBy"] = .string(compactedBy) }
-        return .object(o)
-    }
-
     /// The entry that stands for compaction `c` in the messages view.
     init(summaryOf c: Compaction) {
         self.init(id: c.id, role: c.summaryRole, content: c.summary, toolCalls: nil, toolCallId: nil, atNanos: c.atNanos)
         var shown = c
         shown.originals = nil  // where the originals sit on disk is not part of the message
         compaction = shown
-    }
-
-    var stored: JSON {
-        var o: JSONObject = ["id": .string(id), "role": .string(role.rawValue), "content": content]
-        if let toolCalls { o["toolCalls"] = toolCalls }
-        if let toolCallId { o["toolCallId"] = .string(toolCallId) }
-        if let metadata { o["metadata"] = metadata }
-        o["at"] = .int(atNanos)
-        return .object(o)
     }
 
     init(id: String, role: MessageRole, content: JSON, toolCalls: JSON?, toolCallId: String?, metadata: JSON? = nil,
@@ -66,15 +45,17 @@ public struct Message: Sendable, Equatable {
         self.metadata = metadata
         self.atNanos = atNanos
     }
+}
 
-    init?(stored json: JSON) {
-        guard let id = json["id"]?.stringValue, let r = json["role"]?.stringValue,
-              let role = MessageRole(rawValue: r), let content = json["content"] else { return nil }
-        let calls = json["toolCalls"]
-        self.init(id: id, role: role, content: content, toolCalls: calls?.isNull == false ? calls : nil,
-                  toolCallId: json["toolCallId"]?.stringValue,
-                  metadata: json["metadata"]?.objectValue != nil ? json["metadata"] : nil, atNanos: json["at"]?.intValue ?? 0)
-    }
+/// A message's journal record: the protocol's names, its time as an integer; `toolCalls` that
+/// are `null` and `metadata` that is not an object read as absent, a missing time as 0.
+extension Message: StoredForm {
+    static let storedFields: [StoredField<Message>] = [
+        .required("id", \.id), .required("role", \.role), .required("content", \.content),
+        .optional("toolCalls", \.toolCalls, accept: { !$0.isNull }), .optional("toolCallId", \.toolCallId),
+        .optional("metadata", \.metadata, accept: { $0.objectValue != nil }), .always("at", \.atNanos, else: 0),
+    ]
+    static var unread: Message { Message(id: "", role: .user, content: .null, toolCalls: nil, toolCallId: nil, atNanos: 0) }
 }
 
 /// A message to append. Without an `id` the store gives it one; with an `id` the store keeps

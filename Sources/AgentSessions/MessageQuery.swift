@@ -47,13 +47,6 @@ public struct MessagePage: Sendable, Equatable {
     public var hasMore: Bool
     public var nextAfter: String?
     public var nextBefore: String?
-
-    public var json: JSON {
-        var o: JSONObject = ["messages": .array(messages.map(\.json)), "hasMore": .bool(hasMore)]
-        if let nextAfter { o["nextAfter"] = .string(nextAfter) }
-        if let nextBefore { o["nextBefore"] = .string(nextBefore) }
-        return .object(o)
-    }
 }
 
 /// What `SessionStore.messagePage` reads: the entries strictly between `after` and `before`

@@ -1,5 +1,4 @@
 import JSON
-import SystemSupport
 
 /// One piece of deferred work in the offline queue.
 public struct QueueItem: Sendable, Equatable {
@@ -11,41 +10,18 @@ public struct QueueItem: Sendable, Equatable {
         case failed
     }
 
-    public let id: String
-    public let kind: String
-    public let payload: JSON
-    public let idempotencyKey: String
-    public let requiresNetwork: Bool
+    public internal(set) var id: String
+    public internal(set) var kind: String
+    public internal(set) var payload: JSON
+    public internal(set) var idempotencyKey: String
+    public internal(set) var requiresNetwork: Bool
     public var status: Status
     /// How many times it failed.
     public var attempts: Int
     public var result: JSON?
     public var error: JSON?
-    public let createdAtNanos: Int64
+    public internal(set) var createdAtNanos: Int64
     public var updatedAtNanos: Int64
-
-    /// The protocol's item object.
-    public var json: JSON {
-        var o: JSONObject = ["id": .string(id), "kind": .string(kind), "payload": payload,
-                             "idempotencyKey": .string(idempotencyKey), "requiresNetwork": .bool(requiresNetwork),
-                             "status": .string(status.rawValue), "attempts": JSON(attempts)]
-        if let result { o["result"] = result }
-        if let error { o["error"] = error }
-        o["createdAt"] = .string(Timestamp.iso8601(nanos: createdAtNanos))
-        o["updatedAt"] = .string(Timestamp.iso8601(nanos: updatedAtNanos))
-        return .object(o)
-    }
-
-    /// The journal's and snapshot's form (times as integers).
-    var stored: JSON {
-        var o: JSONObject = ["id": .string(id), "kind": .string(kind), "payload": payload, "key": .string(idempotencyKey),
-                             "net": .bool(requiresNetwork), "status": .string(status.rawValue), "attempts": JSON(attempts)]
-        if let result { o["result"] = result }
-        if let error { o["error"] = error }
-        o["createdAt"] = .int(createdAtNanos)
-        o["updatedAt"] = .int(updatedAtNanos)
-        return .object(o)
-    }
 
     init(id: String, kind: String, payload: JSON, idempotencyKey: String, requiresNetwork: Bool, at: Int64) {
         self.id = id
@@ -58,17 +34,23 @@ public struct QueueItem: Sendable, Equatable {
         createdAtNanos = at
         updatedAtNanos = at
     }
+}
 
-    init?(stored o: JSON) {
-        guard let id = o["id"]?.stringValue, let kind = o["kind"]?.stringValue, let key = o["key"]?.stringValue,
-              let at = o["createdAt"]?.intValue else { return nil }
-        self.init(id: id, kind: kind, payload: o["payload"] ?? .null, idempotencyKey: key,
-                  requiresNetwork: o["net"]?.boolValue ?? true, at: at)
-        status = o["status"]?.stringValue.flatMap(Status.init(rawValue:)) ?? .pending
-        attempts = Int(o["attempts"]?.intValue ?? 0)
-        result = o["result"]
-        error = o["error"]
-        updatedAtNanos = o["updatedAt"]?.intValue ?? at
+/// The journal's and snapshot's form: short names (`key`, `net`), times as integers; a missing
+/// `updatedAt` reads as the creation time.
+extension QueueItem: StoredForm {
+    static let storedFields: [StoredField<QueueItem>] = [
+        .required("id", \.id), .required("kind", \.kind), .always("payload", \.payload, else: .null),
+        .required("key", \.idempotencyKey), .always("net", \.requiresNetwork, else: true),
+        .always("status", \.status, else: .pending), .always("attempts", \.attempts, else: 0),
+        .optional("result", \.result), .optional("error", \.error), .required("createdAt", \.createdAtNanos),
+        StoredField(key: "updatedAt", write: { .int($0.updatedAtNanos) }) { j, item in
+            item.updatedAtNanos = j?.intValue ?? item.createdAtNanos  // read after createdAt
+            return true
+        },
+    ]
+    static var unread: QueueItem {
+        QueueItem(id: "", kind: "", payload: .null, idempotencyKey: "", requiresNetwork: true, at: 0)
     }
 }
 

@@ -110,7 +110,7 @@ struct SessionData: Sendable, Equatable {
             usage = Usage(stored: r["usage"] ?? .null)
             toolSequence = Int(min(max(0, r["toolSequence"]?.intValue ?? 0), Int64(Int32.max)))
             declared = (r["declared"]?.arrayValue ?? []).compactMap { try? ToolCallRecord(json: $0) }
-            extras = SessionExtras(stored: r["extras"])
+            extras = SessionExtras(stored: r["extras"]) ?? SessionExtras()
         } else {
             extras.lineage = Lineage(stored: r["lineage"])
             if let p = r["approvalPolicy"] { extras.approvalPolicy = (try? ApprovalPolicy(json: p)) ?? .none }

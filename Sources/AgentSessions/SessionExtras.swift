@@ -1,4 +1,3 @@
-import SystemSupport
 import JSON
 
 /// Where a fork came from: the parent session and the message it was cut at.
@@ -25,28 +24,16 @@ public struct Lineage: Sendable, Equatable {
         self.kind = kind
     }
 
-    /// `{parentId, messageId?, at}`.
-    public var json: JSON {
-        var o: JSONObject = ["parentId": .string(parentId)]
-        if let messageId { o["messageId"] = .string(messageId) }
-        o["at"] = .string(Timestamp.iso8601(nanos: atNanos))
-        return .object(o)
-    }
+}
 
-    /// Stored as before for a fork (so a fork's journal reads the same in older versions); a
-    /// child adds `kind` (an older version takes it for a fork).
-    var stored: JSON {
-        var o: JSONObject = ["parentId": .string(parentId), "at": .int(atNanos)]
-        if let messageId { o["messageId"] = .string(messageId) }
-        if kind != .fork { o["kind"] = .string(kind.rawValue) }
-        return .object(o)
-    }
-
-    init?(stored j: JSON?) {
-        guard let j, let p = j["parentId"]?.stringValue, let at = j["at"]?.intValue else { return nil }
-        self.init(parentId: p, messageId: j["messageId"]?.stringValue, atNanos: at,
-                  kind: j["kind"]?.stringValue.flatMap(Kind.init(rawValue:)) ?? .fork)
-    }
+/// Stored as before for a fork (so a fork's journal reads the same in older versions); a child
+/// adds `kind` (an older version takes it for a fork).
+extension Lineage: StoredForm {
+    static let storedFields: [StoredField<Lineage>] = [
+        .required("parentId", \.parentId), .required("at", \.atNanos), .optional("messageId", \.messageId),
+        .unlessUsual("kind", \.kind, .fork),
+    ]
+    static var unread: Lineage { Lineage(parentId: "", messageId: nil, atNanos: 0) }
 }
 
 /// One compaction of a run of messages: who made it, when, what it replaced, and whether it is
@@ -70,26 +57,6 @@ public struct Compaction: Sendable, Equatable {
 
     public var isActive: Bool { undoneAtNanos == nil }
 
-    /// `{id, firstMessageId, throughMessageId, count, by, at, active, undoneAt?, originalsKept}`.
-    public var json: JSON {
-        var o: JSONObject = ["id": .string(id), "firstMessageId": .string(firstMessageId),
-                             "throughMessageId": .string(throughMessageId), "count": JSON(count), "by": .string(by),
-                             "at": .string(Timestamp.iso8601(nanos: atNanos)), "active": .bool(isActive)]
-        if let undoneAtNanos { o["undoneAt"] = .string(Timestamp.iso8601(nanos: undoneAtNanos)) }
-        o["originalsKept"] = .bool(originalsDroppedAtNanos == nil)
-        return .object(o)
-    }
-
-    var stored: JSON {
-        var o: JSONObject = ["id": .string(id), "first": .string(firstMessageId), "through": .string(throughMessageId),
-                             "count": JSON(count), "summary": summary, "by": .string(by), "at": .int(atNanos)]
-        if summaryRole != .system { o["role"] = .string(summaryRole.rawValue) }
-        if let undoneAtNanos { o["undoneAt"] = .int(undoneAtNanos) }
-        if let originalsDroppedAtNanos { o["droppedAt"] = .int(originalsDroppedAtNanos) }
-        if let originals { o["originals"] = .array(originals.map(\.stored)) }
-        return .object(o)
-    }
-
     init(id: String, first: String, through: String, count: Int, summary: JSON, by: String, at: Int64) {
         self.id = id
         firstMessageId = first
@@ -99,35 +66,35 @@ public struct Compaction: Sendable, Equatable {
         self.by = by
         atNanos = at
     }
+}
 
-    init?(stored j: JSON) {
-        guard let id = j["id"]?.stringValue, let first = j["first"]?.stringValue, let through = j["through"]?.stringValue,
-              let count = j["count"]?.intValue, let by = j["by"]?.stringValue, let at = j["at"]?.intValue else { return nil }
-        self.init(id: id, first: first, through: through, count: Int(count), summary: j["summary"] ?? .null, by: by, at: at)
-        summaryRole = j["role"]?.stringValue.flatMap(MessageRole.init(rawValue:)) ?? .system
-        undoneAtNanos = j["undoneAt"]?.intValue
-        originalsDroppedAtNanos = j["droppedAt"]?.intValue
-        if let list = j["originals"]?.arrayValue {
-            var refs: [MessageRef] = []
-            for r in list {
-                guard let m = MessageRef(stored: r) else { return nil }
-                refs.append(m)
-            }
-            originals = refs
-        }
-    }
+/// A compaction's journal record: short names (`first`, `through`, `undoneAt`, `droppedAt`), times
+/// as integers, the summary's role only when it is not `system`, and the originals' refs while
+/// they are in the journal (one damaged ref refuses the record: its originals could not be found).
+extension Compaction: StoredForm {
+    static let storedFields: [StoredField<Compaction>] = [
+        .required("id", \.id), .required("first", \.firstMessageId), .required("through", \.throughMessageId),
+        .required("count", \.count), .always("summary", \.summary, else: .null), .required("by", \.by),
+        .required("at", \.atNanos), .unlessUsual("role", \.summaryRole, .system), .optional("undoneAt", \.undoneAtNanos),
+        .optional("droppedAt", \.originalsDroppedAtNanos), .optionalStrict("originals", \.originals),
+    ]
+    static var unread: Compaction { Compaction(id: "", first: "", through: "", count: 0, summary: .null, by: "", at: 0) }
 }
 
 extension MessageRef {
     /// A compaction's place in the message list: `id` is the compaction's id.
     var isPlaceholder: Bool { position < 0 }
+}
 
-    var stored: JSON { [.string(id), .int(record.offset), .int(Int64(record.length)), JSON(position)] }
+/// A message's place, stored as `[id, offset, length, position]`.
+extension MessageRef: StoredValue {
+    var storedJSON: JSON { [.string(id), .int(record.offset), .int(Int64(record.length)), JSON(position)] }
 
-    init?(stored j: JSON) {
+    init?(storedJSON j: JSON) {
         guard case .array(let a) = j, a.count == 4, case .string(let mid) = a[0], case .int(let off) = a[1],
-              case .int(let len) = a[2], case .int(let pos) = a[3] else { return nil }
-        self.init(id: mid, record: RecordRef(offset: off, length: Int32(len)), position: Int(pos))
+              case .int(let len) = a[2], let length = Int32(exactly: len), case .int(let pos) = a[3],
+              let position = Int(exactly: pos) else { return nil }
+        self.init(id: mid, record: RecordRef(offset: off, length: length), position: position)
     }
 }
 
@@ -149,25 +116,6 @@ public struct Approval: Sendable, Equatable {
     /// (so answering it records the decision and runs nothing).
     public var origin: String?
 
-    /// `{approvalId, toolCallId, name, arguments, requestedAt, decision?, effect?, origin?}`.
-    public var json: JSON {
-        var o: JSONObject = ["approvalId": .string(approvalId), "toolCallId": .string(toolCallId), "name": .string(name),
-                             "arguments": arguments, "requestedAt": .string(Timestamp.iso8601(nanos: requestedAtNanos))]
-        if let decision { o["decision"] = .string(decision.rawValue) }
-        if let effect { o["effect"] = .string(effect.rawValue) }
-        if let origin { o["origin"] = .string(origin) }
-        return .object(o)
-    }
-
-    var stored: JSON {
-        var o: JSONObject = ["aid": .string(approvalId), "call": .string(toolCallId), "name": .string(name),
-                             "args": arguments, "at": .int(requestedAtNanos), "remember": .bool(remember)]
-        if let decision { o["decision"] = .string(decision.rawValue) }
-        if let origin { o["by"] = .string(origin) }
-        if let effect { o["fx"] = .string(effect.rawValue) }
-        return .object(o)
-    }
-
     init(approvalId: String, toolCallId: String, name: String, arguments: JSON, at: Int64) {
         self.approvalId = approvalId
         self.toolCallId = toolCallId
@@ -175,16 +123,6 @@ public struct Approval: Sendable, Equatable {
         self.arguments = arguments
         requestedAtNanos = at
         remember = false
-    }
-
-    init?(stored j: JSON) {
-        guard let aid = j["aid"]?.stringValue, let call = j["call"]?.stringValue, let name = j["name"]?.stringValue,
-              let at = j["at"]?.intValue else { return nil }
-        self.init(approvalId: aid, toolCallId: call, name: name, arguments: j["args"] ?? .object([:]), at: at)
-        decision = j["decision"]?.stringValue.flatMap(Decision.init(rawValue:))
-        remember = j["remember"]?.boolValue ?? false
-        origin = j["by"]?.stringValue
-        effect = j["fx"]?.stringValue.flatMap(ToolEffect.init(rawValue:))
     }
 
     /// The key of a remembered decision: the tool and the effect of the call it was given for
@@ -201,6 +139,18 @@ public struct Approval: Sendable, Equatable {
     }
 }
 
+/// An approval's journal record: short names (`aid`, `call`, `args`, `by` for the origin, `fx`
+/// for the effect), the time as an integer.
+extension Approval: StoredForm {
+    static let storedFields: [StoredField<Approval>] = [
+        .required("aid", \.approvalId), .required("call", \.toolCallId), .required("name", \.name),
+        .always("args", \.arguments, else: .object([:])), .required("at", \.requestedAtNanos),
+        .always("remember", \.remember, else: false), .optional("decision", \.decision), .optional("by", \.origin),
+        .optional("fx", \.effect),
+    ]
+    static var unread: Approval { Approval(approvalId: "", toolCallId: "", name: "", arguments: .object([:]), at: 0) }
+}
+
 /// A tool call the device policy deferred: recorded so it is visible and can run later.
 public struct DeferredCall: Sendable, Equatable {
     public var toolCallId: String
@@ -209,16 +159,6 @@ public struct DeferredCall: Sendable, Equatable {
     public var reason: String
     public var atNanos: Int64
 
-    /// `{toolCallId, name, arguments, reason, at}`.
-    public var json: JSON {
-        ["toolCallId": .string(toolCallId), "name": .string(name), "arguments": arguments, "reason": .string(reason),
-         "at": .string(Timestamp.iso8601(nanos: atNanos))]
-    }
-
-    var stored: JSON {
-        ["call": .string(toolCallId), "name": .string(name), "args": arguments, "reason": .string(reason), "at": .int(atNanos)]
-    }
-
     init(toolCallId: String, name: String, arguments: JSON, reason: String, at: Int64) {
         self.toolCallId = toolCallId
         self.name = name
@@ -226,12 +166,15 @@ public struct DeferredCall: Sendable, Equatable {
         self.reason = reason
         atNanos = at
     }
+}
 
-    init?(stored j: JSON) {
-        guard let call = j["call"]?.stringValue, let name = j["name"]?.stringValue, let at = j["at"]?.intValue else { return nil }
-        self.init(toolCallId: call, name: name, arguments: j["args"] ?? .object([:]), reason: j["reason"]?.stringValue ?? "",
-                  at: at)
-    }
+/// A deferred call's journal record: `call`, `args`, the time as an integer.
+extension DeferredCall: StoredForm {
+    static let storedFields: [StoredField<DeferredCall>] = [
+        .required("call", \.toolCallId), .required("name", \.name), .always("args", \.arguments, else: .object([:])),
+        .always("reason", \.reason, else: ""), .required("at", \.atNanos),
+    ]
+    static var unread: DeferredCall { DeferredCall(toolCallId: "", name: "", arguments: .object([:]), reason: "", at: 0) }
 }
 
 /// The facts beyond the anchors (issue 17) a session carries: lineage, compactions, approvals,
@@ -248,32 +191,37 @@ struct SessionExtras: Sendable, Equatable {
 
     var isEmpty: Bool { self == SessionExtras() }
 
-    var stored: JSON {
-        var o = JSONObject()
-        if let lineage { o["lineage"] = lineage.stored }
-        if !compactions.isEmpty { o["compactions"] = .array(compactions.map(\.stored)) }
-        if approvalPolicy != .none { o["approvalPolicy"] = approvalPolicy.json }
-        if !approvals.isEmpty { o["approvals"] = .array(approvals.map(\.stored)) }
-        if !remembered.isEmpty {
-            var r = JSONObject()
-            for (k, d) in remembered.sorted(by: { $0.key < $1.key }) { r[k] = .string(d.rawValue) }
-            o["remembered"] = .object(r)
-        }
-        if !deferred.isEmpty { o["deferred"] = .array(deferred.map(\.stored)) }
-        return .object(o)
-    }
-
     init() {}
+}
 
-    init(stored j: JSON?) {
-        guard let j else { return }
-        lineage = Lineage(stored: j["lineage"])
-        compactions = (j["compactions"]?.arrayValue ?? []).compactMap(Compaction.init(stored:))
-        approvalPolicy = j["approvalPolicy"].flatMap { try? ApprovalPolicy(json: $0) } ?? .none
-        approvals = (j["approvals"]?.arrayValue ?? []).compactMap(Approval.init(stored:))
-        for (k, v) in j["remembered"]?.objectValue?.members ?? [] {
-            if let d = v.stringValue.flatMap(Approval.Decision.init(rawValue:)) { remembered[k] = d }
-        }
-        deferred = (j["deferred"]?.arrayValue ?? []).compactMap(DeferredCall.init(stored:))
+/// The snapshot's and a rewritten journal's `base` record's `extras`: each part only when it is
+/// not empty (or, for the policy, not `none`); lists are read leniently.
+extension SessionExtras: StoredForm {
+    static let storedFields: [StoredField<SessionExtras>] = [
+        .optional("lineage", \.lineage), .list("compactions", \.compactions),
+        .unlessUsual("approvalPolicy", \.approvalPolicy, ApprovalPolicy.none), .list("approvals", \.approvals),
+        StoredField(key: "remembered", write: { e -> JSON? in
+            guard !e.remembered.isEmpty else { return nil }
+            var r = JSONObject()
+            for (k, d) in e.remembered.sorted(by: { $0.key < $1.key }) { r[k] = .string(d.rawValue) }
+            return .object(r)
+        }) { j, e in
+            for (k, v) in j?.objectValue?.members ?? [] {
+                if let d = Approval.Decision(storedJSON: v) { e.remembered[k] = d }
+            }
+            return true
+        },
+        .list("deferred", \.deferred),
+    ]
+    static var unread: SessionExtras { SessionExtras() }
+}
+
+/// A policy is stored as the protocol writes it (`ApprovalPolicy.json`); one that no longer
+/// parses reads as unreadable.
+extension ApprovalPolicy: StoredValue {
+    var storedJSON: JSON { json }
+    init?(storedJSON j: JSON) {
+        guard let p = try? ApprovalPolicy(json: j) else { return nil }
+        self = p
     }
 }

@@ -105,7 +105,7 @@ extension SessionData {
         }
         toolSequence = Int(o["toolSequence"]?.intValue ?? 0)
         declared = (o["declared"]?.arrayValue ?? []).compactMap { try? ToolCallRecord(json: $0) }
-        extras = SessionExtras(stored: o["extras"])
+        extras = SessionExtras(stored: o["extras"]) ?? SessionExtras()
         hasDeletions = o["deletions"]?.boolValue ?? false
         if let c = o["checkpoint"], let cid = c["id"]?.stringValue, let at = c["at"]?.intValue,
            let off = c["offset"]?.intValue, let len = c["length"]?.intValue {

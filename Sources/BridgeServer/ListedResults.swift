@@ -2,8 +2,8 @@ import AgentSessions
 import JSON
 
 /// A result whose JSON is built elsewhere: by a domain module (`AgentSessions`' `json` of a
-/// compaction, a queue item, a retention policy, a prune report, until those wire forms move to
-/// the methods as the session object's did, `SessionResults.swift`), by the journal (a recorded tool result replayed as
+/// retention policy, a prune report, until those wire forms move to the methods as the session
+/// object's and the session values' did, `SessionResults.swift`, `SessionValueResults.swift`), by the journal (a recorded tool result replayed as
 /// it was) or by a face's own store. Its field names are listed by hand, next to the method; the
 /// schema agreement check compares these names (their types are not checked).
 package protocol ListedObjectResult: MethodResult {
@@ -15,16 +15,6 @@ extension ListedObjectResult {
     package static var shape: ResultShape {
         .object(fieldNames.map { ResultFieldShape(name: $0, type: nil, optional: true) })
     }
-}
-
-extension Compaction: ListedObjectResult {
-    package static let fieldNames = ["id", "firstMessageId", "throughMessageId", "count", "by", "at", "active", "undoneAt",
-                                     "originalsKept"]
-}
-
-extension QueueItem: ListedObjectResult {
-    package static let fieldNames = ["id", "kind", "payload", "idempotencyKey", "requiresNetwork", "status", "attempts", "result",
-                                     "error", "createdAt", "updatedAt"]
 }
 
 extension RetentionPolicy: ListedObjectResult {
@@ -40,8 +30,6 @@ extension SessionStats: ListedObjectResult {
 }
 
 /// Domain values carried as fields of a result, encoded by their module.
-extension Message: ResultValue { package static var jsonType: String? { "object" } }
-extension Approval: ResultValue { package static var jsonType: String? { "object" } }
 extension Policy: ResultValue { package static var jsonType: String? { "object" } }
 extension DeviceConditions: ResultValue { package static var jsonType: String? { "object" } }
 extension NotImported: ResultValue { package static var jsonType: String? { "object" } }

@@ -14,19 +14,19 @@ struct SessionObject: ObjectResult {
         .field("metadata", \.session.metadata), .field("createdAt", \.session.createdAt), .field("updatedAt", \.session.updatedAt),
         .field("parentId", \.session.lineage?.parentId), .field("parentKind", \.session.lineage?.kind.rawValue),
         .field("forkedAt", { forkedAt($0.session) }),
-        .field("compactions", { nonEmpty($0.session.compactions.map(\.json)) }),
+        .field("compactions", { nonEmpty($0.session.compactions) }),
         .field("approvalPolicy", { policy($0.session) }),
-        .field("pendingApprovals", { nonEmpty($0.session.pendingApprovals.map(\.json)) }),
-        .field("deferredToolCalls", { nonEmpty($0.session.deferredToolCalls.map(\.json)) }),
+        .field("pendingApprovals", { nonEmpty($0.session.pendingApprovals) }),
+        .field("deferredToolCalls", { nonEmpty($0.session.deferredToolCalls) }),
         .field("bytesOnDisk", \.session.bytesOnDisk),
     ]
 
     /// Where a fork was taken (a child stream has no fork point).
-    private static func forkedAt(_ s: Session) -> JSON? {
+    private static func forkedAt(_ s: Session) -> Lineage? {
         guard let lineage = s.lineage, lineage.kind == .fork else { return nil }
-        return lineage.json
+        return lineage
     }
-    private static func nonEmpty(_ items: [JSON]) -> [JSON]? { items.isEmpty ? nil : items }
+    private static func nonEmpty<V>(_ items: [V]) -> [V]? { items.isEmpty ? nil : items }
     /// The policy, unless it is `none`. (Not a ternary: `cond ? nil : json` makes that `nil` the
     /// JSON `null`, since `JSON` is nil-literal expressible, and the field would be sent.)
     private static func policy(_ s: Session) -> JSON? {

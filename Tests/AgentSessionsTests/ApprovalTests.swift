@@ -153,7 +153,7 @@ struct ApprovalTests {
         let s = try store.create(approvalPolicy: .rules(tools: [], annotations: ["write"]))
         let plainCopy = ToolFacts(name: "copy_file", effect: .adds)
         _ = try store.checkApproval(id: s.id, toolCallId: "c1", tool: plainCopy, arguments: ["from": "a", "to": "b"])
-        #expect(try store.get(id: s.id).pendingApprovals.first?.json["effect"] == "adds")
+        #expect(try store.get(id: s.id).pendingApprovals.first?.effect == .adds)
         _ = try store.approve(id: s.id, toolCallId: "c1", decision: .allow, remember: true)
         #expect(try f.store().checkApproval(id: s.id, toolCallId: "c2", tool: plainCopy, arguments: ["from": "a", "to": "c"]) == .allowed)
         let overwrite = ToolFacts(name: "copy_file", effect: .replaces)

@@ -27,7 +27,7 @@ struct CompactionTests {
         #expect(summary.compaction?.firstMessageId == "m2")
         #expect(summary.compaction?.throughMessageId == "m5")
         #expect(summary.compaction?.count == 4)
-        #expect(summary.json["compaction"]?["by"] == "agent:writer")
+        #expect(summary.compaction?.by == "agent:writer")
         let full = try store.messages(id: id, includeCompacted: true)
         #expect(full.map(\.id) == ["m0", "m1", c.id, "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"])
         #expect(full.filter { $0.compactedBy == c.id }.map(\.id) == ["m2", "m3", "m4", "m5"])

@@ -31,7 +31,7 @@ struct ForkTests {
         #expect(fork.state == .idle)
         #expect(fork.lineage?.parentId == parent.id)
         #expect(fork.lineage?.messageId == "m4")
-        #expect(fork.lineage?.json["messageId"] == "m4")
+        #expect(fork.lineage?.messageId == "m4")
         #expect(try messageIds(store, fork.id) == (0...4).map { "m\($0)" })
         // The messages are the same, times included.
         #expect(try store.messages(id: fork.id, limit: 5) == store.messages(id: parent.id, limit: 5))

@@ -57,20 +57,6 @@ struct MessageTests {
         #expect((#expect(throws: SessionError.self) { try store.messages(id: s.id, after: "nope") })?.code == "InvalidArgument")
     }
 
-    @Test("the message JSON uses the protocol's names")
-    func encoding() throws {
-        let f = Fixture()
-        let store = f.store()
-        let s = try store.create()
-        _ = try store.appendMessages(id: s.id, messages: [MessageInput(id: "t1", role: .tool, content: "42", toolCallId: "c1")])
-
-        let m = try store.messages(id: s.id)[0].json
-
-        #expect(m.objectValue?.keys == ["id", "role", "content", "toolCallId", "at"])
-        #expect(m["role"] == "tool")
-        #expect(m["at"]?.stringValue?.hasSuffix("Z") == true)
-    }
-
     @Test("a message input is parsed from protocol JSON, and bad input is InvalidArgument")
     func parsing() throws {
         let ok = try MessageInput(json: ["id": "x", "role": "user", "content": ["type": "text"], "toolCalls": nil])

@@ -120,7 +120,7 @@ struct WorkDecisionTests {
         let reopened = f.store()
         #expect(try reopened.get(id: s.id).deferredToolCalls.map(\.toolCallId) == ["r1"])
         #expect(reopened.deferredToolCalls().map(\.sessionId) == [s.id])
-        #expect(try reopened.get(id: s.id).deferredToolCalls.first?.json["reason"] == "expensiveNetwork")
+        #expect(try reopened.get(id: s.id).deferredToolCalls.first?.reason == "expensiveNetwork")
         _ = try reopened.beginToolCall(id: s.id, toolCallId: "r1", name: "web_research", arguments: ["q": "x"])
         try reopened.finishToolCall(id: s.id, toolCallId: "r1", result: "done")
         #expect(try f.store().get(id: s.id).deferredToolCalls.isEmpty)
