@@ -8,20 +8,16 @@
 //   node --test clients/web/test/acp.test.mjs      (needs `chromium` and python3 with the ACP SDK; WB_BIN or .build/debug)
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { defaultBinary } from '../bridge.mjs';
-import { startHost } from '../host.mjs';
-import { launchBrowser } from './browser.mjs';
-import { hostRpc, showView } from './host-rpc.mjs';
+import { closeAll, openUi, startWorkspace } from './ui-fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const agent = path.resolve(here, '../../../Tests/e2e/acp_agents/stream_agent.py');
 
-let tmp, root, config, host, browser, page, editor, sid;
+let workspace, browser, page, editor, sid;
 
 /** The editor's end of `workspace-bridge acp`: NDJSON requests, answers by id; the agent's
  *  permission requests are answered with their first option. */
@@ -61,33 +57,19 @@ const card = () => `document.querySelector('.session[data-id="${sid}"]')`;
 
 describe('ACP sessions in the sessions view', () => {
   before(async () => {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'wb-web-acp-'));
-    root = path.join(tmp, 'ws');
-    config = path.join(tmp, 'config');
-    mkdirSync(root);
-    mkdirSync(config);
-    mkdirSync(path.join(tmp, 'cloud'));
-    writeFileSync(path.join(tmp, 'cloud', '.stfolder'), '');
-    const storage = ['--local-root', root, '--cloud-root', path.join(tmp, 'cloud'), '--config-dir', config];
-    host = await startHost({ port: 0, quiet: true, serverArgs: [...storage, '--log-level', 'warning'] });
-    await hostRpc(host, 'chooseStorage', { location: 'local' });
-    editor = startEditor(['acp', ...storage, '--log-level', 'warning', '--', 'python3', agent]);
+    workspace = await startWorkspace('wb-web-acp-');
+    editor = startEditor(['acp', ...workspace.storage, '--log-level', 'warning', '--', 'python3', agent]);
     await editor.call('initialize', { protocolVersion: 1, clientCapabilities: {} });
-    sid = (await editor.call('session/new', { cwd: root, mcpServers: [] })).sessionId;
+    sid = (await editor.call('session/new', { cwd: workspace.root, mcpServers: [] })).sessionId;
     await editor.prompt('stream 3');
     await editor.prompt('permission');
-    browser = await launchBrowser();
+    browser = await openUi(workspace.host, 'sessions');
     page = browser.page;
-    await page.goto(host.openUrl);
-    await page.waitFor(`document.body.dataset.ready === 'true'`);
-    await showView(page, 'sessions');
   });
 
   after(async () => {
     await editor?.close();
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await closeAll({ ...workspace, browser });
   });
 
   it('lists the ACP session under its title from the first prompt', async () => {

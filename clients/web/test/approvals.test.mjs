@@ -6,36 +6,24 @@
 //
 //   node --test clients/web/test/approvals.test.mjs      (needs `chromium`; WB_BIN or .build/debug)
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startHost } from '../host.mjs';
-import { launchBrowser } from './browser.mjs';
 import { hostRpc } from './host-rpc.mjs';
+import { closeAll, openUi, startWorkspace } from './ui-fixture.mjs';
 
-let tmp, root, host, browser, page, sid;
+let workspace, root, browser, page, sid;
 
-const rpc = (method, params) => hostRpc(host, method, params);
+const rpc = (method, params) => hostRpc(workspace.host, method, params);
 
 const approvalRow = (call) => `document.querySelector('.session[data-id="${sid}"] .approval[data-tool-call-id="${call}"]')`;
 
 describe('the session view answers approvals', () => {
   before(async () => {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'wb-web-approvals-'));
-    root = path.join(tmp, 'ws');
-    mkdirSync(root);
-    mkdirSync(path.join(tmp, 'config'));
-    mkdirSync(path.join(tmp, 'cloud'));
-    writeFileSync(path.join(tmp, 'cloud', '.stfolder'), '');
+    workspace = await startWorkspace('wb-web-approvals-');
+    root = workspace.root;
     writeFileSync(path.join(root, 'draft.md'), 'draft');
     writeFileSync(path.join(root, 'keep.md'), 'keep');
-    host = await startHost({
-      port: 0, quiet: true,
-      serverArgs: ['--local-root', root, '--cloud-root', path.join(tmp, 'cloud'), '--config-dir', path.join(tmp, 'config'),
-        '--log-level', 'warning'],
-    });
-    await rpc('chooseStorage', { location: 'local' }); // past the first-run storage choice
     sid = (await rpc('session/create', { title: 'Tidy the notes', approvalPolicy: 'destructive' })).id;
     await rpc('session/transition', { id: sid, to: 'running' });
     await rpc('session/appendMessages', { id: sid, messages: [{ role: 'user', content: 'tidy up', id: 'u1' }] });
@@ -43,19 +31,11 @@ describe('the session view answers approvals', () => {
     const second = await rpc('session/callTool', { id: sid, toolCallId: 'del-keep', name: 'delete_file', arguments: { path: 'keep.md' } });
     assert.ok(first.pendingApproval && second.pendingApproval, 'both calls wait for consent');
     await rpc('session/fork', { id: sid, atMessageId: 'u1', title: 'Tidy (branch)' });
-    browser = await launchBrowser();
+    browser = await openUi(workspace.host, 'sessions');
     page = browser.page;
-    await page.goto(host.openUrl);
-    await page.waitFor(`document.body.dataset.ready === 'true'`);
-    await page.click('.nav-item[data-view="sessions"]');
-    await page.waitFor(`!document.getElementById('view-sessions').hidden`);
   });
 
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAll({ ...workspace, browser }));
 
   it('shows the pending approvals with the tool and its arguments, and nothing has run', async () => {
     await page.waitFor(`${approvalRow('del-draft')} && ${approvalRow('del-keep')}`);

@@ -6,7 +6,7 @@
 //
 //   node --test clients/web/test/atome.test.mjs      (needs `chromium`; WB_BIN or .build/debug)
 import assert from 'node:assert/strict';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,6 +18,7 @@ import { startHost } from '../host.mjs';
 import { launchBrowser } from './browser.mjs';
 import { saveScreenshot } from './screenshots.mjs';
 import { hostRpc } from './host-rpc.mjs';
+import { closeAll } from './ui-fixture.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 let tmp, roots, appDir, host, browser, page;
@@ -76,11 +77,7 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
     page = browser.page;
   });
 
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAll({ browser, host, tmp }));
 
   it('serves the --app folder at /app/ byte for byte, without the host\'s script rules, and nothing outside it', async () => {
     const index = await rawGet('/app/');

@@ -4,27 +4,17 @@
 //
 //   node --test clients/web/test/session-search.test.mjs      (needs `chromium`; WB_BIN or .build/debug)
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startHost } from '../host.mjs';
-import { launchBrowser } from './browser.mjs';
-import { hostRpc, showView } from './host-rpc.mjs';
+import { hostRpc } from './host-rpc.mjs';
+import { closeAll, openUi, startWorkspace } from './ui-fixture.mjs';
 
-let tmp, host, browser, page, trip, notes;
+let workspace, browser, page, trip, notes;
 
-const rpc = (method, params) => hostRpc(host, method, params);
+const rpc = (method, params) => hostRpc(workspace.host, method, params);
 
 describe('the Sessions view searches every conversation', () => {
   before(async () => {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'wb-web-search-'));
-    for (const dir of ['ws', 'config']) mkdirSync(path.join(tmp, dir));
-    host = await startHost({
-      port: 0, quiet: true,
-      serverArgs: ['--local-root', path.join(tmp, 'ws'), '--config-dir', path.join(tmp, 'config'), '--log-level', 'warning'],
-    });
-    await rpc('chooseStorage', { location: 'local' }); // past the first-run storage choice
+    workspace = await startWorkspace('wb-web-search-');
     trip = (await rpc('session/create', { title: 'Plan the trip' })).id;
     notes = (await rpc('session/create', { title: 'Notes' })).id;
     const filler = Array.from({ length: 60 }, (_, i) => ({ id: `f${i}`, role: 'user', content: `filler ${i}` }));
@@ -33,18 +23,11 @@ describe('the Sessions view searches every conversation', () => {
       { id: 'a1', role: 'assistant', content: 'Lisbon in May: three flights, the cheapest on Tuesday.' }] });
     await rpc('session/appendMessages', { id: notes, messages: Array.from({ length: 25 }, (_, i) => (
       { id: `n${i}`, role: 'user', content: `lisbon note ${i}` })) });
-    browser = await launchBrowser();
+    browser = await openUi(workspace.host, 'sessions');
     page = browser.page;
-    await page.goto(host.openUrl);
-    await page.waitFor(`document.body.dataset.ready === 'true'`);
-    await showView(page, 'sessions');
   });
 
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAll({ ...workspace, browser }));
 
   it('shows ranked hits with the match marked, and more through the cursor', async () => {
     await page.type('#session-search-input', 'lisbon');

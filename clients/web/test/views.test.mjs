@@ -6,7 +6,7 @@
 //
 //   node --test clients/web/test/views.test.mjs      (needs `chromium`; WB_BIN or .build/debug)
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { startHost } from '../host.mjs';
 import { launchBrowser } from './browser.mjs';
 import { saveScreenshot } from './screenshots.mjs';
 import { hostRpc, showView } from './host-rpc.mjs';
+import { closeAll } from './ui-fixture.mjs';
 
 let tmp, roots, host, browser, page;
 
@@ -52,11 +53,7 @@ describe('the device, offline queue and synced settings views', () => {
     await page.waitFor(`document.body.dataset.ready === 'true'`);
   });
 
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAll({ browser, host, tmp }));
 
   it('shows the main screens (files with the editor, sessions, storage)', async () => {
     await page.click('.file-row[data-path="Research"]');

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { startHost } from '../host.mjs';
 import { launchBrowser } from './browser.mjs';
 import { hostRpc, showView } from './host-rpc.mjs';
+import { closeAll } from './ui-fixture.mjs';
 
 const out = process.env.WEB_TEST_OUT || path.join(path.dirname(fileURLToPath(import.meta.url)), 'out');
 const bulkFiles = 900; // enough data that a migration takes long enough to watch and cancel
@@ -46,11 +47,7 @@ describe('the web front end on a workspace with a Syncthing cloud folder', () =>
     page = browser.page;
   });
 
-  after(async () => {
-    await browser?.close();
-    await host?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
-  });
+  after(() => closeAll({ browser, host, tmp }));
 
   it('hides the cloud choice on first run when no cloud folder is configured', async () => {
     host = await startHost({ port: 0, serverArgs: hostArgs(false), quiet: true });
