@@ -11,19 +11,9 @@ import shutil
 
 import pytest
 
-from sessions_helpers import (ALLOWED, DEFAULT_PRICES, PATH_TO, STATES, Place, all_messages, append, create,
-                              domain_error, drive, get, invalid_params, no_state_changes, pipeline, price, results,
-                              state_changes, transition, usage)
-
-
-@pytest.fixture
-def place(tmp_path) -> Place:
-    return Place(tmp_path)
-
-
-@pytest.fixture
-def b(spawn, place):
-    return place.start(spawn)
+from sessions_helpers import (ALLOWED, DEFAULT_PRICES, PATH_TO, STATES, Place, all_messages, append, b,  # noqa: F401 (fixtures)
+                              create, domain_error, drive, get, invalid_params, no_state_changes, pipeline, place,
+                              price, results, state_changes, transition, usage)
 
 
 # -- create / get / list / delete ---------------------------------------------------

@@ -14,21 +14,11 @@ from pathlib import Path
 import pytest
 
 from bridge import REPO, Bridge
-from sessions_helpers import (PATH_TO, Place, create, domain_error, drive, get, invalid_params, pipeline, results,
-                              state_changes)
+from sessions_helpers import (PATH_TO, Place, b, create, domain_error, drive, get, invalid_params,  # noqa: F401 (fixtures)
+                              pipeline, place, results, state_changes)
 
 RELEASE_BIN = REPO / ".build" / "release" / "workspace-bridge"
 BACKGROUND_TARGET_S = 1.0
-
-
-@pytest.fixture
-def place(tmp_path) -> Place:
-    return Place(tmp_path)
-
-
-@pytest.fixture
-def b(spawn, place):
-    return place.start(spawn)
 
 
 @pytest.fixture

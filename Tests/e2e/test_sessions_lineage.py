@@ -10,17 +10,8 @@ import json
 
 import pytest
 
-from sessions_helpers import Place, all_messages, append, create, domain_error, get, invalid_params, transition, usage
-
-
-@pytest.fixture
-def place(tmp_path) -> Place:
-    return Place(tmp_path)
-
-
-@pytest.fixture
-def b(spawn, place):
-    return place.start(spawn)
+from sessions_helpers import (all_messages, append, b, create, domain_error, get, invalid_params,  # noqa: F401 (fixtures)
+                              place, transition, usage)
 
 
 def msgs(n: int, start: int = 1, size: int = 0) -> list[dict]:

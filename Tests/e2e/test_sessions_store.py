@@ -8,19 +8,7 @@ from __future__ import annotations
 import base64
 import os
 
-import pytest
-
-from sessions_helpers import Place, append, create, domain_error, get, invalid_params, transition, usage
-
-
-@pytest.fixture
-def place(tmp_path) -> Place:
-    return Place(tmp_path)
-
-
-@pytest.fixture
-def b(spawn, place):
-    return place.start(spawn)
+from sessions_helpers import append, b, create, domain_error, get, invalid_params, place, transition, usage  # noqa: F401 (fixtures)
 
 
 def ids(page: dict) -> list[str]:

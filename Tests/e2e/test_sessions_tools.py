@@ -11,15 +11,10 @@ import os
 import pytest
 from jsonschema import Draft7Validator
 
-from sessions_helpers import TOOLS, Place, call_tool, create, get, pipeline, results, wait_for
+from sessions_helpers import TOOLS, call_tool, create, get, pipeline, place, results, wait_for  # noqa: F401 (fixtures)
 from wsfiles import domain_error as file_error
 
 MiB = 1 << 20
-
-
-@pytest.fixture
-def place(tmp_path) -> Place:
-    return Place(tmp_path)
 
 
 @pytest.fixture
