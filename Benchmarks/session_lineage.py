@@ -46,17 +46,21 @@ class Server:
             msg["params"] = params
         self.p.stdin.write(json.dumps(msg).encode() + b"\n")
         while True:
-            while b"\n" not in self.buf:
-                chunk = os.read(self.p.stdout.fileno(), 1 << 20)
-                if not chunk:
-                    raise RuntimeError(f"{method}: the server closed its output")
-                self.buf += chunk
-            line, self.buf = self.buf.split(b"\n", 1)
-            m = json.loads(line)
+            m = self.read_message(method)
             if m.get("id") == self.next:
                 if "error" in m:
                     raise RuntimeError(f"{method}: {m['error']}")
                 return m["result"]
+
+    def read_message(self, waiting_for: str = "an answer") -> dict:
+        """The next message the server writes (one NDJSON line)."""
+        while b"\n" not in self.buf:
+            chunk = os.read(self.p.stdout.fileno(), 1 << 20)
+            if not chunk:
+                raise RuntimeError(f"{waiting_for}: the server closed its output")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
 
     def timed(self, method: str, params=None):
         t0 = time.perf_counter()

@@ -46,13 +46,7 @@ def pipelined(s: Server, calls):
     s.p.stdin.write(data)
     want, got = set(ids), {}
     while want:
-        while b"\n" not in s.buf:
-            chunk = os.read(s.p.stdout.fileno(), 1 << 20)
-            if not chunk:
-                raise RuntimeError("the server closed its output")
-            s.buf += chunk
-        line, s.buf = s.buf.split(b"\n", 1)
-        m = json.loads(line)
+        m = s.read_message()
         if m.get("id") in want:
             if "error" in m:
                 raise RuntimeError(f"{m['error']}")

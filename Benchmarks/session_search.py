@@ -58,13 +58,7 @@ class Server(session_lineage.Server):
 
     def wait(self, rid: int):
         while rid not in self.answers:
-            while b"\n" not in self.buf:
-                chunk = os.read(self.p.stdout.fileno(), 1 << 20)
-                if not chunk:
-                    raise RuntimeError("the server closed its output")
-                self.buf += chunk
-            line, self.buf = self.buf.split(b"\n", 1)
-            m = json.loads(line)
+            m = self.read_message(f"request {rid}")
             if "id" in m:
                 self.answers[m["id"]] = m
         m = self.answers.pop(rid)
