@@ -57,28 +57,13 @@ struct ACP: ParsableCommand {
     }
 
     func run() throws {
-        // The roots and folders as `serve` resolves them; the transport options straight from the
-        // command line (the face has its own transport).
+        // The roots, folders and transport options as `serve` resolves them (of the transport, the
+        // face reads the message size limit and the exit grace: it has its own framing, NDJSON).
         let c = options.configuration(environment: ServerMain.environment())
-        // fd 1 is for protocol bytes only (as in `serve`): stray prints go to stderr.
-        let protocolOut = dup(1)
-        guard protocolOut >= 0 else { throw ServerMain.StartupError("cannot duplicate stdout") }
-        _ = fcntl(protocolOut, F_SETFD, FD_CLOEXEC)
-        dup2(2, 1)
-        signal(SIGPIPE, SIG_IGN)
-        JSONCodec.prepareForThreads()
-        // The same log lines as `serve` (stderr, and --log-file); no client sink: on this face the
-        // editor's log is the agent's stderr, which is ours.
-        var fileFD: Int32?
-        if let logFile = options.logFile {
-            let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw ServerMain.StartupError("cannot open --log-file \(logFile)") }
-            fileFD = fd
-        }
-        let level = options.logLevel
-        let sink = ClientLogSink()
-        let logFD = fileFD
-        LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
+        // The same start as `serve` (stdout for protocol bytes only, the same log lines on stderr
+        // and --log-file); no client sink is attached: on this face the editor's log is the
+        // agent's stderr, which is ours.
+        let protocolOut = try ProcessStart(c.transport).protocolOut
         let logger = Logger(label: "workspace-bridge.acp")
         let configDirectory = try c.resolvedConfigDirectory()
         let manager = try StorageManager(localRoot: try c.localRoot ?? c.defaultLocalRoot(), cloudRoot: c.cloudRoot,
@@ -100,8 +85,8 @@ struct ACP: ParsableCommand {
             }
         }
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
-        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: options.maxMessageBytes,
-                                                              exitGrace: .milliseconds(Int64(options.exitGrace * 1000)),
+        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: c.transport.maxMessageBytes,
+                                                              exitGrace: c.transport.exitGrace,
                                                               approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:)),
                                                               budget: SessionConfig(maxInputTokens: maxInputTokens, maxOutputTokens: maxOutputTokens,
                                                                                     maxTurns: maxTurns, maxCostUSD: maxCostUsd),

@@ -35,25 +35,9 @@ enum ServerMain {
     static func run(_ configuration: ServerConfiguration) throws -> Never {
         // Before any thread exists, so that every thread has them blocked (see `SignalStop`).
         let signals = SignalStop.block()
-        // fd 1 is for protocol bytes only: keep a private copy for the protocol and point fd 1
-        // at stderr, so stray prints from any library can never corrupt the stream.
-        let protocolOut = dup(1)
-        guard protocolOut >= 0 else { throw StartupError("cannot duplicate stdout") }
-        _ = fcntl(protocolOut, F_SETFD, FD_CLOEXEC)
-        dup2(2, 1)
-        signal(SIGPIPE, SIG_IGN)
-        JSONCodec.prepareForThreads()
-
-        var fileFD: Int32?
-        if let logFile = configuration.transport.logFile {
-            let fd = open(logFile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw StartupError("cannot open --log-file \(logFile)") }
-            fileFD = fd
-        }
-        let sink = ClientLogSink()
-        let level = configuration.transport.logLevel
-        let logFD = fileFD
-        LoggingSystem.bootstrap { label in BridgeLogHandler(label: label, level: level, fileFD: logFD, sink: sink) }
+        let start = try ProcessStart(configuration.transport)
+        let protocolOut = start.protocolOut
+        let sink = start.sink
         let logger = Logger(label: "workspace-bridge")
 
         let server = BridgeServer(configuration: configuration, logSink: sink, logger: logger, faces: [MCPFace.self])

@@ -9,8 +9,9 @@ extension FramingMode: ExpressibleByArgument {}
 extension WorkspaceTemplate: ExpressibleByArgument {}
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 
-/// The options shared by `serve`, `mcp` and `doctor`: each one declared here once, with its rule,
-/// and mapped once into the `ServerConfiguration` the server runs with. The transport's defaults
+/// The options shared by `serve`, `mcp`, `doctor` and `acp` (which reads the storage, log, message
+/// size and exit grace ones): each one declared here once, with its rule, and mapped once into
+/// the `ServerConfiguration` the server runs with. The transport's defaults
 /// are not restated: they are read from `TransportOptions()`, where they are declared.
 struct ServerOptions: ParsableArguments {
     private static let defaults = TransportOptions()
