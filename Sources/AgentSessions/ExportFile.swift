@@ -141,11 +141,11 @@ struct ExportFile {
             if let v = s[key] { base[key] = v }
         }
         if let c = s["config"] {
-            do { base["config"] = try SessionConfig(json: c).json } catch {
+            do { base["config"] = try SessionConfig(checking: c).stored } catch {
                 throw ExportFormat.damaged("the session's config is invalid: \(error.message)", field: "session.config")
             }
         }
-        base["usage"] = try UsageCaps.checked(s["usage"]).json
+        base["usage"] = try UsageCaps.checked(s["usage"]).stored
         var extras = SessionExtras(stored: s["extras"]) ?? SessionExtras()
         var dropped = NotImported()
         dropped.decidedApprovals = extras.approvals.filter { $0.decision != nil }.count

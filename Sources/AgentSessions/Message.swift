@@ -82,30 +82,6 @@ public struct MessageInput: Sendable, Equatable {
         self.toolCallId = toolCallId
         self.metadata = metadata
     }
-
-    /// Parses one element of `session/appendMessages`' `messages`.
-    public init(json: JSON) throws(SessionError) {
-        guard case .object(let o) = json else { throw .invalid("a message must be an object, got \(json.typeName)") }
-        if let v = o["id"], !v.isNull {
-            guard let s = v.stringValue, !s.isEmpty else { throw .invalid("message id must be a non-empty string") }
-            id = s
-        }
-        guard let r = o["role"]?.stringValue, let role = MessageRole(rawValue: r) else {
-            throw .invalid("message role must be one of user, assistant, system, tool")
-        }
-        self.role = role
-        guard let content = o["content"] else { throw .invalid("a message needs content") }
-        self.content = content
-        if let c = o["toolCalls"], !c.isNull { toolCalls = c }
-        if let t = o["toolCallId"], !t.isNull {
-            guard let s = t.stringValue else { throw .invalid("toolCallId must be a string") }
-            toolCallId = s
-        }
-        if let md = o["metadata"], !md.isNull {
-            guard md.objectValue != nil else { throw .invalid("message metadata must be an object, got \(md.typeName)") }
-            metadata = md
-        }
-    }
 }
 
 extension SessionError {

@@ -63,32 +63,17 @@ public struct ToolCallRecord: Sendable, Equatable {
         self.status = status
         self.startedAtNanos = startedAtNanos
     }
+}
 
-    /// Parses one pending tool call as a front end sends it: `{toolCallId | id, name,
-    /// arguments}`, or the OpenAI shape `{id, function: {name, arguments}}`.
-    public init(json: JSON) throws(SessionError) {
-        guard case .object(let o) = json else { throw .invalid("a pending tool call must be an object") }
-        let fn = o["function"]?.objectValue
-        guard let id = (o["toolCallId"] ?? o["id"])?.stringValue, !id.isEmpty else {
-            throw .invalid("a pending tool call needs a toolCallId")
-        }
-        guard let name = (o["name"] ?? fn?["name"])?.stringValue else {
-            throw .invalid("pending tool call \(id) needs a name")
-        }
-        self.init(toolCallId: id, name: name, arguments: o["arguments"] ?? fn?["arguments"] ?? .object([:]))
-    }
-
-    public var json: JSON {
-        var o: JSONObject = ["toolCallId": .string(toolCallId), "name": .string(name), "arguments": arguments,
-                             "status": .string(status.rawValue)]
-        if let startedAtNanos { o["startedAt"] = .string(Timestamp.iso8601(nanos: startedAtNanos)) }
-        return .object(o)
-    }
-
-    /// The journal's form (times as integers).
-    var stored: JSON {
-        ["toolCallId": .string(toolCallId), "name": .string(name), "arguments": arguments]
-    }
+/// A declared tool call's journal form (a checkpoint's `pending`, a snapshot's or `base` record's
+/// `declared`): `{toolCallId, name, arguments}`, no status or time (a declared call is pending).
+/// One without an id or name is left out; missing arguments read as `{}`.
+extension ToolCallRecord: StoredForm {
+    static let storedFields: [StoredField<ToolCallRecord>] = [
+        .required("toolCallId", \.toolCallId, accept: { !$0.isEmpty }), .required("name", \.name),
+        .always("arguments", \.arguments, else: .object([:])),
+    ]
+    static var unread: ToolCallRecord { ToolCallRecord(toolCallId: "", name: "") }
 }
 
 /// What `beginToolCall` decided.

@@ -38,47 +38,29 @@ public struct SessionConfig: Sendable, Equatable {
         self.maxCostUSD = maxCostUSD
     }
 
-    /// Parses the protocol's `config` object; unknown members are ignored, wrong types and
-    /// negative limits are `InvalidArgument`.
-    public init(json: JSON) throws(SessionError) {
-        guard case .object(let o) = json else { throw .invalid("config must be an object, got \(json.typeName)") }
-        if let t = o["modelTier"], !t.isNull {
-            guard let s = t.stringValue, let tier = ModelTier(rawValue: s) else {
-                throw .invalid("config.modelTier must be one of fast, balanced, powerful")
-            }
-            modelTier = tier
-        }
-        if let m = o["model"], !m.isNull {
-            guard let s = m.stringValue else { throw .invalid("config.model must be a string") }
-            model = s
-        }
-        maxInputTokens = try Self.limit(o, "maxInputTokens")
-        maxOutputTokens = try Self.limit(o, "maxOutputTokens")
-        maxTurns = try Self.limit(o, "maxTurns")
-        if let c = o["maxCostUSD"], !c.isNull {
-            guard let d = c.doubleValue, d >= 0, d.isFinite else {
-                throw .invalid("config.maxCostUSD must be a number >= 0")
-            }
-            maxCostUSD = d
-        }
+    /// A config handed over whole (a request's `config`, an import's): unknown members are
+    /// ignored, null reads as absent, a wrong type or a negative limit is `InvalidArgument`
+    /// naming the member (`config.maxTurns must be an integer >= 0`).
+    public init(checking json: JSON) throws(SessionError) {
+        try self.init(checking: json, as: "config")
     }
+}
 
-    private static func limit(_ o: JSONObject, _ key: String) throws(SessionError) -> Int? {
-        guard let v = o[key], !v.isNull else { return nil }
-        guard let i = v.intValue, i >= 0 else { throw .invalid("config.\(key) must be an integer >= 0") }
-        return Int(i)
-    }
+/// A config's journal form, which is also the protocol's `config` object and an export's: only
+/// the members set. Read strictly: a member present but of the wrong type, or a negative limit,
+/// refuses the whole config (a journal then reads it as no config at all, as it always did;
+/// `init(checking:as:)` says which member, for a request or an import).
+extension SessionConfig: StoredForm {
+    static let storedFields: [StoredField<SessionConfig>] = [
+        StoredField.optionalStrict("modelTier", \.modelTier).expecting("one of fast, balanced, powerful"),
+        StoredField.optionalStrict("model", \.model).expecting("a string"),
+        limit("maxInputTokens", \.maxInputTokens), limit("maxOutputTokens", \.maxOutputTokens), limit("maxTurns", \.maxTurns),
+        StoredField.optionalStrict("maxCostUSD", \.maxCostUSD, accept: { $0 >= 0 && $0.isFinite }).expecting("a number >= 0"),
+    ]
+    static var unread: SessionConfig { SessionConfig() }
 
-    /// The protocol encoding: only the members that are set.
-    public var json: JSON {
-        var o = JSONObject()
-        if let modelTier { o["modelTier"] = .string(modelTier.rawValue) }
-        if let model { o["model"] = .string(model) }
-        if let maxInputTokens { o["maxInputTokens"] = JSON(maxInputTokens) }
-        if let maxOutputTokens { o["maxOutputTokens"] = JSON(maxOutputTokens) }
-        if let maxTurns { o["maxTurns"] = JSON(maxTurns) }
-        if let maxCostUSD { o["maxCostUSD"] = .double(maxCostUSD) }
-        return .object(o)
+    private static func limit(_ key: String, _ path: any WritableKeyPath<SessionConfig, Int?> & Sendable) -> StoredField<SessionConfig> {
+        StoredField.optionalStrict(key, path, accept: { $0 >= 0 }).expecting("an integer >= 0")
     }
 }
 
@@ -96,18 +78,15 @@ public struct Usage: Sendable, Equatable {
         self.turns = turns
         self.estimatedCostUSD = estimatedCostUSD
     }
+}
 
-    public var json: JSON {
-        ["inputTokens": JSON(inputTokens), "outputTokens": JSON(outputTokens), "turns": JSON(turns),
-         "estimatedCostUSD": .double(estimatedCostUSD)]
-    }
-
-    init(stored json: JSON) {
-        inputTokens = Int(json["inputTokens"]?.intValue ?? 0)
-        outputTokens = Int(json["outputTokens"]?.intValue ?? 0)
-        turns = Int(json["turns"]?.intValue ?? 0)
-        estimatedCostUSD = json["estimatedCostUSD"]?.doubleValue ?? 0
-    }
+/// A usage's journal form: all four sums, each read on its own (0 when missing or unreadable).
+extension Usage: StoredForm {
+    static let storedFields: [StoredField<Usage>] = [
+        .always("inputTokens", \.inputTokens, else: 0), .always("outputTokens", \.outputTokens, else: 0),
+        .always("turns", \.turns, else: 0), .always("estimatedCostUSD", \.estimatedCostUSD, else: 0),
+    ]
+    static var unread: Usage { Usage() }
 }
 
 /// What is left of each limit a session has (`nil` where there is no limit), never negative.
@@ -116,16 +95,6 @@ public struct BudgetRemaining: Sendable, Equatable {
     public var outputTokens: Int?
     public var turns: Int?
     public var costUSD: Double?
-
-    /// Only the limits that are set.
-    public var json: JSON {
-        var o = JSONObject()
-        if let inputTokens { o["inputTokens"] = JSON(inputTokens) }
-        if let outputTokens { o["outputTokens"] = JSON(outputTokens) }
-        if let turns { o["turns"] = JSON(turns) }
-        if let costUSD { o["costUSD"] = .double(costUSD) }
-        return .object(o)
-    }
 }
 
 /// The budget rules, as pure functions of a config and a usage.

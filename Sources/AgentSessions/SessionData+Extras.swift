@@ -82,13 +82,13 @@ extension SessionData {
     /// The record that opens a rewritten journal: every fact no retained record carries.
     func baseRecord(id newId: String? = nil, at: Int64) -> JSON {
         var o: JSONObject = ["t": "base", "id": .string(newId ?? id), "title": .string(title), "agentType": .string(agentType),
-                             "config": config.json]
+                             "config": config.stored]
         if let metadata { o["metadata"] = metadata }
         o["createdAt"] = .int(createdAt)
         o["updatedAt"] = .int(updatedAt)
         o["state"] = .string(state.rawValue)
         if let error { o["error"] = error }
-        o["usage"] = usage.json
+        o["usage"] = usage.stored
         o["toolSequence"] = JSON(toolSequence)
         if !declared.isEmpty { o["declared"] = .array(declared.map(\.stored)) }
         if !extras.isEmpty { o["extras"] = extras.stored }

@@ -97,7 +97,7 @@ struct SessionData: Sendable, Equatable {
         self.id = id
         title = r["title"]?.stringValue ?? ""
         agentType = r["agentType"]?.stringValue ?? ""
-        config = (try? SessionConfig(json: r["config"] ?? .object([:]))) ?? SessionConfig()
+        config = SessionConfig(stored: r["config"]) ?? SessionConfig()
         if let m = r["metadata"], !m.isNull { metadata = m }
         createdAt = r["createdAt"]?.intValue ?? at
         updatedAt = r["updatedAt"]?.intValue ?? at
@@ -107,9 +107,9 @@ struct SessionData: Sendable, Equatable {
             }
             state = st
             error = nonNull(r["error"])
-            usage = Usage(stored: r["usage"] ?? .null)
+            usage = Usage(stored: r["usage"]) ?? Usage()
             toolSequence = Int(min(max(0, r["toolSequence"]?.intValue ?? 0), Int64(Int32.max)))
-            declared = (r["declared"]?.arrayValue ?? []).compactMap { try? ToolCallRecord(json: $0) }
+            declared = (r["declared"]?.arrayValue ?? []).compactMap(ToolCallRecord.init(storedJSON:))
             extras = SessionExtras(stored: r["extras"]) ?? SessionExtras()
         } else {
             extras.lineage = Lineage(stored: r["lineage"])
@@ -168,7 +168,7 @@ struct SessionData: Sendable, Equatable {
                 error = nil
             }
             if let pending = r["pending"]?.arrayValue {
-                declared = pending.compactMap { try? ToolCallRecord(json: $0) }.filter { toolCalls[$0.toolCallId] == nil }
+                declared = pending.compactMap(ToolCallRecord.init(storedJSON:)).filter { toolCalls[$0.toolCallId] == nil }
             }
             let partial = nonNull(r["partial"]) != nil ? ref : checkpoint?.partial
             checkpoint = CheckpointState(id: cid, at: at, record: ref, partial: partial)

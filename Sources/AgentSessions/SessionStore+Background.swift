@@ -65,24 +65,32 @@ extension SessionStore {
         return sessions
     }
 
-    /// The `backgrounded` sessions, each with its last checkpoint
-    /// (`{checkpointId, at, pendingToolCalls, partialResults}`), for the front end to resume.
-    public func backgrounded() -> [(session: Session, checkpoint: JSON?)] {
-        var out: [(session: Session, checkpoint: JSON?)] = []
+    /// The `backgrounded` sessions, each with its last checkpoint, for the front end to resume.
+    public func backgrounded() -> [(session: Session, checkpoint: BackgroundCheckpoint?)] {
+        var out: [(session: Session, checkpoint: BackgroundCheckpoint?)] = []
         for h in allHandles() {
             h.lock.lock()
             defer { h.lock.unlock() }
             guard (try? current(h)) != nil, let d = h.data, d.state == .backgrounded else { continue }
             let s = view(h, d)
-            var checkpoint: JSON?
+            var checkpoint: BackgroundCheckpoint?
             if let c = d.checkpoint {
                 let partial = c.partial.flatMap { try? readRecord(h, $0)["partial"] } ?? .null
-                checkpoint = ["checkpointId": .string(c.id), "at": .string(Timestamp.iso8601(nanos: c.at)),
-                              "pendingToolCalls": .array(s.pendingToolCalls.map(\.json)), "partialResults": partial]
+                checkpoint = BackgroundCheckpoint(checkpointId: c.id, atNanos: c.at, pendingToolCalls: s.pendingToolCalls,
+                                                  partialResults: partial)
             }
             out.append((s, checkpoint))
         }
         out.sort { ($0.session.createdAtNanos, $0.session.id) < ($1.session.createdAtNanos, $1.session.id) }
         return out
     }
+}
+
+/// A backgrounded session's last checkpoint: its id and time, the session's unfinished tool
+/// calls, and the partial results of the last checkpoint that carried any (`null` when none did).
+public struct BackgroundCheckpoint: Sendable, Equatable {
+    public let checkpointId: String
+    public let atNanos: Int64
+    public let pendingToolCalls: [ToolCallRecord]
+    public let partialResults: JSON
 }

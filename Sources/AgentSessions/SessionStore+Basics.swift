@@ -22,7 +22,7 @@ extension SessionStore {
         h.lock.lock()
         defer { h.lock.unlock() }
         var record: JSONObject = ["t": "create", "id": .string(id), "title": .string(title ?? "Untitled"),
-                                  "agentType": .string(agentType ?? "default"), "config": config.json]
+                                  "agentType": .string(agentType ?? "default"), "config": config.stored]
         if let metadata { record["metadata"] = metadata }
         if approvalPolicy != .none { record["approvalPolicy"] = approvalPolicy.json }
         let at = now()

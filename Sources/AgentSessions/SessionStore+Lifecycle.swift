@@ -11,11 +11,6 @@ public struct UsageReport: Sendable, Equatable {
     /// The model id of this turn when the price table does not know it: the turn was counted
     /// but not priced (its cost is 0, so `maxCostUSD` cannot see it).
     public var unpricedModel: String? = nil
-
-    /// `{usage, remaining, exceeded}` as `session/recordUsage` answers.
-    public var json: JSON {
-        ["usage": usage.json, "remaining": remaining.json, "exceeded": .array(exceeded.map(JSON.string))]
-    }
 }
 
 /// What `resume` hands back to the front end.
@@ -99,7 +94,7 @@ extension SessionStore {
                 r["fail"] = [
                     "code": "BudgetExceeded",
                     "message": .string("the session went over its budget (\(exceeded.joined(separator: ", ")))"),
-                    "exceeded": .array(exceeded.map(JSON.string)), "usage": after.json, "limits": d.config.json,
+                    "exceeded": .array(exceeded.map(JSON.string)), "usage": after.stored, "limits": d.config.stored,
                 ]
                 change = StateChange(id: id, from: d.state, to: .failed, reason: "BudgetExceeded")
             }

@@ -71,8 +71,8 @@ extension SessionStore {
         var session: JSONObject = ["id": .string(d.id), "title": .string(d.title), "agentType": .string(d.agentType),
                                    "state": .string(d.state.rawValue)]
         if let error = d.error { session["error"] = error }
-        session["config"] = d.config.json
-        session["usage"] = d.usage.json
+        session["config"] = d.config.stored
+        session["usage"] = d.usage.stored
         if let metadata = d.metadata { session["metadata"] = metadata }
         session["createdAt"] = .int(d.createdAt)
         session["updatedAt"] = .int(d.updatedAt)

@@ -40,8 +40,8 @@ extension SessionData {
         o["agentType"] = .string(agentType)
         o["state"] = .string(state.rawValue)
         o["error"] = error ?? .null
-        o["config"] = config.json
-        o["usage"] = usage.json
+        o["config"] = config.stored
+        o["usage"] = usage.stored
         o["metadata"] = metadata ?? .null
         o["createdAt"] = .int(createdAt)
         o["updatedAt"] = .int(updatedAt)
@@ -80,8 +80,8 @@ extension SessionData {
         agentType = o["agentType"]?.stringValue ?? ""
         state = st
         error = nonNull(o["error"])
-        config = (try? SessionConfig(json: o["config"] ?? .object([:]))) ?? SessionConfig()
-        usage = Usage(stored: o["usage"] ?? .null)
+        config = SessionConfig(stored: o["config"]) ?? SessionConfig()
+        usage = Usage(stored: o["usage"]) ?? Usage()
         metadata = nonNull(o["metadata"])
         self.createdAt = createdAt
         self.updatedAt = updatedAt
@@ -104,7 +104,7 @@ extension SessionData {
                                            attempts: Int(attempts), result: result, isError: isError, sequence: Int(seq))
         }
         toolSequence = Int(o["toolSequence"]?.intValue ?? 0)
-        declared = (o["declared"]?.arrayValue ?? []).compactMap { try? ToolCallRecord(json: $0) }
+        declared = (o["declared"]?.arrayValue ?? []).compactMap(ToolCallRecord.init(storedJSON:))
         extras = SessionExtras(stored: o["extras"]) ?? SessionExtras()
         hasDeletions = o["deletions"]?.boolValue ?? false
         if let c = o["checkpoint"], let cid = c["id"]?.stringValue, let at = c["at"]?.intValue,

@@ -27,6 +27,18 @@ extension StoredForm {
         self = value
     }
 
+    /// The record read strictly, for a value a caller hands us whole (an import's config, the
+    /// same object a request carries): `InvalidArgument` naming the first field refused and what
+    /// it should be (`<name>.maxTurns must be an integer >= 0`), as `init?(stored:)` would refuse it.
+    init(checking j: JSON, as name: String) throws(SessionError) {
+        guard case .object(let o) = j else { throw .invalid("\(name) must be an object, got \(j.typeName)") }
+        var value = Self.unread
+        for f in Self.storedFields {
+            guard f.read(o[f.key], &value) else { throw .invalid("\(name).\(f.key) must be \(f.expected)") }
+        }
+        self = value
+    }
+
     /// A record held inside another record (a session's lineage, its compactions).
     var storedJSON: JSON { stored }
     init?(storedJSON j: JSON) { self.init(stored: j) }
@@ -38,11 +50,22 @@ struct StoredField<T>: Sendable {
     let key: String
     let write: @Sendable (T) -> JSON?
     let read: @Sendable (JSON?, inout T) -> Bool
+    /// What a value the field refuses should have been, for `init(checking:as:)`'s message.
+    var expected = "readable"
 
-    /// Always written; a record without it (or with a value of another type) is refused.
-    static func required<V: StoredValue>(_ key: String, _ path: any WritableKeyPath<T, V> & Sendable) -> Self {
+    /// The same field, saying what its value should be when it refuses one.
+    func expecting(_ what: String) -> Self {
+        var f = self
+        f.expected = what
+        return f
+    }
+
+    /// Always written; a record without it (or with a value of another type, or one `accept`
+    /// refuses) is refused.
+    static func required<V: StoredValue>(_ key: String, _ path: any WritableKeyPath<T, V> & Sendable,
+                                         accept: @escaping @Sendable (V) -> Bool = { _ in true }) -> Self {
         Self(key: key, write: { $0[keyPath: path].storedJSON }) { j, t in
-            guard let v = j.flatMap(V.init(storedJSON:)) else { return false }
+            guard let v = j.flatMap(V.init(storedJSON:)), accept(v) else { return false }
             t[keyPath: path] = v
             return true
         }
@@ -92,16 +115,17 @@ struct StoredField<T>: Sendable {
         }
     }
 
-    /// Written when it has a value; missing or `null`, it is nil; present but unreadable, the
-    /// record is refused (for a field whose damage would mislead, like where a compaction's
-    /// originals are).
-    static func optionalStrict<V: StoredValue>(_ key: String, _ path: any WritableKeyPath<T, V?> & Sendable) -> Self {
+    /// Written when it has a value; missing or `null`, it is nil; present but unreadable (or
+    /// refused by `accept`), the record is refused (for a field whose damage would mislead, like
+    /// where a compaction's originals are, or a budget limit).
+    static func optionalStrict<V: StoredValue>(_ key: String, _ path: any WritableKeyPath<T, V?> & Sendable,
+                                               accept: @escaping @Sendable (V) -> Bool = { _ in true }) -> Self {
         Self(key: key, write: { $0[keyPath: path]?.storedJSON }) { j, t in
             guard let j, !j.isNull else {
                 t[keyPath: path] = nil
                 return true
             }
-            guard let v = V(storedJSON: j) else { return false }
+            guard let v = V(storedJSON: j), accept(v) else { return false }
             t[keyPath: path] = v
             return true
         }
@@ -127,6 +151,11 @@ extension Int64: StoredValue {
 extension Int: StoredValue {
     var storedJSON: JSON { JSON(self) }
     init?(storedJSON j: JSON) { if let i = j.intValue.flatMap({ Int(exactly: $0) }) { self = i } else { return nil } }
+}
+
+extension Double: StoredValue {
+    var storedJSON: JSON { .double(self) }
+    init?(storedJSON j: JSON) { if let d = j.doubleValue { self = d } else { return nil } }
 }
 
 extension Bool: StoredValue {
@@ -168,3 +197,4 @@ extension ToolEffect: StoredRawValue {}
 extension Approval.Decision: StoredRawValue {}
 extension Lineage.Kind: StoredRawValue {}
 extension QueueItem.Status: StoredRawValue {}
+extension ModelTier: StoredRawValue {}

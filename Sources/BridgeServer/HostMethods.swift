@@ -44,7 +44,7 @@ enum WillEnterForeground: MethodDeclaration {
     /// A session the app left in the background, and its last checkpoint.
     struct Backgrounded: ObjectResult {
         var session: SessionObject
-        var checkpoint: JSON?
+        var checkpoint: BackgroundCheckpoint?
         static let fields: [ResultField<Self>] = [.field("session", \.session), .nullable("checkpoint", \.checkpoint)]
     }
 }

@@ -19,7 +19,7 @@ enum CreateSession: MethodDeclaration {
         var userConfirmed: Bool
         var parentId: String?
         init(_ p: ParamReader) throws {
-            config = try SessionMethods.decode(p, "config", SessionConfig.init(json:)) ?? SessionConfig()
+            config = try SessionMethods.decode(p, "config", SessionConfig.init(checking:)) ?? SessionConfig()
             title = try p.string("title")
             agentType = try p.string("agentType")
             metadata = p.value("metadata")

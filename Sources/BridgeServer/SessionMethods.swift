@@ -39,17 +39,6 @@ package enum SessionMethods {
             throw RPCError.invalidParams(field: p.field(key), expected: error.message, got: v.typeName)
         }
     }
-
-    /// Decodes each item of an array param with the core's parser (`field[i]` in errors).
-    static func decodeItems<T>(_ items: [JSON], _ key: String, _ parse: (JSON) throws(SessionError) -> T) throws -> [T] {
-        var out: [T] = []
-        for (i, m) in items.enumerated() {
-            do throws(SessionError) { out.append(try parse(m)) } catch {
-                throw RPCError.invalidParams(field: "\(key)[\(i)]", expected: error.message, got: m.typeName)
-            }
-        }
-        return out
-    }
 }
 
 /// A method on one session: later calls on the same session wait for earlier ones (writes), or
@@ -203,7 +192,7 @@ enum AppendMessages: SessionMethod {
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
             let raw = try p.requiredArray("messages", expected: "an array of messages")
-            messages = try SessionMethods.decodeItems(raw, "messages", MessageInput.init(json:))
+            messages = try [MessageInput](items: raw, of: "messages", MessageInput.init(param:field:))
         }
     }
     static func handle(_ p: Params, _ store: SessionStore) throws -> Result {
@@ -238,7 +227,7 @@ enum RecordUsage: SessionMethod {
     /// price table (the turn cost nothing rather than a guess).
     struct Result: ObjectResult {
         var report: UsageReport
-        static let fields: [ResultField<Self>] = [.field("usage", \.report.usage.json), .field("remaining", \.report.remaining.json),
+        static let fields: [ResultField<Self>] = [.field("usage", \.report.usage), .field("remaining", \.report.remaining),
                                                    .field("exceeded", \.report.exceeded), .field("unpricedModel", \.report.unpricedModel)]
     }
 }
@@ -253,7 +242,7 @@ enum CheckpointSession: SessionMethod {
             id = try p.requiredString("id")
             // Anything but an array reads as absent, as before.
             if case .array(let raw)? = p.value("pendingToolCalls") {
-                pending = try SessionMethods.decodeItems(raw, "pendingToolCalls", ToolCallRecord.init(json:))
+                pending = try [ToolCallRecord](items: raw, of: "pendingToolCalls", ToolCallRecord.init(declared:field:))
             }
             partialResults = p.value("partialResults")
         }

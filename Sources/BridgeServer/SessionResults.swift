@@ -9,8 +9,8 @@ struct SessionObject: ObjectResult {
 
     static let fields: [ResultField<Self>] = [
         .field("id", \.session.id), .field("title", \.session.title), .field("agentType", \.session.agentType),
-        .field("state", \.session.state.rawValue), .field("error", \.session.error), .field("config", \.session.config.json),
-        .field("usage", \.session.usage.json), .field("pendingToolCalls", { $0.session.pendingToolCalls.map(\.json) }),
+        .field("state", \.session.state.rawValue), .field("error", \.session.error), .field("config", \.session.config),
+        .field("usage", \.session.usage), .field("pendingToolCalls", \.session.pendingToolCalls),
         .field("metadata", \.session.metadata), .field("createdAt", \.session.createdAt), .field("updatedAt", \.session.updatedAt),
         .field("parentId", \.session.lineage?.parentId), .field("parentKind", \.session.lineage?.kind.rawValue),
         .field("forkedAt", { forkedAt($0.session) }),
@@ -42,6 +42,6 @@ struct ResumeObject: ObjectResult {
 
     static let fields: [ResultField<Self>] = [
         .field("session", { SessionObject(session: $0.resumed.session) }), .field("messagesTail", \.resumed.messagesTail),
-        .field("pendingToolCalls", { $0.resumed.pendingToolCalls.map(\.json) }), .nullable("partialResults", \.resumed.partialResults),
+        .field("pendingToolCalls", \.resumed.pendingToolCalls), .nullable("partialResults", \.resumed.partialResults),
     ]
 }

@@ -61,3 +61,44 @@ extension QueueItem: ObjectResult {
         .field("updatedAt", { iso($0.updatedAtNanos) }),
     ]
 }
+
+/// A session's `config`: only the members set (`{modelTier?, model?, maxInputTokens?,
+/// maxOutputTokens?, maxTurns?, maxCostUSD?}`).
+extension SessionConfig: ObjectResult {
+    package static let fields: [ResultField<Self>] = [
+        .field("modelTier", \.modelTier?.rawValue), .field("model", \.model), .field("maxInputTokens", \.maxInputTokens),
+        .field("maxOutputTokens", \.maxOutputTokens), .field("maxTurns", \.maxTurns), .field("maxCostUSD", \.maxCostUSD),
+    ]
+}
+
+/// `{inputTokens, outputTokens, turns, estimatedCostUSD}`.
+extension Usage: ObjectResult {
+    package static let fields: [ResultField<Self>] = [
+        .field("inputTokens", \.inputTokens), .field("outputTokens", \.outputTokens), .field("turns", \.turns),
+        .field("estimatedCostUSD", \.estimatedCostUSD),
+    ]
+}
+
+/// What is left of each limit the session has: `{inputTokens?, outputTokens?, turns?, costUSD?}`.
+extension BudgetRemaining: ObjectResult {
+    package static let fields: [ResultField<Self>] = [
+        .field("inputTokens", \.inputTokens), .field("outputTokens", \.outputTokens), .field("turns", \.turns),
+        .field("costUSD", \.costUSD),
+    ]
+}
+
+/// An unfinished tool call: `{toolCallId, name, arguments, status, startedAt?}`.
+extension ToolCallRecord: ObjectResult {
+    package static let fields: [ResultField<Self>] = [
+        .field("toolCallId", \.toolCallId), .field("name", \.name), .field("arguments", \.arguments),
+        .field("status", \.status.rawValue), .field("startedAt", { $0.startedAtNanos.map(iso) }),
+    ]
+}
+
+/// A backgrounded session's last checkpoint: `{checkpointId, at, pendingToolCalls, partialResults}`.
+extension BackgroundCheckpoint: ObjectResult {
+    package static let fields: [ResultField<Self>] = [
+        .field("checkpointId", \.checkpointId), .field("at", { iso($0.atNanos) }), .field("pendingToolCalls", \.pendingToolCalls),
+        .field("partialResults", \.partialResults),
+    ]
+}

@@ -57,15 +57,6 @@ struct MessageTests {
         #expect((#expect(throws: SessionError.self) { try store.messages(id: s.id, after: "nope") })?.code == "InvalidArgument")
     }
 
-    @Test("a message input is parsed from protocol JSON, and bad input is InvalidArgument")
-    func parsing() throws {
-        let ok = try MessageInput(json: ["id": "x", "role": "user", "content": ["type": "text"], "toolCalls": nil])
-        #expect(ok == MessageInput(id: "x", role: .user, content: ["type": "text"]))
-        for bad: JSON in [["role": "robot", "content": ""], ["role": "user"], ["id": 3, "role": "user", "content": ""], "x"] {
-            #expect((#expect(throws: SessionError.self) { try MessageInput(json: bad) })?.code == "InvalidArgument")
-        }
-    }
-
     @Test("a reopened store after a normal close shows the same sessions, messages and usage")
     func reopenAfterClose() throws {
         let f = Fixture()

@@ -34,7 +34,7 @@ struct PerformanceTests {
         #expect(try reopened.get(id: idle.id).state == .idle)
         let listed = reopened.backgrounded()
         #expect(listed.count == 100)
-        #expect(listed.allSatisfy { $0.checkpoint?["checkpointId"]?.stringValue?.hasPrefix("ckpt_") == true })
+        #expect(listed.allSatisfy { $0.checkpoint?.checkpointId.hasPrefix("ckpt_") == true })
     }
 
     @Test("a 10,000-message session recovers whole, from its snapshot and by replaying everything (times printed; make bench measures them)")

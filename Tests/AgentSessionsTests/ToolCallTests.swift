@@ -76,7 +76,7 @@ struct ToolCallTests {
         let f = Fixture()
         let store = f.store()
         let s = try session(in: .running, store)
-        let declared = try ToolCallRecord(json: ["id": "c9", "type": "function", "function": ["name": "list_files", "arguments": "{}"]])
+        let declared = ToolCallRecord(toolCallId: "c9", name: "list_files", arguments: "{}")
 
         _ = try store.checkpoint(id: s.id, pendingToolCalls: [declared])
         let afterCheckpoint = try f.store().get(id: s.id).pendingToolCalls

@@ -60,3 +60,31 @@ struct SessionValueResultsTests {
         #expect(q.json["result"] == .null && q.json["status"] == "pending" && q.json["requiresNetwork"] == false)
     }
 }
+
+/// The wire forms of a session's config, usage, remaining budget and unfinished tool calls.
+@Suite("Session budget results")
+struct SessionBudgetResultsTests {
+    @Test("a config sends only the members set, a usage all four sums, a remaining budget only its limits")
+    func budget() {
+        #expect(SessionConfig().json == .object([:]))
+        let config = SessionConfig(modelTier: .fast, model: "m", maxInputTokens: 1, maxOutputTokens: 2, maxTurns: 3, maxCostUSD: 4)
+        #expect(config.json == .object(JSONObject([("modelTier", "fast"), ("model", "m"), ("maxInputTokens", 1),
+                                                   ("maxOutputTokens", 2), ("maxTurns", 3), ("maxCostUSD", .double(4))])))
+        let usage = Usage(inputTokens: 5, outputTokens: 6, turns: 1, estimatedCostUSD: 0.25)
+        #expect(usage.json == .object(JSONObject([("inputTokens", 5), ("outputTokens", 6), ("turns", 1),
+                                                  ("estimatedCostUSD", .double(0.25))])))
+        #expect(BudgetRemaining().json == .object([:]))
+        let left = BudgetRemaining(inputTokens: 1, outputTokens: nil, turns: 2, costUSD: 0.5)
+        #expect(left.json == .object(JSONObject([("inputTokens", 1), ("turns", 2), ("costUSD", .double(0.5))])))
+    }
+
+    @Test("an unfinished tool call sends its status, and its start time as ISO 8601 when it began")
+    func toolCall() {
+        let declared = ToolCallRecord(toolCallId: "c", name: "n", arguments: ["a": 1])
+        #expect(declared.json == .object(JSONObject([("toolCallId", "c"), ("name", "n"), ("arguments", ["a": 1]),
+                                                     ("status", "pending")])))
+        let running = ToolCallRecord(toolCallId: "c", name: "n", status: .running, startedAtNanos: 5)
+        #expect(running.json == .object(JSONObject([("toolCallId", "c"), ("name", "n"), ("arguments", .object([:])),
+                                                    ("status", "running"), ("startedAt", .string(Timestamp.iso8601(nanos: 5)))])))
+    }
+}
