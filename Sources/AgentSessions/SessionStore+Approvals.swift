@@ -18,7 +18,7 @@ extension SessionStore {
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
         if try h.session.extras.approvalPolicy != policy {
-            try commit(h, [["t": "policy", "policy": policy.json, "at": .int(now())]])
+            try commit(h, [["t": "policy", "policy": policy.storedJSON, "at": .int(now())]])
         }
         return try view(h)
     }

@@ -35,15 +35,6 @@ public enum WorkDecision: Sendable, Equatable {
         SessionError(.deferred, message, data: ["reason": .string(reason), "queued": .bool(queued),
                                                 "confirmable": .bool(confirmable)])
     }
-
-    /// `{allowed: true}` or `{allowed: false, reason, confirmable, message}`.
-    public var json: JSON {
-        switch self {
-        case .allow: ["allowed": true]
-        case .deferred(let reason, let confirmable, let message):
-            ["allowed": false, "reason": .string(reason), "confirmable": .bool(confirmable), "message": .string(message)]
-        }
-    }
 }
 
 extension Policy {
