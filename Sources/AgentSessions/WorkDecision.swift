@@ -32,8 +32,7 @@ public enum WorkDecision: Sendable, Equatable {
 
     /// The typed error of a deferral (see `error(queued:)`).
     public static func deferredError(reason: String, confirmable: Bool, message: String, queued: Bool) -> SessionError {
-        SessionError(.deferred, message, data: ["reason": .string(reason), "queued": .bool(queued),
-                                                "confirmable": .bool(confirmable)])
+        SessionError(.deferred, message, .deferred(reason: reason, queued: queued, confirmable: confirmable))
     }
 }
 

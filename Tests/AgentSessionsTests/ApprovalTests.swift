@@ -136,7 +136,7 @@ struct ApprovalTests {
             _ = try store.checkApproval(id: s.id, toolCallId: "t1", tool: write, arguments: ["path": "precious.md", "content": ""])
             Issue.record("another tool ran under t1's approval")
         } catch {
-            #expect(error.kind == .invalidArgument && error.data["name"] == "search_files")
+            #expect(error.kind == .invalidArgument && error.details.approvalName == "search_files")
         }
         #expect(throws: SessionError.self) {
             try store.checkApproval(id: s.id, toolCallId: "t1", tool: search, arguments: ["query": "y", "path": "a"])
