@@ -87,7 +87,7 @@ let package = Package(
         ),
         .target(
             name: "BridgeServer",
-            dependencies: ["JSON", "JSONRPC", "Workspace", "Storage", "AgentSessions", "FileWatching", "SystemSupport", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "Storage", "AgentSessions", "SessionErrorData", "FileWatching", "SystemSupport", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .target(
@@ -106,8 +106,13 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SessionErrorData",
+            dependencies: ["AgentSessions", "JSON", "SystemSupport"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "ACPFace",
-            dependencies: ["AgentSessions", "JSON", "JSONRPC", "Workspace", "SystemSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["AgentSessions", "SessionErrorData", "JSON", "JSONRPC", "Workspace", "SystemSupport", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .executableTarget(

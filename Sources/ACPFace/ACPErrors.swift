@@ -2,6 +2,7 @@ import AgentSessions
 import JSON
 import Workspace
 import JSONRPC
+import SessionErrorData
 
 /// The errors the ACP face itself answers with. Codes are ACP's (`ErrorCode` in the ACP schema:
 /// JSON-RPC's, plus -32002 "resource not found", sent with `NotFound`); `data.code` is the typed

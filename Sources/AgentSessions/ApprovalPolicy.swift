@@ -20,44 +20,43 @@ public enum ApprovalPolicy: Sendable, Equatable {
 
     public static let knownAnnotations: Set<String> = ["destructive", "openWorld", "write"]
 
-    /// Parses `"none"`, `"destructive"`, or `{tools?: [names], annotations?: [names]}`.
-    public init(json: JSON) throws(SessionError) {
+    /// Why a value is not a policy; the server words it for the client.
+    public enum Refusal: Error, Sendable, Equatable {
+        /// Neither `"none"`, `"destructive"` nor an object.
+        case notAPolicy
+        /// `tools` or `annotations` is not an array of non-empty strings.
+        case notNames(key: String)
+        /// An annotation outside `knownAnnotations` (the first, sorted).
+        case unknownAnnotation(String)
+    }
+
+    /// Reads `"none"`, `"destructive"`, or `{tools?: [names], annotations?: [names]}`: the one
+    /// reading of a policy, for the journal (which holds it in this form, `storedJSON`) and the
+    /// protocol alike. A rules policy without tools or annotations is `none`.
+    public init(reading json: JSON) throws(Refusal) {
         if let s = json.stringValue {
             switch s {
             case "none": self = .none
             case "destructive": self = .destructive
-            default: throw .invalid("approvalPolicy must be \"none\", \"destructive\" or {tools, annotations}")
+            default: throw .notAPolicy
             }
             return
         }
-        guard case .object(let o) = json else {
-            throw .invalid("approvalPolicy must be \"none\", \"destructive\" or {tools, annotations}")
-        }
-        func names(_ key: String) throws(SessionError) -> Set<String> {
+        guard case .object(let o) = json else { throw .notAPolicy }
+        func names(_ key: String) throws(Refusal) -> Set<String> {
             guard let v = o[key], !v.isNull else { return [] }
-            guard let list = v.arrayValue else { throw .invalid("approvalPolicy.\(key) must be an array of strings") }
+            guard let list = v.arrayValue else { throw .notNames(key: key) }
             var out = Set<String>()
             for x in list {
-                guard let s = x.stringValue, !s.isEmpty else { throw .invalid("approvalPolicy.\(key) must be an array of strings") }
+                guard let s = x.stringValue, !s.isEmpty else { throw .notNames(key: key) }
                 out.insert(s)
             }
             return out
         }
         let annotations = try names("annotations")
-        if let bad = annotations.subtracting(Self.knownAnnotations).sorted().first {
-            throw .invalid("unknown annotation \(bad) in approvalPolicy.annotations (destructive, openWorld, write)")
-        }
+        if let bad = annotations.subtracting(Self.knownAnnotations).sorted().first { throw .unknownAnnotation(bad) }
         let tools = try names("tools")
         self = tools.isEmpty && annotations.isEmpty ? .none : .rules(tools: tools, annotations: annotations)
-    }
-
-    public var json: JSON {
-        switch self {
-        case .none: "none"
-        case .destructive: "destructive"
-        case .rules(let tools, let annotations):
-            ["tools": .array(tools.sorted().map(JSON.string)), "annotations": .array(annotations.sorted().map(JSON.string))]
-        }
     }
 
     /// Whether `call` needs consent under this policy.

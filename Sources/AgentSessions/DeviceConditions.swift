@@ -29,44 +29,6 @@ public struct DeviceConditions: Sendable, Equatable {
 
     /// Before the host says anything: online, unmetered, no battery information.
     public static let assumed = DeviceConditions(network: .wifi)
-
-    /// Parses `host/setConditions` params; `InvalidArgument` names the bad member.
-    public init(json: JSON) throws(SessionError) {
-        guard case .object(let o) = json else { throw .invalid("conditions must be an object") }
-        guard let n = o["network"]?.stringValue, let network = Network(rawValue: n) else {
-            throw .invalid("network must be one of offline, wifi, cellular, wired")
-        }
-        func flag(_ key: String) throws(SessionError) -> Bool {
-            guard let v = o[key], !v.isNull else { return false }
-            guard let b = v.boolValue else { throw .invalid("\(key) must be a boolean") }
-            return b
-        }
-        var battery: Double?
-        if let b = o["batteryLevel"], !b.isNull {
-            guard let d = b.doubleValue, d >= 0, d <= 1 else { throw .invalid("batteryLevel must be a number from 0 to 1") }
-            battery = d
-        }
-        var thermal: ThermalState?
-        if let t = o["thermalState"], !t.isNull {
-            guard let s = t.stringValue, let v = ThermalState(rawValue: s) else {
-                throw .invalid("thermalState must be one of nominal, fair, serious, critical")
-            }
-            thermal = v
-        }
-        self.init(network: network, isExpensive: try flag("isExpensive"), isConstrained: try flag("isConstrained"),
-                  batteryLevel: battery, isCharging: try flag("isCharging"), isLowPowerMode: try flag("isLowPowerMode"),
-                  thermalState: thermal)
-    }
-
-    public var json: JSON {
-        var o: JSONObject = ["network": .string(network.rawValue), "isExpensive": .bool(isExpensive),
-                             "isConstrained": .bool(isConstrained)]
-        if let batteryLevel { o["batteryLevel"] = .double(batteryLevel) }
-        o["isCharging"] = .bool(isCharging)
-        o["isLowPowerMode"] = .bool(isLowPowerMode)
-        if let thermalState { o["thermalState"] = .string(thermalState.rawValue) }
-        return .object(o)
-    }
 }
 
 /// What the server allows under some device conditions. A pure function of them
@@ -135,13 +97,5 @@ public struct Policy: Sendable, Equatable {
         if message == nil, !reasons.isEmpty {
             message = "Limited by device conditions: " + reasons.joined(separator: ", ") + "."
         }
-    }
-
-    /// `{deferHeavyWork, maxModelTier, allowNetworkTools, reasons, message?}`.
-    public var json: JSON {
-        var o: JSONObject = ["deferHeavyWork": .bool(deferHeavyWork), "maxModelTier": .string(maxModelTier.rawValue),
-                             "allowNetworkTools": .bool(allowNetworkTools), "reasons": .array(reasons.map(JSON.string))]
-        if let message { o["message"] = .string(message) }
-        return .object(o)
     }
 }

@@ -8,11 +8,6 @@ public struct NotImported: Sendable, Equatable {
     public var rememberedDecisions: [String] = []
 
     public var isEmpty: Bool { decidedApprovals == 0 && rememberedDecisions.isEmpty }
-
-    /// `{decidedApprovals, rememberedDecisions}`.
-    public var json: JSON {
-        ["decidedApprovals": JSON(decidedApprovals), "rememberedDecisions": .array(rememberedDecisions.map(JSON.string))]
-    }
 }
 
 /// An export file read for import as if an attacker wrote it (issue 22).

@@ -24,7 +24,7 @@ struct JournalBuild {
         let ref = RecordRef(offset: Int64(bytes.count), length: Int32(line.count))
         do { try data.apply(record, ref: ref, crc: crc) } catch {
             throw SessionError(.invalidArgument, "a record does not fit the session: \(error.message)",
-                               data: ["reason": "damaged"])
+                               .reason("damaged"))
         }
         bytes += line
     }

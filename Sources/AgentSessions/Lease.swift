@@ -103,6 +103,6 @@ enum LeaseFile {
     static func locked(_ lease: Lease) -> SessionError {
         SessionError(.sessionLocked,
                      "the session is owned by \(lease.owner) until \(Timestamp.iso8601(nanos: lease.expiresAt)); it is read-only here",
-                     data: ["owner": .string(lease.owner), "expiresAt": .string(Timestamp.iso8601(nanos: lease.expiresAt))])
+                     .lease(owner: lease.owner, expiresAtNanos: lease.expiresAt))
     }
 }

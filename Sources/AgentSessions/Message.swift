@@ -91,7 +91,7 @@ extension SessionError {
         let n = JSONCodec.encode(metadata).count
         guard n <= MessageInput.metadataLimit else {
             throw SessionError(.tooLarge, "\(what) metadata takes \(n) bytes, over the limit of \(MessageInput.metadataLimit)",
-                               data: ["limit": .int(Int64(MessageInput.metadataLimit)), "size": .int(Int64(n))])
+                               .tooLarge(limit: Int64(MessageInput.metadataLimit), size: Int64(n)))
         }
     }
 }

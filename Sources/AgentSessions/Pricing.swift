@@ -81,7 +81,7 @@ public struct Pricing: Sendable, Equatable {
     /// `FileCap.pricing`) `InvalidArgument` (never silently ignored: prices are money).
     public static func load(file path: String) throws(SessionError) -> Pricing {
         guard let bytes = try Disk.readFile(path, cap: .pricing) else {
-            throw SessionError(.notFound, "no pricing file at \(path)", data: ["path": .string(path)])
+            throw SessionError(.notFound, "no pricing file at \(path)", .path(path))
         }
         let json: JSON
         do { json = try JSONCodec.decode(bytes) } catch {

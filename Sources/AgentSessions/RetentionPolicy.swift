@@ -20,28 +20,27 @@ public struct RetentionPolicy: Sendable, Equatable {
 
     public var isEmpty: Bool { self == RetentionPolicy() }
 
-    /// Parses `{maxBytesPerSession?, keepCompactedOriginalsSeconds?, keepEndedSessions?}`
-    /// (`null` clears a limit); wrong types and negative values are `InvalidArgument`.
-    public init(json: JSON) throws(SessionError) {
-        guard case .object(let o) = json else { throw .invalid("the retention policy must be an object") }
-        func limit(_ key: String, minimum: Int64) throws(SessionError) -> Int64? {
-            guard let v = o[key], !v.isNull else { return nil }
-            guard let i = v.intValue, i >= minimum else { throw .invalid("\(key) must be an integer >= \(minimum)") }
-            return i
-        }
-        maxBytesPerSession = try limit("maxBytesPerSession", minimum: 4096)
-        keepCompactedOriginalsSeconds = try limit("keepCompactedOriginalsSeconds", minimum: 0)
-        keepEndedSessions = try limit("keepEndedSessions", minimum: 0).map { Int($0) }
-    }
+    /// The smallest `maxBytesPerSession` that is allowed (a journal's own records need room).
+    public static let minimumMaxBytesPerSession: Int64 = 4096
 
-    /// Only the limits that are set.
-    public var json: JSON {
-        var o = JSONObject()
-        if let maxBytesPerSession { o["maxBytesPerSession"] = .int(maxBytesPerSession) }
-        if let keepCompactedOriginalsSeconds { o["keepCompactedOriginalsSeconds"] = .int(keepCompactedOriginalsSeconds) }
-        if let keepEndedSessions { o["keepEndedSessions"] = JSON(keepEndedSessions) }
-        return .object(o)
+    /// Whether every limit is at least its minimum (none negative, `maxBytesPerSession` at least
+    /// `minimumMaxBytesPerSession`).
+    public var isValid: Bool {
+        (maxBytesPerSession ?? Self.minimumMaxBytesPerSession) >= Self.minimumMaxBytesPerSession
+            && (keepCompactedOriginalsSeconds ?? 0) >= 0 && (keepEndedSessions ?? 0) >= 0
     }
+}
+
+/// The policy file's form, `{maxBytesPerSession?, keepCompactedOriginalsSeconds?,
+/// keepEndedSessions?}` with only the limits that are set (`null` reads as no limit); a limit of
+/// another type refuses the file (`StoredFormTests` pins the bytes).
+extension RetentionPolicy: StoredForm {
+    static let storedFields: [StoredField<Self>] = [
+        .optionalStrict("maxBytesPerSession", \.maxBytesPerSession),
+        .optionalStrict("keepCompactedOriginalsSeconds", \.keepCompactedOriginalsSeconds),
+        .optionalStrict("keepEndedSessions", \.keepEndedSessions),
+    ]
+    static var unread: Self { RetentionPolicy() }
 }
 
 /// What a prune did to one session.
@@ -53,11 +52,6 @@ public struct PrunedSession: Sendable, Equatable {
     public var droppedOriginals: [String]
     /// Messages folded into a `retention` compaction (their originals dropped).
     public var droppedMessages: Int
-
-    public var json: JSON {
-        ["id": .string(id), "bytesBefore": .int(bytesBefore), "bytesAfter": .int(bytesAfter),
-         "droppedOriginals": .array(droppedOriginals.map(JSON.string)), "droppedMessages": JSON(droppedMessages)]
-    }
 }
 
 /// What `prune` did.
@@ -66,8 +60,4 @@ public struct PruneReport: Sendable, Equatable {
     public var sessions: [PrunedSession] = []
     /// Ended sessions deleted beyond `keepEndedSessions`.
     public var deletedSessions: [String] = []
-
-    public var json: JSON {
-        ["sessions": .array(sessions.map(\.json)), "deletedSessions": .array(deletedSessions.map(JSON.string))]
-    }
 }

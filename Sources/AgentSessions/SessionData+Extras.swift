@@ -51,7 +51,7 @@ extension SessionData {
                 }
             }
         case "policy":
-            extras.approvalPolicy = (try? ApprovalPolicy(json: r["policy"] ?? "none")) ?? .none
+            extras.approvalPolicy = r["policy"].flatMap(ApprovalPolicy.init(storedJSON:)) ?? .none
         case "ask":
             guard var a = Approval(stored: r) else { throw ReplayFault("an approval request without its call") }
             a.requestedAtNanos = at

@@ -113,7 +113,7 @@ struct SessionData: Sendable, Equatable {
             extras = SessionExtras(stored: r["extras"]) ?? SessionExtras()
         } else {
             extras.lineage = Lineage(stored: r["lineage"])
-            if let p = r["approvalPolicy"] { extras.approvalPolicy = (try? ApprovalPolicy(json: p)) ?? .none }
+            if let p = r["approvalPolicy"] { extras.approvalPolicy = ApprovalPolicy(storedJSON: p) ?? .none }
         }
         advance(ref, crc)
     }

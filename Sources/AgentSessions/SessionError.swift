@@ -8,9 +8,10 @@ import SystemSupport
 
 /// A typed failure of a session-store or queue operation.
 ///
-/// `code` is the name in the protocol schema's `ErrorData.code` enumeration; `data` holds the
-/// extra fields a client needs (for `InvalidTransition`: `from`, `to`, `allowed`; for
-/// `SessionLocked`: `owner`, `expiresAt`). The server maps it to a JSON-RPC error in one place.
+/// `code` is the name in the protocol schema's `ErrorData.code` enumeration; `details` holds the
+/// facts a client needs, typed (for `InvalidTransition`: the two states; for `SessionLocked`:
+/// the owner and when its lease ends). The faces turn them into the protocol's `error.data` in
+/// one place (`SessionErrorData`).
 public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable, CaseIterable {
         case notFound = "NotFound"
@@ -39,30 +40,29 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
 
     public let kind: Code
     public let message: String
-    public let data: JSONObject
+    public let details: Details
 
     /// The schema's `data.code` string.
     public var code: String { kind.rawValue }
     public var description: String { "\(code): \(message)" }
 
-    public init(_ kind: Code, _ message: String, data: JSONObject = [:]) {
+    public init(_ kind: Code, _ message: String, _ details: Details = .none) {
         self.kind = kind
         self.message = message
-        self.data = data
+        self.details = details
     }
 
     static func notFound(_ what: String, _ id: String) -> SessionError {
-        SessionError(.notFound, "no \(what) with id \(id)", data: ["id": .string(id)])
+        SessionError(.notFound, "no \(what) with id \(id)", .id(id))
     }
 
     static func invalidTransition(_ from: SessionState, _ to: SessionState) -> SessionError {
-        let allowed = from.allowedTransitions.map { JSON.string($0.rawValue) }
         let list = from.allowedTransitions.map(\.rawValue).joined(separator: ", ")
         return SessionError(
             .invalidTransition,
             "cannot move a session from \(from.rawValue) to \(to.rawValue)"
                 + (list.isEmpty ? " (\(from.rawValue) is final)" : " (allowed: \(list))"),
-            data: ["from": .string(from.rawValue), "to": .string(to.rawValue), "allowed": .array(allowed)])
+            .transition(from: from, to: to))
     }
 
     static func invalid(_ message: String) -> SessionError {
@@ -72,15 +72,13 @@ public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A failed system call: `NoSpace`, `ReadOnly` and `PermissionDenied` for the failures a
     /// client can act on (free space, remount, fix permissions), else `IOError`; `data.errno` always.
     static func io(_ message: String, errno code: Int32, path: String? = nil) -> SessionError {
-        var data: JSONObject = ["errno": .int(Int64(code))]
-        if let path { data["path"] = .string(path) }
         let kind: Code = switch code {
         case ENOSPC, EDQUOT: .noSpace
         case EROFS: .readOnly
         case EACCES, EPERM: .permissionDenied
         default: .ioError
         }
-        return SessionError(kind, "\(message): \(describeErrno(code))", data: data)
+        return SessionError(kind, "\(message): \(describeErrno(code))", .system(errno: code, path: path))
     }
 }
 
@@ -106,12 +104,15 @@ func nonNull(_ value: JSON?) -> JSON? {
 }
 
 extension SessionError {
-    /// The same error with `root/` taken off the paths it names (in `data.path` and the message).
+    /// The same error with `root/` taken off the paths it names (in its details and the message).
     public func relative(to root: String) -> SessionError {
         let prefix = root.hasSuffix("/") ? root : root + "/"
-        var d = data
-        if let p = d["path"]?.stringValue, p.hasPrefix(prefix) { d["path"] = .string(String(p.dropFirst(prefix.count))) }
-        let m = message.replacing(prefix, with: "")
-        return SessionError(kind, m, data: d)
+        func cut(_ p: String) -> String { p.hasPrefix(prefix) ? String(p.dropFirst(prefix.count)) : p }
+        let d: Details = switch details {
+        case .system(let code, let path?): .system(errno: code, path: cut(path))
+        case .path(let path): .path(cut(path))
+        default: details
+        }
+        return SessionError(kind, message.replacing(prefix, with: ""), d)
     }
 }

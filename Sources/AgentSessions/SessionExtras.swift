@@ -216,12 +216,21 @@ extension SessionExtras: StoredForm {
     static var unread: SessionExtras { SessionExtras() }
 }
 
-/// A policy is stored as the protocol writes it (`ApprovalPolicy.json`); one that no longer
-/// parses reads as unreadable.
+/// A policy's journal form: `"none"`, `"destructive"` or `{tools, annotations}` (each sorted),
+/// read by `ApprovalPolicy(reading:)`; one that no longer reads is unreadable. The protocol
+/// sends the same form (`SessionPolicyResults.swift` encodes it from `storedJSON`'s cases).
 extension ApprovalPolicy: StoredValue {
-    var storedJSON: JSON { json }
+    var storedJSON: JSON {
+        switch self {
+        case .none: "none"
+        case .destructive: "destructive"
+        case .rules(let tools, let annotations):
+            ["tools": .array(tools.sorted().map(JSON.string)), "annotations": .array(annotations.sorted().map(JSON.string))]
+        }
+    }
+
     init?(storedJSON j: JSON) {
-        guard let p = try? ApprovalPolicy(json: j) else { return nil }
+        guard let p = try? ApprovalPolicy(reading: j) else { return nil }
         self = p
     }
 }

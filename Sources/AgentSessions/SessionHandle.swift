@@ -141,7 +141,7 @@ final class SessionHandle: @unchecked Sendable {
     }
 
     private var notWritable: SessionError {
-        SessionError(.ioError, "internal: the journal of session \(id) is not open for writing", data: ["id": .string(id)])
+        SessionError(.ioError, "internal: the journal of session \(id) is not open for writing", .id(id))
     }
 
     func closeWriter() {

@@ -35,19 +35,18 @@ public struct SessionSearchQuery: Sendable {
     /// Checks the bounds and compiles the matcher (a bad pattern is `InvalidArgument`, a bound
     /// passed `LimitExceeded`).
     func matcher() throws(SessionError) -> TextMatcher {
-        guard !query.isEmpty else { throw SessionError(.invalidArgument, "the query is empty", data: ["field": "query"]) }
+        guard !query.isEmpty else { throw SessionError(.invalidArgument, "the query is empty", .field("query")) }
         guard query.utf8.count <= Self.maxQueryBytes else {
             throw SessionError(.limitExceeded, "the query is \(query.utf8.count) bytes, over the limit of \(Self.maxQueryBytes)",
-                               data: ["reason": "queryBytes", "limit": .int(Int64(Self.maxQueryBytes)),
-                                      "size": .int(Int64(query.utf8.count))])
+                               .limit(reason: "queryBytes", limit: Int64(Self.maxQueryBytes), size: Int64(query.utf8.count)))
         }
         if regex, let at = PatternNesting.nestedRepetition(in: query) {
             throw SessionError(.limitExceeded,
                                "the pattern repeats a group that itself repeats (at character \(at)), which can take exponential time",
-                               data: ["reason": "patternNesting"])
+                               .reason("patternNesting"))
         }
         do { return try TextMatcher(query: query, regex: regex, caseSensitive: caseSensitive) } catch {
-            throw SessionError(.invalidArgument, error.message, data: ["field": "query", "reason": "badPattern"])
+            throw SessionError(.invalidArgument, error.message, .fieldReason(field: "query", reason: "badPattern"))
         }
     }
 
@@ -138,10 +137,10 @@ enum SearchCursor {
         guard s.hasPrefix("s1."), let bytes = Base64.decode(String(s.dropFirst(3))), let j = try? JSONCodec.decode(bytes),
               let a = j.arrayValue, a.count == 6, let fp = a[0].stringValue, let score = a[1].intValue, let at = a[2].intValue,
               let session = a[3].stringValue, let item = a[4].stringValue, let field = a[5].stringValue
-        else { throw SessionError(.invalidArgument, "the cursor is not one this server made", data: ["field": "cursor"]) }
+        else { throw SessionError(.invalidArgument, "the cursor is not one this server made", .field("cursor")) }
         guard fp == fingerprint else {
             throw SessionError(.invalidArgument, "the cursor belongs to another search (query or filters differ)",
-                               data: ["field": "cursor", "reason": "cursorMismatch"])
+                               .fieldReason(field: "cursor", reason: "cursorMismatch"))
         }
         return RankKey(score: Int(clamping: score), at: at, session: session, item: item, field: field)
     }

@@ -18,7 +18,7 @@ extension SessionStore {
         let h = try locked(id, forWriting: true)
         defer { h.lock.unlock() }
         if try h.session.extras.approvalPolicy != policy {
-            try commit(h, [["t": "policy", "policy": policy.json, "at": .int(now())]])
+            try commit(h, [["t": "policy", "policy": policy.storedJSON, "at": .int(now())]])
         }
         return try view(h)
     }
@@ -83,7 +83,7 @@ extension SessionStore {
             throw SessionError(.invalidArgument,
                                "tool call \(toolCallId) was asked for as \(a.name) with other arguments; an approval covers only "
                                    + "the tool and arguments it was asked for: give this call a toolCallId of its own",
-                               data: ["toolCallId": .string(toolCallId), "approvalId": .string(a.approvalId), "name": .string(a.name)])
+                               .approvalOf(toolCallId: toolCallId, approvalId: a.approvalId, name: a.name))
         }
         switch a.decision {
         case .allow?: return .allowed
@@ -102,12 +102,12 @@ extension SessionStore {
         defer { h.lock.unlock() }
         guard let a = try h.session.extras.approvals.last(where: { $0.toolCallId == toolCallId }) else {
             throw SessionError(.notFound, "session \(id) has no approval for tool call \(toolCallId)",
-                               data: ["id": .string(id), "toolCallId": .string(toolCallId)])
+                               .toolCall(sessionId: id, toolCallId: toolCallId))
         }
         if let earlier = a.decision {
             guard earlier == decision else {
                 throw SessionError(.invalidArgument, "tool call \(toolCallId) was already answered \(earlier.rawValue)",
-                                   data: ["toolCallId": .string(toolCallId), "decision": .string(earlier.rawValue)])
+                                   .answered(toolCallId: toolCallId, decision: earlier))
             }
             return a
         }
@@ -126,7 +126,7 @@ extension SessionStore {
         defer { h.lock.unlock() }
         if try h.session.toolCalls[toolCallId] != nil {
             throw SessionError(.invalidArgument, "tool call \(toolCallId) has already begun; it cannot be deferred",
-                               data: ["toolCallId": .string(toolCallId)])
+                               .toolCallId(toolCallId))
         }
         try refuseIfFinal(h.session, doing: "defer tool calls")
         try prepareWrite(h)

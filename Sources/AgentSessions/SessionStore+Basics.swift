@@ -24,7 +24,7 @@ extension SessionStore {
         var record: JSONObject = ["t": "create", "id": .string(id), "title": .string(title ?? "Untitled"),
                                   "agentType": .string(agentType ?? "default"), "config": config.stored]
         if let metadata { record["metadata"] = metadata }
-        if approvalPolicy != .none { record["approvalPolicy"] = approvalPolicy.json }
+        if approvalPolicy != .none { record["approvalPolicy"] = approvalPolicy.storedJSON }
         let at = now()
         if let parentId { record["lineage"] = Lineage(parentId: parentId, messageId: nil, atNanos: at, kind: .child).stored }
         record["at"] = .int(at)

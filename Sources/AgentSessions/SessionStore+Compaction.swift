@@ -20,18 +20,18 @@ extension SessionStore {
         let d = try h.session
         guard let j = d.messageIndex[throughMessageId], !d.messages[j].isPlaceholder else {
             throw SessionError(.invalidArgument, "session \(id) has no message \(throughMessageId) to compact through",
-                               data: ["throughMessageId": .string(throughMessageId)])
+                               .message(param: "throughMessageId", id: throughMessageId))
         }
         var i: Int
         if let fromMessageId {
             guard let f = d.messageIndex[fromMessageId], !d.messages[f].isPlaceholder, f <= j else {
                 throw SessionError(.invalidArgument, "message \(fromMessageId) does not start a run ending at \(throughMessageId)",
-                                   data: ["fromMessageId": .string(fromMessageId)])
+                                   .message(param: "fromMessageId", id: fromMessageId))
             }
             i = f
             if let inner = d.messages[i...j].first(where: \.isPlaceholder) {
                 throw SessionError(.invalidArgument, "the run holds compaction \(inner.id); undo it first or start after it",
-                                   data: ["compactionId": .string(inner.id)])
+                                   .compaction(inner.id, reason: nil))
             }
         } else {
             i = j
@@ -61,19 +61,19 @@ extension SessionStore {
         defer { h.lock.unlock() }
         guard let c = try h.session.extras.compactions.first(where: { $0.id == compactionId }) else {
             throw SessionError(.notFound, "session \(id) has no compaction \(compactionId)",
-                               data: ["id": .string(id), "compactionId": .string(compactionId)])
+                               .sessionCompaction(sessionId: id, compactionId: compactionId))
         }
         guard c.isActive else { return publicCompaction(c) }  // undone already: nothing to do
         guard c.originalsDroppedAtNanos == nil else {
             throw SessionError(.invalidArgument, "the originals of compaction \(compactionId) were dropped by the retention policy",
-                               data: ["compactionId": .string(compactionId), "reason": "originalsDropped"])
+                               .compaction(compactionId, reason: "originalsDropped"))
         }
         var r: JSONObject = ["t": "uncompact", "cid": .string(compactionId)]
         if c.originals == nil {
             let originals = try Archive.read(folder: h.folder, cids: [compactionId])[compactionId] ?? []
             guard originals.count == c.count else {
                 throw SessionError(.ioError, "the archive holds \(originals.count) of the \(c.count) originals of compaction \(compactionId)",
-                                   data: ["compactionId": .string(compactionId)])
+                                   .compaction(compactionId, reason: nil))
             }
             r["m"] = .array(originals.map(\.stored))
         }

@@ -45,7 +45,7 @@ extension SessionStore {
         if let atMessageId {
             guard let i = d.messageIndex[atMessageId] else {
                 throw SessionError(.invalidArgument, "session \(h.id) has no message \(atMessageId)",
-                                   data: ["atMessageId": .string(atMessageId)])
+                                   .message(param: "atMessageId", id: atMessageId))
             }
             k = i
         }

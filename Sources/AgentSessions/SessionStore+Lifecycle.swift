@@ -113,10 +113,10 @@ extension SessionStore {
         guard d.state.isFinal else { return }
         if let error = d.error, error["code"]?.stringValue == "BudgetExceeded" {
             throw SessionError(.budgetExceeded, "session \(d.id) went over its budget; cannot \(what)",
-                               data: ["id": .string(d.id), "error": error])
+                               .budget(sessionId: d.id, error: error))
         }
         throw SessionError(.invalidArgument, "session \(d.id) is \(d.state.rawValue); cannot \(what)",
-                           data: ["id": .string(d.id), "state": .string(d.state.rawValue)])
+                           .final(sessionId: d.id, state: d.state))
     }
 
     /// Records a checkpoint: the front end's pending tool calls (replacing the ones it declared

@@ -59,7 +59,7 @@ extension SessionStore {
         var start = 0
         if let after {
             guard let i = d.messageIndex[after] else {
-                throw SessionError(.invalidArgument, "session \(id) has no message \(after)", data: ["after": .string(after)])
+                throw SessionError(.invalidArgument, "session \(id) has no message \(after)", .message(param: "after", id: after))
             }
             start = i + 1
         }

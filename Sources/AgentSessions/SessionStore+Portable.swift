@@ -52,10 +52,8 @@ enum ExportFormat {
     /// `InvalidArgument` with `data.reason`; `field` (dotted, e.g. `session.usage.turns`) names the
     /// member at fault when one is, and `id` the id that occurs twice.
     static func damaged(_ why: String, reason: String = "damaged", field: String? = nil, id: String? = nil) -> SessionError {
-        var data: JSONObject = ["reason": .string(reason)]
-        if let field { data["field"] = .string(field) }
-        if let id { data["id"] = .string(id) }
-        return SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)", data: data)
+        SessionError(.invalidArgument, "the file is not a session export this version can import: \(why)",
+                     .unimportable(reason: reason, field: field, id: id))
     }
 }
 
@@ -93,13 +91,13 @@ extension SessionStore {
             }
             guard let full = d.extras.compactions.first(where: { $0.id == c.id }) else {
                 throw SessionError(.ioError, "message \(m.id) names compaction \(c.id), which the session does not have",
-                                   data: ["compactionId": .string(c.id)])
+                                   .compaction(c.id, reason: nil))
             }
             let originals = try full.originals.map { refs throws(SessionError) in try readMessages(h, refs[...]) }
                 ?? archived[c.id] ?? []
             guard originals.count == c.count else {
                 throw SessionError(.ioError, "the originals of compaction \(c.id) are incomplete (\(originals.count) of \(c.count))",
-                                   data: ["compactionId": .string(c.id)])
+                                   .compaction(c.id, reason: nil))
             }
             for o in originals {
                 guard case .object(var j) = o.stored else { continue }

@@ -15,7 +15,7 @@ extension SessionStore {
         func index(_ mid: String?, _ field: String) throws(SessionError) -> Int? {
             guard let mid else { return nil }
             guard let i = d.messageIndex[mid] else {
-                throw SessionError(.invalidArgument, "session \(id) has no message \(mid)", data: [field: .string(mid)])
+                throw SessionError(.invalidArgument, "session \(id) has no message \(mid)", .message(param: field, id: mid))
             }
             return i
         }

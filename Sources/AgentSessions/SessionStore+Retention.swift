@@ -15,7 +15,10 @@ extension SessionStore {
         var policy = RetentionPolicy()
         do {
             if let bytes = try Disk.readFile(directory + "/" + Self.retentionFile, cap: .retentionPolicy) {
-                policy = try RetentionPolicy(json: try JSONCodec.decode(bytes))
+                guard let read = RetentionPolicy(stored: try JSONCodec.decode(bytes)), read.isValid else {
+                    throw SessionError.invalid("it is not a retention policy (an object of limits, each an integer at least its minimum)")
+                }
+                policy = read
             }
         } catch {
             warn(nil, "the retention policy file cannot be read (\(error)); nothing is pruned until it is set again")
@@ -29,7 +32,7 @@ extension SessionStore {
     @discardableResult
     public func setRetentionPolicy(_ policy: RetentionPolicy) throws(SessionError) -> RetentionPolicy {
         try Disk.makeDirectories(directory)
-        try Disk.writeAtomically(directory + "/" + Self.retentionFile, JSONCodec.encode(policy.json))
+        try Disk.writeAtomically(directory + "/" + Self.retentionFile, JSONCodec.encode(policy.stored))
         retentionCache.withLock { $0 = policy }
         return policy
     }

@@ -30,7 +30,7 @@ extension SessionStore {
     public func search(_ q: SessionSearchQuery, isCancelled: @escaping @Sendable () -> Bool = { false },
                        progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) throws(SessionError) -> SessionSearchPage {
         guard (1...SessionSearchQuery.maxLimit).contains(q.limit) else {
-            throw SessionError(.invalidArgument, "limit must be 1 to \(SessionSearchQuery.maxLimit)", data: ["field": "limit"])
+            throw SessionError(.invalidArgument, "limit must be 1 to \(SessionSearchQuery.maxLimit)", .field("limit"))
         }
         _ = try q.matcher()
         let after = try q.cursor.map { c throws(SessionError) in try SearchCursor.decode(c, fingerprint: q.fingerprint) }
@@ -103,7 +103,7 @@ final class SearchRun: Sendable {
         if MonotonicClock.nanos() > deadline {
             let ms = query.timeLimitNanos / 1_000_000
             throw SessionError(.limitExceeded, "the search ran over its time limit of \(ms) ms; narrow it (sessions, time, a literal query)",
-                               data: ["reason": "time", "limit": .int(ms)])
+                               .limit(reason: "time", limit: ms, size: nil))
         }
     }
 

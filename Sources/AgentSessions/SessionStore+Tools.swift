@@ -46,7 +46,7 @@ extension SessionStore {
             ?? d.extras.approvals.last { $0.toolCallId == toolCallId }?.name
         guard let known = d.toolCalls[toolCallId].map(\.name) ?? declared?.name ?? asked else {
             throw SessionError(.notFound, "session \(id) has no tool call \(toolCallId)",
-                               data: ["id": .string(id), "toolCallId": .string(toolCallId)])
+                               .toolCall(sessionId: id, toolCallId: toolCallId))
         }
         if d.toolCalls[toolCallId]?.isFinished == true { h.live.remove(toolCallId); return }
         try commit(h, [["t": "end", "call": .string(toolCallId), "name": .string(known), "result": result,

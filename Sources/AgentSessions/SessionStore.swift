@@ -180,7 +180,7 @@ public final class SessionStore: Sendable {
     func prepareWrite(_ h: SessionHandle) throws(SessionError) {
         guard let d = h.data, d.records > 0 else {
             throw SessionError(.ioError, "session \(h.id) cannot be changed: its journal is damaged from the first record",
-                               data: ["id": .string(h.id)])
+                               .id(h.id))
         }
         let outcome = try LeaseFile.acquire(h.folder, owner: owner, now: now(), term: leaseTerm, view: &h.leaseView)
         if case .acquired = outcome, Disk.identity(path: h.journalPath) != h.identity {
@@ -272,7 +272,7 @@ public final class SessionStore: Sendable {
     func committed<T>(_ value: T?, _ what: String, _ h: SessionHandle) throws(SessionError) -> T {
         guard let value else {
             throw SessionError(.invalidArgument, "internal: session \(h.id) does not show the \(what) just recorded",
-                               data: ["id": .string(h.id)])
+                               .id(h.id))
         }
         return value
     }

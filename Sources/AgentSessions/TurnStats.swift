@@ -1,5 +1,3 @@
-import JSON
-import SystemSupport
 
 /// Statistics of one turn of a session, or of all of them: a turn starts at a user message and
 /// holds everything the journal recorded until the next one (messages, usage, tool calls).
@@ -19,7 +17,13 @@ public struct TurnStats: Sendable, Equatable {
     public var toolCallsByName: [String: Int] = [:]
     public var toolCallsByOutcome: [String: Int] = [:]
 
-    public static func == (a: TurnStats, b: TurnStats) -> Bool { a.json == b.json }
+    public static func == (a: TurnStats, b: TurnStats) -> Bool {
+        a.userMessageId == b.userMessageId && a.startedAtNanos == b.startedAtNanos && a.messages == b.messages
+            && a.inputTokens == b.inputTokens && a.outputTokens == b.outputTokens && a.modelCalls == b.modelCalls
+            && a.costUSD == b.costUSD && a.toolCallsByName == b.toolCallsByName && a.toolCallsByOutcome == b.toolCallsByOutcome
+            && a.byModel.count == b.byModel.count
+            && a.byModel.allSatisfy { m, u in b.byModel[m].map { $0 == u } ?? false }
+    }
 
     public var toolCalls: Int { toolCallsByName.values.reduce(0, +) }
 
@@ -36,31 +40,6 @@ public struct TurnStats: Sendable, Equatable {
         for (k, n) in o.toolCallsByName { toolCallsByName[k, default: 0] += n }
         for (k, n) in o.toolCallsByOutcome { toolCallsByOutcome[k, default: 0] += n }
     }
-
-    /// `{userMessageId?, startedAt?, messages, usage: {inputTokens, outputTokens, modelCalls,
-    /// estimatedCostUSD, byModel: [{model, inputTokens, outputTokens}]}, toolCalls: {count,
-    /// byName, byOutcome}}`.
-    public var json: JSON {
-        var o = JSONObject()
-        if let userMessageId { o["userMessageId"] = .string(userMessageId) }
-        if let startedAtNanos { o["startedAt"] = .string(Timestamp.iso8601(nanos: startedAtNanos)) }
-        o["messages"] = JSON(messages)
-        let models: [JSON] = byModel.keys.sorted().map { m in
-            let u = byModel[m] ?? (0, 0)
-            return ["model": .string(m), "inputTokens": JSON(u.input), "outputTokens": JSON(u.output)]
-        }
-        o["usage"] = ["inputTokens": JSON(inputTokens), "outputTokens": JSON(outputTokens), "modelCalls": JSON(modelCalls),
-                      "estimatedCostUSD": .double(costUSD), "byModel": .array(models)]
-        o["toolCalls"] = ["count": JSON(toolCalls), "byName": Self.counts(toolCallsByName),
-                          "byOutcome": Self.counts(toolCallsByOutcome)]
-        return .object(o)
-    }
-
-    private static func counts(_ d: [String: Int]) -> JSON {
-        var o = JSONObject()
-        for k in d.keys.sorted() { o[k] = JSON(d[k] ?? 0) }
-        return .object(o)
-    }
 }
 
 /// `session/stats`' answer: every turn in order, their totals, and the usage the session holds
@@ -72,12 +51,4 @@ public struct SessionStats: Sendable, Equatable {
     public var totals: TurnStats
     public var unattributedInputTokens = 0
     public var unattributedOutputTokens = 0
-
-    public var json: JSON {
-        var o: JSONObject = ["id": .string(sessionId), "turns": .array(turns.map(\.json)), "totals": totals.json]
-        if unattributedInputTokens > 0 || unattributedOutputTokens > 0 {
-            o["unattributed"] = ["inputTokens": JSON(unattributedInputTokens), "outputTokens": JSON(unattributedOutputTokens)]
-        }
-        return .object(o)
-    }
 }

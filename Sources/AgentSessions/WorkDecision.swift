@@ -32,17 +32,7 @@ public enum WorkDecision: Sendable, Equatable {
 
     /// The typed error of a deferral (see `error(queued:)`).
     public static func deferredError(reason: String, confirmable: Bool, message: String, queued: Bool) -> SessionError {
-        SessionError(.deferred, message, data: ["reason": .string(reason), "queued": .bool(queued),
-                                                "confirmable": .bool(confirmable)])
-    }
-
-    /// `{allowed: true}` or `{allowed: false, reason, confirmable, message}`.
-    public var json: JSON {
-        switch self {
-        case .allow: ["allowed": true]
-        case .deferred(let reason, let confirmable, let message):
-            ["allowed": false, "reason": .string(reason), "confirmable": .bool(confirmable), "message": .string(message)]
-        }
+        SessionError(.deferred, message, .deferred(reason: reason, queued: queued, confirmable: confirmable))
     }
 }
 

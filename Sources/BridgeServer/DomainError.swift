@@ -1,5 +1,7 @@
+import AgentSessions
 import JSON
 import JSONRPC
+import SessionErrorData
 import Workspace
 
 /// An error of the workspace or session core that a client should see as a typed failure
@@ -24,4 +26,11 @@ package enum ErrorMapping {
         default: return .internalError(String(describing: error))
         }
     }
+}
+
+/// Session errors are domain failures (`-32803`) with their `data.code`; their `data` is built
+/// from the error's typed details by `SessionErrorData` (`from`, `to`, `allowed` for
+/// `InvalidTransition`…), the module the ACP face maps them with too, so no face imports another.
+extension SessionError: DomainError {
+    public var dataCode: String { code }
 }

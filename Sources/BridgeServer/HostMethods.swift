@@ -49,8 +49,8 @@ enum WillEnterForeground: MethodDeclaration {
     }
 }
 
-/// The whole params are the device's conditions, parsed by `DeviceConditions` (the core's own
-/// parser): its fields are listed here for the schema agreement check.
+/// The whole params are the device's conditions (`DeviceConditions`), read here; the shared
+/// conditions file holds them in the same form and is read by the same decoder (`SharedConditions`).
 enum SetConditions: MethodDeclaration {
     static let method = "host/setConditions"
     /// Writes the device conditions (a second report waits for the first, so each compares
@@ -58,9 +58,10 @@ enum SetConditions: MethodDeclaration {
     static func schedule(_ p: Params) -> Schedule { .claims([.write("conditions", ""), .read("queue", "")]) }
     struct Params: MethodParams {
         var conditions: DeviceConditions
+        /// Every refusal is `-32602` with `field` "" and `expected` naming the bad member; the
+        /// members are checked in this order: network, batteryLevel, thermalState, then the flags.
         init(_ p: ParamReader) throws {
             if p.isDescribing {
-                // The fields `DeviceConditions(json:)` reads.
                 _ = try p.requiredChoice("network", DeviceConditions.Network.allCases.map(\.rawValue), expected: "")
                 for key in ["isExpensive", "isConstrained", "isCharging", "isLowPowerMode"] { _ = try p.bool(key) }
                 _ = p.value("batteryLevel")
@@ -68,9 +69,32 @@ enum SetConditions: MethodDeclaration {
                 conditions = DeviceConditions(network: .wifi)
                 return
             }
-            do throws(SessionError) { conditions = try DeviceConditions(json: p.source ?? .object(JSONObject())) } catch {
-                throw RPCError.invalidParams(field: "", expected: error.message, got: p.source?.typeName ?? "nothing")
+            func refuse(_ expected: String) -> RPCError {
+                .invalidParams(field: "", expected: expected, got: p.source?.typeName ?? "nothing")
             }
+            guard let network = p["network"]?.stringValue.flatMap(DeviceConditions.Network.init(rawValue:)) else {
+                throw refuse("network must be one of offline, wifi, cellular, wired")
+            }
+            func flag(_ key: String) throws -> Bool {
+                guard let v = p[key] else { return false }
+                guard let b = v.boolValue else { throw refuse("\(key) must be a boolean") }
+                return b
+            }
+            var battery: Double?
+            if let b = p["batteryLevel"] {
+                guard let d = b.doubleValue, d >= 0, d <= 1 else { throw refuse("batteryLevel must be a number from 0 to 1") }
+                battery = d
+            }
+            var thermal: DeviceConditions.ThermalState?
+            if let t = p["thermalState"] {
+                guard let v = t.stringValue.flatMap(DeviceConditions.ThermalState.init(rawValue:)) else {
+                    throw refuse("thermalState must be one of nominal, fair, serious, critical")
+                }
+                thermal = v
+            }
+            conditions = DeviceConditions(network: network, isExpensive: try flag("isExpensive"), isConstrained: try flag("isConstrained"),
+                                          batteryLevel: battery, isCharging: try flag("isCharging"),
+                                          isLowPowerMode: try flag("isLowPowerMode"), thermalState: thermal)
         }
     }
     static func handle(_ p: Params, _ call: Call) throws -> Result {

@@ -14,11 +14,26 @@ enum SetApprovalPolicy: SessionMethod {
         init(_ p: ParamReader) throws {
             id = try p.requiredString("id")
             policy = try SessionMethods.decodeRequired(p, "approvalPolicy", expected: "\"none\", \"destructive\" or {tools, annotations}",
-                                                       placeholder: .none, ApprovalPolicy.init(json:))
+                                                       placeholder: .none, ApprovalPolicy.param)
         }
     }
     static func handle(_ p: Params, _ store: SessionStore) throws -> SessionObject {
         SessionObject(session: try store.setApprovalPolicy(id: p.id, p.policy))
+    }
+}
+
+extension ApprovalPolicy {
+    /// The `approvalPolicy` param: `ApprovalPolicy(reading:)` (the one reading, the journal's
+    /// too), its refusal worded for the client as `InvalidArgument`.
+    static func param(_ j: JSON) throws(SessionError) -> ApprovalPolicy {
+        do { return try ApprovalPolicy(reading: j) } catch {
+            let message = switch error {
+            case .notAPolicy: "approvalPolicy must be \"none\", \"destructive\" or {tools, annotations}"
+            case .notNames(let key): "approvalPolicy.\(key) must be an array of strings"
+            case .unknownAnnotation(let name): "unknown annotation \(name) in approvalPolicy.annotations (destructive, openWorld, write)"
+            }
+            throw SessionError(.invalidArgument, message)
+        }
     }
 }
 

@@ -24,7 +24,7 @@ enum CreateSession: MethodDeclaration {
             agentType = try p.string("agentType")
             metadata = p.value("metadata")
             preset = try p.choice("preset", SessionPreset.allCases.map(\.rawValue)).flatMap(SessionPreset.init(rawValue:))
-            approvalPolicy = try SessionMethods.decode(p, "approvalPolicy", ApprovalPolicy.init(json:)) ?? .none
+            approvalPolicy = try SessionMethods.decode(p, "approvalPolicy", ApprovalPolicy.param) ?? .none
             userConfirmed = try p.bool("userConfirmed") ?? false
             parentId = try p.string("parentId")
         }

@@ -16,18 +16,21 @@ enum GetRetention: MethodDeclaration {
 /// Saves the policy (crash-safely) and applies it at once: `{policy, pruned}`.
 enum SetRetention: MethodDeclaration {
     static let method = "session/setRetention"
-    /// The params are the policy itself; a limit left out (or `null`) is no limit.
+    /// The params are the policy itself; a limit left out (or `null`) is no limit. A limit that
+    /// is not an integer at least its minimum is `-32602` naming it (checked in field order).
     struct Params: MethodParams {
         var policy: RetentionPolicy
         init(_ p: ParamReader) throws {
-            var o = JSONObject()
-            for key in RetentionPolicy.fieldNames {
-                if let v = p.value(key) { o[key] = v }
+            func limit(_ key: String, minimum: Int64) throws -> Int64? {
+                guard let v = p.value(key) else { return nil }
+                guard let i = v.intValue, i >= minimum else {
+                    throw RPCError.invalidParams(field: p.field(key), expected: "\(key) must be an integer >= \(minimum)", got: v.typeName)
+                }
+                return i
             }
-            do throws(SessionError) { policy = try RetentionPolicy(json: .object(o)) } catch {
-                let key = RetentionPolicy.fieldNames.first { error.message.hasPrefix($0) } ?? ""
-                throw RPCError.invalidParams(field: p.field(key), expected: error.message, got: p[key]?.typeName ?? "nothing")
-            }
+            policy = RetentionPolicy(maxBytesPerSession: try limit("maxBytesPerSession", minimum: RetentionPolicy.minimumMaxBytesPerSession),
+                                     keepCompactedOriginalsSeconds: try limit("keepCompactedOriginalsSeconds", minimum: 0),
+                                     keepEndedSessions: try limit("keepEndedSessions", minimum: 0).map { Int($0) })
         }
     }
     static func schedule(_ p: Params) -> Schedule { .claims([.write("retention", ""), .write("session", "")]) }

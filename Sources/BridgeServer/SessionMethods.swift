@@ -4,12 +4,6 @@ import JSONRPC
 import SystemSupport
 import Workspace
 
-/// Session errors are domain failures (`-32803`) with their `data.code` and details
-/// (`from`, `to`, `allowed` for `InvalidTransition`).
-extension SessionError: DomainError {
-    public var dataCode: String { code }
-}
-
 /// `session/*` and `agent/listTools`: durable agent sessions driven by the front end, which
 /// makes the model calls; every acknowledged step is on disk before the answer.
 package enum SessionMethods {

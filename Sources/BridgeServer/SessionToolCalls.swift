@@ -72,7 +72,7 @@ extension SessionMethods {
             // A replay answers the call that ran under this id, never another tool's.
             guard done.name == tc.name else {
                 throw SessionError(.invalidArgument, "tool call \(tc.toolCallId) was a call of \(done.name); give this call a toolCallId of its own",
-                                   data: ["toolCallId": .string(tc.toolCallId), "name": .string(done.name)])
+                                   .toolCallOf(toolCallId: tc.toolCallId, name: done.name))
             }
             return done.result
         }
@@ -90,7 +90,7 @@ extension SessionMethods {
         case .recorded(let result, _): return result
         case .inProgress:
             throw SessionError(.invalidArgument, "tool call \(tc.toolCallId) is running now; wait for its answer",
-                               data: ["toolCallId": .string(tc.toolCallId)])
+                               .toolCallId(tc.toolCallId))
         case .started: break
         }
         let result: ToolResult

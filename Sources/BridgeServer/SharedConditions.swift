@@ -84,7 +84,7 @@ enum SharedConditions {
         case .failed(let e): return Read(warning: "the device conditions \(file) cannot be read: \(describeErrno(e)); ignored")
         }
         guard let json = try? JSONCodec.decode(bytes), let body = json["conditions"],
-              let conditions = try? DeviceConditions(json: body), let at = json["at"]?.intValue
+              let conditions = try? SetConditions.Params(ParamReader(body)).conditions, let at = json["at"]?.intValue
         else { return Read(warning: "the device conditions \(file) are damaged (not the JSON a server writes); ignored") }
         guard let writer = writer(json), writer.isRunning, at >= now - maxAge, at <= now + skew else { return Read() }
         return Read(conditions: conditions)

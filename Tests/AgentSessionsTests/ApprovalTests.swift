@@ -23,15 +23,14 @@ struct ApprovalTests {
     func policies() throws {
         #expect(ApprovalPolicy.destructive.requiresConsent(delete))
         #expect(!ApprovalPolicy.destructive.requiresConsent(append))
-        let rules = try ApprovalPolicy(json: ["tools": ["append_file"], "annotations": ["openWorld"]])
+        let rules = try ApprovalPolicy(reading: ["tools": ["append_file"], "annotations": ["openWorld"]])
         #expect(rules.requiresConsent(append) && !rules.requiresConsent(delete))
         #expect(rules.requiresConsent(ToolFacts(name: "fetch", effect: .reads, openWorld: true)))
-        let writes = try ApprovalPolicy(json: ["annotations": ["write"]])
+        let writes = try ApprovalPolicy(reading: ["annotations": ["write"]])
         #expect(writes.requiresConsent(append) && !writes.requiresConsent(read))
-        #expect(try ApprovalPolicy(json: "none") == .none)
-        #expect(throws: SessionError.self) { try ApprovalPolicy(json: ["annotations": ["scary"]]) }
-        #expect(throws: SessionError.self) { try ApprovalPolicy(json: "sometimes") }
-        #expect(try ApprovalPolicy(json: rules.json) == rules)
+        #expect(try ApprovalPolicy(reading: "none") == .none)
+        #expect(throws: ApprovalPolicy.Refusal.self) { try ApprovalPolicy(reading: ["annotations": ["scary"]]) }
+        #expect(throws: ApprovalPolicy.Refusal.self) { try ApprovalPolicy(reading: "sometimes") }
     }
 
     @Test("a call needing consent is pending with an approval id, runs nothing, and survives a restart")
@@ -115,9 +114,9 @@ struct ApprovalTests {
         let overwritingCopy = ToolFacts(name: "copy_file", effect: .replaces)
         #expect(!ApprovalPolicy.destructive.requiresConsent(plainCopy))
         #expect(ApprovalPolicy.destructive.requiresConsent(overwritingCopy))
-        let writes = try ApprovalPolicy(json: ["annotations": ["write"]])
+        let writes = try ApprovalPolicy(reading: ["annotations": ["write"]])
         #expect(writes.requiresConsent(plainCopy) && writes.requiresConsent(overwritingCopy))
-        let destructiveRule = try ApprovalPolicy(json: ["annotations": ["destructive"]])
+        let destructiveRule = try ApprovalPolicy(reading: ["annotations": ["destructive"]])
         #expect(destructiveRule.requiresConsent(overwritingCopy) && !destructiveRule.requiresConsent(plainCopy))
         #expect(ToolEffect.reads < .adds && ToolEffect.adds < .replaces)
     }
@@ -137,7 +136,7 @@ struct ApprovalTests {
             _ = try store.checkApproval(id: s.id, toolCallId: "t1", tool: write, arguments: ["path": "precious.md", "content": ""])
             Issue.record("another tool ran under t1's approval")
         } catch {
-            #expect(error.kind == .invalidArgument && error.data["name"] == "search_files")
+            #expect(error.kind == .invalidArgument && error.details.approvalName == "search_files")
         }
         #expect(throws: SessionError.self) {
             try store.checkApproval(id: s.id, toolCallId: "t1", tool: search, arguments: ["query": "y", "path": "a"])

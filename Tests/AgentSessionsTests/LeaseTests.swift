@@ -26,7 +26,7 @@ struct LeaseTests {
         #expect(seen.state == .running)
         #expect(messages.count == 1)
         #expect(errors.allSatisfy { $0?.code == "SessionLocked" })
-        #expect(errors.first??.data["owner"] == "device-a")
+        if case .lease(let owner, _)? = errors.first??.details { #expect(owner == "device-a") } else { Issue.record("no lease owner") }
         #expect(try a.get(id: s.id).state == .running)
     }
 

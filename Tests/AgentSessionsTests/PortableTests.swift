@@ -114,7 +114,7 @@ struct PortableTests {
                 Issue.record("imported a \(reason) file")
             } catch {
                 #expect(error.kind == .invalidArgument)
-                #expect(error.data["reason"] == .string(reason))
+                #expect(error.details.reason == reason)
             }
         }
         #expect(try target.list().sessions.isEmpty)
@@ -142,7 +142,7 @@ struct PortableTests {
             _ = try other.store().importSession(bytes)
             Issue.record("imported a file that does not replay")
         } catch {
-            #expect(error.data["reason"] == "damaged")
+            #expect(error.details.reason == "damaged")
             #expect(error.message.contains("does not fit"))
         }
         #expect(try other.store().list().sessions.isEmpty)
@@ -176,9 +176,9 @@ struct HostileImportTests {
             _ = try store.importSession(bytes)
             Issue.record("imported a hostile file")
         } catch {
-            #expect(error.kind == .invalidArgument && error.data["reason"] == "damaged", "\(error)")
+            #expect(error.kind == .invalidArgument && error.details.reason == "damaged", "\(error)")
             for w in words { #expect(error.message.contains(w), "\(error.message) lacks \(w)") }
-            if let field { #expect(error.data["field"] == .string(field)) }
+            if let field { #expect(error.details.field == field) }
         }
         #expect((try? store.list().sessions.isEmpty) == true)
     }

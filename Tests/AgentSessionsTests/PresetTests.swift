@@ -77,9 +77,10 @@ struct WorkDecisionTests {
         #expect(decide(cellular, lightNet) == .allow)
         #expect(decide(cellular, heavyLocal) == .allow)
         #expect(decide(.assumed, heavyNet) == .allow)
-        #expect(decide(cellular, heavyNet).json["confirmable"] == true)
+        guard case .deferred(_, let confirmable, _) = decide(cellular, heavyNet) else { Issue.record("not deferred"); return }
+        #expect(confirmable)
         let error = decide(cellular, heavyNet).error(queued: true)
-        #expect(error?.code == "Deferred" && error?.data["reason"] == "expensiveNetwork" && error?.data["queued"] == true)
+        #expect(error?.code == "Deferred" && error?.details == .deferred(reason: "expensiveNetwork", queued: true, confirmable: true))
         #expect(WorkDecision.allow.error(queued: false) == nil)
     }
 

@@ -52,9 +52,7 @@ struct StateMachineTests {
         } else {
             let error = #expect(throws: SessionError.self) { try store.transition(id: s.id, to: c.to) }
             #expect(error?.code == "InvalidTransition")
-            #expect(error?.data["from"] == .string(c.from.rawValue))
-            #expect(error?.data["to"] == .string(c.to.rawValue))
-            #expect(error?.data["allowed"] == .array(c.from.allowedTransitions.map { .string($0.rawValue) }))
+            #expect(error?.details == .transition(from: c.from, to: c.to))
             #expect(try store.get(id: s.id).state == c.from)
         }
     }

@@ -104,4 +104,36 @@ struct StoredFormTests {
         #expect(damaged == expected)
         #expect(SessionExtras(stored: "not an object") == nil)
     }
+
+    @Test("the retention policy file holds only the limits that are set, as before; a limit of another type refuses it")
+    func retentionPolicy() throws {
+        #expect(text(RetentionPolicy().stored) == "{}")
+        let p = RetentionPolicy(maxBytesPerSession: 1 << 20, keepCompactedOriginalsSeconds: 86400, keepEndedSessions: 3)
+        let pText = #"{"maxBytesPerSession":1048576,"keepCompactedOriginalsSeconds":86400,"keepEndedSessions":3}"#
+        #expect(text(p.stored) == pText)
+        #expect(RetentionPolicy(stored: try parse(pText)) == p)
+        #expect(text(RetentionPolicy(keepEndedSessions: 0).stored) == #"{"keepEndedSessions":0}"#)
+        #expect(RetentionPolicy(stored: try parse(#"{"maxBytesPerSession":null,"keepEndedSessions":2}"#)) == RetentionPolicy(keepEndedSessions: 2))
+        #expect(RetentionPolicy(stored: try parse(#"{"keepEndedSessions":"3"}"#)) == nil)
+        #expect(RetentionPolicy(stored: "[]") == nil)
+        #expect(RetentionPolicy(stored: try parse(#"{"maxBytesPerSession":100}"#))?.isValid == false)
+        #expect(RetentionPolicy(stored: try parse(#"{"keepEndedSessions":-1}"#))?.isValid == false)
+        #expect(p.isValid && RetentionPolicy().isValid)
+    }
+
+    @Test("an approval policy is journaled as before: a name, or its tools and annotations sorted; one that does not read is refused")
+    func approvalPolicy() throws {
+        #expect(text(ApprovalPolicy.none.storedJSON) == #""none""#)
+        #expect(text(ApprovalPolicy.destructive.storedJSON) == #""destructive""#)
+        let rules = ApprovalPolicy.rules(tools: ["write_file", "append_file"], annotations: ["write", "openWorld"])
+        let rulesText = #"{"tools":["append_file","write_file"],"annotations":["openWorld","write"]}"#
+        #expect(text(rules.storedJSON) == rulesText)
+        #expect(ApprovalPolicy(storedJSON: try parse(rulesText)) == rules)
+        #expect(ApprovalPolicy(storedJSON: try parse(#"{"tools":[],"annotations":null}"#)) == ApprovalPolicy.none)
+        #expect(throws: ApprovalPolicy.Refusal.notAPolicy) { try ApprovalPolicy(reading: "sometimes") }
+        #expect(throws: ApprovalPolicy.Refusal.notAPolicy) { try ApprovalPolicy(reading: 3) }
+        #expect(throws: ApprovalPolicy.Refusal.notNames(key: "tools")) { try ApprovalPolicy(reading: ["tools": [""]]) }
+        #expect(throws: ApprovalPolicy.Refusal.unknownAnnotation("scary")) { try ApprovalPolicy(reading: ["annotations": ["write", "scary"]]) }
+        #expect(ApprovalPolicy(storedJSON: try parse(#"{"annotations":["scary"]}"#)) == nil)
+    }
 }

@@ -100,3 +100,31 @@ func isReleaseBuild() -> Bool {
     return true
     #endif
 }
+
+/// What the tests ask of an error's typed details.
+extension SessionError.Details {
+    /// The schema word saying why (`damaged`, `expensiveNetwork`…), whichever case carries one.
+    var reason: String? {
+        switch self {
+        case .reason(let r), .fieldReason(_, let r), .limit(let r, _, _), .unimportable(let r, _, _), .deferred(let r, _, _): r
+        case .compaction(_, let r): r
+        default: nil
+        }
+    }
+
+    /// The member or param at fault.
+    var field: String? {
+        switch self {
+        case .field(let f), .fieldReason(let f, _): f
+        case .unimportable(_, let f, _): f
+        default: nil
+        }
+    }
+}
+
+extension SessionError.Details {
+    /// The tool an approval was asked for.
+    var approvalName: String? {
+        if case .approvalOf(_, _, let name) = self { name } else { nil }
+    }
+}
