@@ -59,9 +59,11 @@ public final class Connection: Sendable {
         /// How the worker pool starts its threads (tests pass one that fails).
         public var startThread: OSThread.Starter = OSThread.start
 
-        public init(framing: FramingMode = .auto, maxMessageBytes: Int = 64 << 20, readChunkBytes: Int = 256 << 10,
+        /// The framing, the message limit and the exit grace have no defaults here: the process's
+        /// are declared once, in `BridgeServer`'s `TransportOptions`, and a test states its own.
+        public init(framing: FramingMode, maxMessageBytes: Int, readChunkBytes: Int = 256 << 10,
                     outputStallTimeout: Duration? = nil, idleAfter: Duration? = nil,
-                    onIdle: (@Sendable () -> Void)? = nil, exitGrace: Duration = .seconds(10)) {
+                    onIdle: (@Sendable () -> Void)? = nil, exitGrace: Duration) {
             self.exitGrace = exitGrace
             self.framing = framing
             self.maxMessageBytes = maxMessageBytes
@@ -115,7 +117,7 @@ public final class Connection: Sendable {
     /// Signalled when the read loop ends on a thread it was handed off to (see `ReadLoop`).
     let loopEnded = DispatchSemaphore(value: 0)
 
-    public init(input: Int32, output: Int32, options: Options = Options(), router: any Router, logger: Logger) {
+    public init(input: Int32, output: Int32, options: Options, router: any Router, logger: Logger) {
         self.input = input
         self.pool = WorkerPool(maxThreads: options.workerThreads, maxAbandoned: options.maxAbandonedHandlers,
                                startThread: options.startThread)

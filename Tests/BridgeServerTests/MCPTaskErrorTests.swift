@@ -19,7 +19,8 @@ struct MCPTaskErrorTests {
         var fds: [Int32] = [0, 0]
         #expect(pipe(&fds) == 0)
         let server = BridgeServer(configuration: ServerConfiguration(), logger: Logger(label: "test"))
-        let connection = Connection(input: fds[0], output: fds[1], router: server, logger: Logger(label: "test"))
+        let connection = Connection(input: fds[0], output: fds[1], options: TransportOptions().connectionOptions(onIdle: {}),
+                                    router: server, logger: Logger(label: "test"))
         let ctx = RequestContext(id: .int(1), method: "tools/call", params: ["name": "copy_file"], decoded: nil,
                                  logger: Logger(label: "test"), progress: nil, connection: connection)
         return (ctx, fds[0], fds[1])
