@@ -87,7 +87,7 @@ extension ACPProxy {
             o["id"] = .int(k)
             o["method"] = .string(method)
             if let p { o["params"] = p }
-            let records = method == "session/request_permission" && params != nil ? [ACPRecords.permission(params!)] : []
+            let records = method == "session/request_permission" ? params.map { [ACPRecords.permission($0)] } ?? [] : []
             toEditorSide(.object(o), session: sid, records: records)
         case .notification(let method, let params):
             if method == "session/update", let agentSid = params?["sessionId"]?.stringValue, muted.contains(agentSid) { return }

@@ -24,7 +24,7 @@ extension ACPProxy {
     func attach(_ sid: String, resume: Bool, then: @escaping (Result<JSON, RPCError>) -> Void) {
         if attached[sid] != nil { return then(.success([:])) }
         if attaching[sid] != nil {
-            attaching[sid]!.append({ r in then(r.map { [:] }) })
+            attaching[sid]?.append({ r in then(r.map { [:] }) })
             return
         }
         let session: Session

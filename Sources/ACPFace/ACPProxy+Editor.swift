@@ -42,7 +42,7 @@ extension ACPProxy {
         case "session/fork": forkSession(id, params ?? [:])
         default:
             let extra = Self.extras(message)
-            guard let sid = params?["sessionId"]?.stringValue, isOurs(sid) else {
+            guard let params, let sid = params["sessionId"]?.stringValue, isOurs(sid) else {
                 // Not a session of ours (or no session at all): through unchanged.
                 withAgent(failing: id, method) {
                     self.requestAgent(method, params, pending: .editor(id: id, method: method, session: nil), extra: extra)
@@ -51,7 +51,7 @@ extension ACPProxy {
             }
             if method == "session/prompt", let refusal = budgetRefusal(sid) { return failEditor(id, refusal) }
             withSession(sid, failing: id, method) { agentSid in
-                self.forwardSessionRequest(id, method, params!, session: sid, agentSession: agentSid, extra: extra)
+                self.forwardSessionRequest(id, method, params, session: sid, agentSession: agentSid, extra: extra)
             }
         }
     }

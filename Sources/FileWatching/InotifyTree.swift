@@ -115,21 +115,24 @@ extension InotifyBackend {
     private func readEntries(_ dir: OpaquePointer, of path: String, wd: Int32, report: Bool,
                              into stack: inout [(path: String, parent: Int32, name: String)]) {
         let fd = dirfd(dir)
-        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let cName = (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self)
-            if cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0)) { continue }
-            let name = EscapedName.text(cString: cName)
-            let childPath = path.isEmpty ? name : path + "/" + name
-            if callbacks.ignore(childPath) { continue }
-            if report { pending.add(childPath, .created) }
-            var isDirectory = entry.pointee.d_type == UInt8(DT_DIR)
-            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
-                var st = stat()
-                isDirectory = fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) == 0
-                    && st.st_mode & S_IFMT == S_IFDIR
+            let type = entry.pointee.d_type
+            withUnsafePointer(to: &entry.pointee.d_name) { p in
+                p.withMemoryRebound(to: CChar.self, capacity: MemoryLayout.size(ofValue: entry.pointee.d_name)) { cName in
+                    if cName[0] == 0x2E && (cName[1] == 0 || (cName[1] == 0x2E && cName[2] == 0)) { return }
+                    let name = EscapedName.text(cString: cName)
+                    let childPath = path.isEmpty ? name : path + "/" + name
+                    if callbacks.ignore(childPath) { return }
+                    if report { pending.add(childPath, .created) }
+                    var isDirectory = type == UInt8(DT_DIR)
+                    if type == UInt8(DT_UNKNOWN) {
+                        var st = stat()
+                        isDirectory = fstatat(fd, cName, &st, AT_SYMLINK_NOFOLLOW) == 0
+                            && st.st_mode & S_IFMT == S_IFDIR
+                    }
+                    if isDirectory { stack.append((childPath, wd, name)) } else { table.recordFile(name, in: wd) }
+                }
             }
-            if isDirectory { stack.append((childPath, wd, name)) } else { table.recordFile(name, in: wd) }
         }
     }
 

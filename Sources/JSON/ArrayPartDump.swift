@@ -15,12 +15,16 @@ struct ArrayPartDump {
     /// The reused object, and its keys in order (jansson keeps insertion order).
     private var template: UnsafeMutablePointer<json_t>?
     private var keys: [String] = []
+    /// Set when jansson could not allocate a value (see `JanssonTree`).
+    private var outOfMemory = false
 
-    /// The compact text of `elements` as one JSON array.
+    /// The compact text of `elements` as one JSON array (empty when jansson cannot allocate).
     static func dump(_ elements: ArraySlice<JSON>) -> [UInt8] {
         let capacity = bound(elements)
         return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
-            count = dump(elements, into: buf.baseAddress!, capacity: capacity)
+            // `capacity` is at least 2 (the brackets): the buffer has a start.
+            guard let out = buf.baseAddress else { count = 0; return }
+            count = dump(elements, into: out, capacity: capacity) ?? 0
         }
     }
 
@@ -30,8 +34,8 @@ struct ArrayPartDump {
     }
 
     /// Writes the compact text of `elements` as one JSON array at `out` (at least
-    /// `bound(elements)` bytes) and returns its size.
-    static func dump(_ elements: ArraySlice<JSON>, into out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int {
+    /// `bound(elements)` bytes) and returns its size; nil when jansson could not allocate.
+    static func dump(_ elements: ArraySlice<JSON>, into out: UnsafeMutablePointer<UInt8>, capacity: Int) -> Int? {
         var part = ArrayPartDump()
         defer { if let t = part.template { wb_json_decref(t) } }
         let flags = wb_json_dump_flags()
@@ -43,6 +47,7 @@ struct ArrayPartDump {
             let (j, owned) = part.value(for: e)
             let n = json_dumpb(j, base + at, capacity - at, flags)
             if owned { wb_json_decref(j) }
+            if part.outOfMemory || n == 0 { return nil }  // no value's text is empty: jansson failed
             precondition(n < capacity - at, "jansson's output exceeds its estimate")
             at += n
         }
@@ -54,12 +59,15 @@ struct ArrayPartDump {
     private mutating func value(for e: JSON) -> (UnsafeMutablePointer<json_t>, Bool) {
         guard case .object(let o) = e, o.members.allSatisfy({ Self.isScalar($0.value) }) else {
             var tree = JanssonTree(splicing: false)
-            return (tree.make(e), true)
+            let made = tree.make(e)
+            if tree.outOfMemory { outOfMemory = true }
+            return (made, true)
         }
         if let t = template, o.count == keys.count, update(t, from: o) { return (t, false) }
         if let t = template { wb_json_decref(t) }
         var tree = JanssonTree(splicing: false)
         let made = tree.make(e)
+        if tree.outOfMemory { outOfMemory = true }
         template = made
         keys = o.members.map(\.key)
         return (made, false)
@@ -67,18 +75,18 @@ struct ArrayPartDump {
 
     /// Sets the values of `t` (whose keys are `keys`) to those of `o`; false, with `t` left
     /// half updated, when `o`'s keys differ.
-    private func update(_ t: UnsafeMutablePointer<json_t>, from o: JSONObject) -> Bool {
+    private mutating func update(_ t: UnsafeMutablePointer<json_t>, from o: JSONObject) -> Bool {
         var it = json_object_iter(t)
         for (k, m) in zip(keys, o.members) {
             guard let cur = it, k == m.key, let v = json_object_iter_value(cur) else { return false }
             switch (m.value, wb_json_typeof(v)) {
             case (.string(var s), JSON_STRING):
-                _ = s.withUTF8 { json_string_setn_nocheck(v, JanssonTree.chars($0), $0.count) }
+                if s.withUTF8({ json_string_setn_nocheck(v, JanssonTree.chars($0), $0.count) }) != 0 { outOfMemory = true }
             case (.int(let i), JSON_INTEGER):
                 json_integer_set(v, json_int_t(i))
             default:
                 var tree = JanssonTree(splicing: false)
-                json_object_iter_set_new(t, cur, tree.make(m.value))
+                if json_object_iter_set_new(t, cur, tree.make(m.value)) != 0 || tree.outOfMemory { outOfMemory = true }
             }
             it = json_object_iter_next(t, cur)
         }

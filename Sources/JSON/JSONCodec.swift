@@ -68,6 +68,10 @@ public enum JSONCodec {
     /// jansson in parts on every core and the parts' text joined, and a long string that occurs
     /// more than once is escaped by jansson once and its text copied to each place; the bytes are
     /// those of one `json_dumpb` of the whole value (tested).
+    ///
+    /// When jansson cannot allocate (it answers NULL; Swift's own allocations end the process),
+    /// the answer is empty bytes, which are never JSON text: never a trap, never a value with a
+    /// part missing.
     public static func encode(_ value: JSON) -> [UInt8] {
         encode(value, splicing: true)
     }
@@ -111,24 +115,25 @@ public enum JSONCodec {
     static func encode(_ value: JSON, splicing: Bool) -> [UInt8] {
         var tree = JanssonTree(splicing: splicing)
         let root = tree.make(value)
-        if tree.ambiguous {
+        if tree.ambiguous || tree.outOfMemory {
             wb_json_decref(root)
-            return encode(value, splicing: false)
+            return tree.outOfMemory ? [] : encode(value, splicing: false)
         }
         let dumped = dump(root, capacity: tree.estimate + 16)
         wb_json_decref(root)
-        return tree.deferred.isEmpty ? dumped : LargeValues.splice(tree.deferred, uses: tree.uses, into: dumped)
+        return tree.deferred.isEmpty || dumped.isEmpty ? dumped : LargeValues.splice(tree.deferred, uses: tree.uses, into: dumped)
     }
 
     /// One `json_dumpb` into a buffer of the estimated worst-case size (untouched pages of a large
-    /// allocation cost nothing), so the tree is serialised once.
+    /// allocation cost nothing), so the tree is serialised once. Empty when jansson fails.
     static func dump(_ tree: UnsafeMutablePointer<json_t>, capacity estimate: Int) -> [UInt8] {
         let flags = wb_json_dump_flags()
         var capacity = estimate
         while true {
             var needed = 0
             let out = [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
-                needed = json_dumpb(tree, UnsafeMutableRawPointer(buf.baseAddress!).assumingMemoryBound(to: CChar.self), capacity, flags)
+                // jansson takes no buffer (NULL) with a capacity of 0, the one case without a start.
+                needed = json_dumpb(tree, UnsafeMutableRawPointer(buf.baseAddress)?.assumingMemoryBound(to: CChar.self), capacity, flags)
                 count = needed <= capacity ? needed : 0
             }
             if needed <= capacity { return out }

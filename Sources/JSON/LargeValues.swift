@@ -61,17 +61,20 @@ enum LargeValues {
     /// `dumped` with each placeholder replaced by the text of its value (`values[i]` for
     /// placeholder `i`, which occurs `uses[i]` times). Each value is dumped by jansson once,
     /// straight into the one output buffer, where it first occurs; a later occurrence copies
-    /// that text.
+    /// that text. Empty when jansson cannot allocate.
     static func splice(_ values: [JSON], uses: [Int], into dumped: [UInt8]) -> [UInt8] {
         let plans = values.map(Parts.init)
         let capacity = dumped.count + zip(plans, uses).reduce(0) { $0 + $1.0.bound * $1.1 }
         let head = placeholderHead, tail = placeholderTail
         var written = [Range<Int>?](repeating: nil, count: values.count)
         return [UInt8](unsafeUninitializedCapacity: capacity) { buf, count in
-            let out = buf.baseAddress!
+            count = 0
+            // `dumped` holds a placeholder: neither it nor the output is empty, both have a start.
+            guard let out = buf.baseAddress else { return }
             var at = 0, from = 0
             dumped.withUnsafeBytes { d in
                 let bytes = d.bindMemory(to: UInt8.self)
+                guard let start = bytes.baseAddress else { return }
                 for _ in 0..<uses.reduce(0, +) {
                     guard let offset = findPlaceholder(head, in: d, from: from) else {
                         preconditionFailure("jansson's dump lacks a placeholder it was given")
@@ -79,19 +82,19 @@ enum LargeValues {
                     var end = offset + head.count, index = 0
                     while end < bytes.count, bytes[end] >= 0x30, bytes[end] <= 0x39 { index = index * 10 + Int(bytes[end] - 0x30); end += 1 }
                     precondition(index < values.count && bytes[end...].starts(with: tail), "a placeholder jansson wrote is not whole")
-                    (out + at).update(from: bytes.baseAddress! + from, count: offset - from)
+                    (out + at).update(from: start + from, count: offset - from)
                     at += offset - from
                     if let earlier = written[index] {
                         (out + at).update(from: out + earlier.lowerBound, count: earlier.count)
                         at += earlier.count
                     } else {
-                        let n = plans[index].write(into: out + at)
+                        guard let n = plans[index].write(into: out + at) else { at = 0; return }  // jansson failed: empty
                         written[index] = at..<at + n
                         at += n
                     }
                     from = end + tail.count
                 }
-                (out + at).update(from: bytes.baseAddress! + from, count: d.count - from)
+                (out + at).update(from: start + from, count: d.count - from)
                 at += d.count - from
             }
             count = at
@@ -115,21 +118,25 @@ enum LargeValues {
     /// Where `token` first occurs in `d` at or after `from`.
     private static func find(_ token: [UInt8], in d: UnsafeRawBufferPointer, from: Int) -> Int? {
         token.withUnsafeBytes { t in
+            guard let base = d.baseAddress, let first = t.first, let tokenStart = t.baseAddress else { return nil }
             var i = from
-            while d.count - i >= t.count, let hit = memchr(d.baseAddress! + i, Int32(t[0]), d.count - i - t.count + 1) {
-                let at = d.baseAddress!.distance(to: UnsafeRawPointer(hit))
-                if memcmp(d.baseAddress! + at, t.baseAddress!, t.count) == 0 { return at }
+            while d.count - i >= t.count, let hit = memchr(base + i, Int32(first), d.count - i - t.count + 1) {
+                let at = base.distance(to: UnsafeRawPointer(hit))
+                if memcmp(base + at, tokenStart, t.count) == 0 { return at }
                 i = at + 1
             }
             return nil
         }
     }
 
-    /// The compact JSON text of a large array or string, dumped in parts on every core.
+    /// The compact JSON text of a large array or string, dumped in parts on every core (empty
+    /// when jansson cannot allocate).
     static func encode(_ v: JSON) -> [UInt8] {
         let plan = Parts(v)
         return [UInt8](unsafeUninitializedCapacity: plan.bound) { buf, count in
-            count = plan.write(into: buf.baseAddress!)
+            // A large value's bound is thousands of bytes: the buffer has a start.
+            guard let out = buf.baseAddress else { count = 0; return }
+            count = plan.write(into: out) ?? 0
         }
     }
 
@@ -141,8 +148,9 @@ enum LargeValues {
     private struct Parts {
         let bounds: [Int]
         let comma: Bool
-        /// Dumps part `k` at the pointer, whose region holds `bounds[k]` bytes; returns its size.
-        let dump: @Sendable (Int, UnsafeMutablePointer<UInt8>) -> Int
+        /// Dumps part `k` at the pointer, whose region holds `bounds[k]` bytes; returns its size,
+        /// nil when jansson could not allocate.
+        let dump: @Sendable (Int, UnsafeMutablePointer<UInt8>) -> Int?
 
         var bound: Int { bounds.reduce(0, +) }
 
@@ -162,9 +170,10 @@ enum LargeValues {
                     var s = s
                     return s.withUTF8 { u in
                         let part = UnsafeBufferPointer(rebasing: u[cuts[k]..<cuts[k + 1]])
-                        let j = json_stringn_nocheck(JanssonTree.chars(part), part.count)!
+                        guard let j = json_stringn_nocheck(JanssonTree.chars(part), part.count) else { return nil }
                         defer { wb_json_decref(j) }
                         let n = json_dumpb(j, UnsafeMutableRawPointer(out).assumingMemoryBound(to: CChar.self), bounds[k], wb_json_dump_flags())
+                        if n == 0 { return nil }  // a string's text has its quotes: jansson failed
                         precondition(n <= bounds[k], "jansson's output exceeds its estimate")
                         return n
                     }
@@ -173,24 +182,32 @@ enum LargeValues {
                 let text = JSONCodec.encode(v, splicing: false)
                 bounds = [text.count]
                 comma = false
-                dump = { _, out in out.update(from: text, count: text.count); return text.count }
+                dump = { _, out in
+                    if text.isEmpty { return nil }  // jansson failed
+                    out.update(from: text, count: text.count)
+                    return text.count
+                }
             }
         }
 
         /// Dumps every part on its own thread into `out` (at least `bound` bytes), joins them
-        /// there and returns the joined size.
-        func write(into out: UnsafeMutablePointer<UInt8>) -> Int {
+        /// there and returns the joined size; nil when jansson could not allocate.
+        func write(into out: UnsafeMutablePointer<UInt8>) -> Int? {
             if bounds.count == 1 { return dump(0, out) }  // one part: no thread, nothing to join
-            var starts = [0]
-            for b in bounds.dropLast() { starts.append(starts.last! + b) }
-            let sizes = [Int](unsafeUninitializedCapacity: bounds.count) { slots, count in
-                // Each thread writes its own slot and its own region; all have finished when this returns.
-                let base = Unchecked(slots.baseAddress!), region = Unchecked(out)
+            var starts = [0], next = 0
+            for b in bounds.dropLast() { next += b; starts.append(next) }
+            let dumped = [Int?](unsafeUninitializedCapacity: bounds.count) { slots, count in
+                // Several parts: the slots have a start. Each thread writes its own slot and its own
+                // region; all have finished when this returns.
+                guard let first = slots.baseAddress else { count = 0; return }
+                let base = Unchecked(first), region = Unchecked(out)
                 DispatchQueue.concurrentPerform(iterations: bounds.count) { [starts, dump] k in
                     (base.value + k).initialize(to: dump(k, region.value + starts[k]))
                 }
                 count = bounds.count
             }
+            let sizes = dumped.compactMap { $0 }
+            if sizes.count != bounds.count { return nil }
             var at = 0
             for k in 0..<sizes.count {
                 let lo = k == 0 ? 0 : 1, hi = k == sizes.count - 1 ? sizes[k] : sizes[k] - 1
@@ -205,11 +222,11 @@ enum LargeValues {
         /// the start of a character (never inside a UTF-8 sequence): `[0, …, count]`.
         static func characterCuts(_ s: String, parts: Int) -> [Int] {
             let bytes = s.utf8
-            var cuts = [0]
+            var cuts = [0], last = 0
             for k in 1..<max(1, parts) {
                 var c = bytes.count * k / parts
                 while c < bytes.count && bytes[bytes.index(bytes.startIndex, offsetBy: c)] & 0xC0 == 0x80 { c += 1 }
-                if c > cuts.last! && c < bytes.count { cuts.append(c) }
+                if c > last && c < bytes.count { cuts.append(c); last = c }
             }
             cuts.append(bytes.count)
             return cuts

@@ -263,10 +263,10 @@ public final class Connection: Sendable {
                       traceAtAdmission: trace)
         // Counted in flight before any other thread can see (and finish) it.
         inFlight.enter()
-        enum Admission { case runNow, queued, duplicate, inputEnded }
+        enum Admission: Equatable { case runNow, queued, duplicate(RequestID), inputEnded }
         let admission: Admission = state.withLock { s in
             if s.endedBy != nil { return .inputEnded }
-            if let id, s.byID[id] != nil || deferred.contains(id) { return .duplicate }
+            if let id, s.byID[id] != nil || deferred.contains(id) { return .duplicate(id) }
             for earlier in s.jobs where schedule.conflicts(withEarlier: earlier.schedule) {
                 earlier.dependents.append(job)
                 job.blockers += 1
@@ -286,10 +286,10 @@ public final class Connection: Sendable {
             // Input was ended (`endInput`) while this message was being read: not admitted, not answered.
             inFlight.leave()
             return
-        case .duplicate:
+        case .duplicate(let id):
             inFlight.leave()
             deliver(OutgoingMessage.error(
-                id: id, .invalidRequest("request id \(id!) is already in flight", dataCode: "DuplicateRequestId")),
+                id: id, .invalidRequest("request id \(id) is already in flight", dataCode: "DuplicateRequestId")),
                 to: reply)
             return
         }

@@ -149,12 +149,13 @@ public final class OutputChannel: Sendable {
         defer { s.pending.removeAll(keepingCapacity: s.pending.capacity <= Self.corkLimit) }
         guard !s.broken, !s.closed, !s.pending.isEmpty else { return }
         let ok = s.pending.withUnsafeBytes { raw -> Bool in
+            guard let base = raw.baseAddress else { return true }  // nothing pending: nothing to write
             var off = 0
             while off < raw.count {
                 unwritten.store(raw.count - off, ordering: .relaxed)
                 writeStarted.store(MonotonicClock.nanos(), ordering: .sequentiallyConsistent)
                 watchdog?.writeStarted()
-                let n = write(fd, raw.baseAddress! + off, min(raw.count - off, Self.writeChunk))
+                let n = write(fd, base + off, min(raw.count - off, Self.writeChunk))
                 writeStarted.store(0, ordering: .releasing)
                 if n < 0 {
                     if errno == EINTR || errno == EAGAIN { continue }

@@ -10,13 +10,14 @@ import Darwin
 public enum FileIO {
     /// Writes all of `bytes` at `offset` (pwrite), or at the current position when nil.
     public static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64? = nil) -> Bool {
+        guard let base = bytes.baseAddress else { return true }  // no start: nothing to write
         var done = 0
         while done < bytes.count {
             let n: Int
             if let offset {
-                n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+                n = pwrite(fd, base + done, bytes.count - done, off_t(offset) + off_t(done))
             } else {
-                n = write(fd, bytes.baseAddress! + done, bytes.count - done)
+                n = write(fd, base + done, bytes.count - done)
             }
             if n < 0 { if errno == EINTR { continue }; return false }
             done += n
@@ -50,9 +51,10 @@ public enum FileIO {
     /// Fills `buffer` from `offset` (retrying on EINTR and short reads): the bytes read, fewer
     /// only where the file ends; nil on failure.
     public static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, offset: Int64) -> Int? {
+        guard let base = buffer.baseAddress else { return 0 }  // no start: no room, nothing read
         var got = 0
         while got < buffer.count {
-            let n = systemPread(fd, buffer.baseAddress! + got, buffer.count - got, off_t(offset) + off_t(got))
+            let n = systemPread(fd, base + got, buffer.count - got, off_t(offset) + off_t(got))
             if n < 0 { if errno == EINTR { continue }; return nil }
             if n == 0 { break }
             got += n

@@ -84,8 +84,8 @@ public struct TextMatcher {
     /// (at most 1,000 characters).
     public func forEachMatchingLine(in bytes: [UInt8], _ body: (Int, Int, String) -> Bool) {
         bytes.withUnsafeBytes { b in
+            guard let base = b.baseAddress else { return }  // no text: no line matches
             forEachMatch(in: b) { hit in
-                let base = b.baseAddress!
                 let column = Self.scalars(base + hit.lineStart, hit.match.lowerBound - hit.lineStart) + 1
                 let text = String(decoding: UnsafeRawBufferPointer(start: base + hit.lineStart, count: hit.lineEnd - hit.lineStart),
                                   as: UTF8.self)
@@ -133,14 +133,18 @@ public struct TextMatcher {
             return known
         }
         var candidates = 0
-        var folded: (from: Int, bytes: UnsafeMutableRawBufferPointer)?
+        // The folded copy of the text from `from` on, once the letter turned out common.
+        var folded: (from: Int, bytes: UnsafeRawPointer, count: Int)?
         needle.withUnsafeBytes { n in
+            guard let nb = n.baseAddress else { return }  // `needle[k]` exists: never empty
+            // The next match at or after `at`, in the folded copy.
+            func inFolded(_ at: Int) -> Int? {
+                guard let (origin, f, count) = folded else { return nil }
+                return wb_memmem(f + (at - origin), UInt(count - (at - origin)), nb, UInt(n.count))
+                    .map { origin + f.distance(to: UnsafeRawPointer($0)) }
+            }
             lines(h, needle: needle.count, everyMatch, body) { from in
-                if let (start, f) = folded {
-                    let at = from - start
-                    return wb_memmem(f.baseAddress! + at, UInt(f.count - at), n.baseAddress!, UInt(n.count))
-                        .map { start + UnsafeRawPointer(f.baseAddress!).distance(to: UnsafeRawPointer($0)) }
-                }
+                if folded != nil { return inFolded(from) }
                 var at = from + k
                 while true {
                     let l = next(lower, at, &nextLower), u = next(upper, at, &nextUpper)
@@ -156,9 +160,10 @@ public struct TextMatcher {
                     if p > 4096 && candidates > p / 64 {
                         let f = scratch.reserve(h.count - from)
                         Self.foldASCII(UnsafeRawBufferPointer(rebasing: h[from...]), into: f)
-                        folded = (from, f)
-                        return wb_memmem(f.baseAddress! + (start + 1 - from), UInt(f.count - (start + 1 - from)),
-                                         n.baseAddress!, UInt(n.count)).map { from + UnsafeRawPointer(f.baseAddress!).distance(to: UnsafeRawPointer($0)) }
+                        // `from` ≤ `p` < `h.count`: the copy is not empty, it has a start.
+                        guard let fb = f.baseAddress else { return nil }
+                        folded = (from, UnsafeRawPointer(fb), f.count)
+                        return inFolded(start + 1)
                     }
                     at = p + 1
                 }

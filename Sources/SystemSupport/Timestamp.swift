@@ -10,13 +10,13 @@ public enum Timestamp {
 
     public static func iso8601(nanos: Int64) -> String {
         String(unsafeUninitializedCapacity: length) { b in
-            write(nanos: nanos, into: b.baseAddress!)
+            write(nanos: nanos, into: b)
             return length
         }
     }
 
-    /// Writes the 24 bytes of `iso8601(nanos:)` at `b`.
-    public static func write(nanos: Int64, into b: UnsafeMutablePointer<UInt8>) {
+    /// Writes the 24 bytes of `iso8601(nanos:)` at the start of `b` (at least 24 bytes long).
+    public static func write(nanos: Int64, into b: UnsafeMutableBufferPointer<UInt8>) {
         var secs = nanos / 1_000_000_000
         var sub = nanos % 1_000_000_000
         if sub < 0 { sub += 1_000_000_000; secs -= 1 }

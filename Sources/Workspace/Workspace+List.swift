@@ -54,7 +54,7 @@ extension Workspace {
         let ignore = options.includeIgnored ? nil : try IgnoreMatcher(root: root, start: options.path)
         let listing = ListPrefetch.read(dir, path: options.path, includeHidden: options.includeHidden, after: options.after,
                                         atMost: atMost, ignore: ignore)
-        try walker.visit(listing, path: options.path, depth: 1, page: &page, isCancelled: isCancelled)
+        try walker.visit(listing, in: dir, path: options.path, depth: 1, page: &page, isCancelled: isCancelled)
         return page
     }
 
@@ -66,7 +66,8 @@ extension Workspace {
         var readEntries = 0
         var readFolders = 0
 
-        mutating func visit(_ listing: ListPrefetch.Listing, path: WorkspacePath, depth: Int, page: inout ListPage,
+        /// Lists `listing`, the entries of the open folder `dir` at `path`, and walks into its subfolders.
+        mutating func visit(_ listing: ListPrefetch.Listing, in dir: FileDescriptor, path: WorkspacePath, depth: Int, page: inout ListPage,
                             isCancelled: () -> Bool) throws(WorkspaceError) {
             if isCancelled() { throw .cancelled(path) }
             let entries = try listing.entries.get()
@@ -96,13 +97,13 @@ extension Workspace {
                 guard isFolder, let child, enters(entry, at: child, depth: depth) else { continue }
                 if ahead[i] == nil {
                     let batch = readAheadBatch(from: i, in: entries, path: path, depth: depth, room: options.limit - page.count)
-                    let read = ListPrefetch.read(batch.map { (entries[$0].name, path.appending(entries[$0].name)) }, in: listing.fd!,
+                    let read = ListPrefetch.read(batch.map { (entries[$0].name, path.appending(entries[$0].name)) }, in: dir,
                                                  includeHidden: options.includeHidden, after: options.after,
                                                  atMost: options.glob == nil ? options.limit + 2 : nil, ignore: listing.ignore)
                     for (k, j) in batch.enumerated() { ahead[j] = read[k] }
                 }
-                guard let sub = ahead.removeValue(forKey: i), sub.fd != nil else { continue }  // replaced or unreadable: listed, not entered
-                try visit(sub, path: child, depth: depth + 1, page: &page, isCancelled: isCancelled)
+                guard let sub = ahead.removeValue(forKey: i), let subDir = sub.fd else { continue }  // replaced or unreadable: listed, not entered
+                try visit(sub, in: subDir, path: child, depth: depth + 1, page: &page, isCancelled: isCancelled)
                 if full { return }
             }
         }

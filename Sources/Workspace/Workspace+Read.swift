@@ -65,7 +65,10 @@ extension Workspace {
     /// rule of git, grep and ripgrep). Searches skip such files; text reads refuse them.
     public static func isBinary(_ start: [UInt8]) -> Bool {
         let probe = min(start.count, binaryProbe)
-        return probe > 0 && start.withUnsafeBytes { memchr($0.baseAddress!, 0, probe) != nil }
+        return start.withUnsafeBytes { b in
+            guard let base = b.baseAddress, probe > 0 else { return false }  // nothing to look at
+            return memchr(base, 0, probe) != nil
+        }
     }
 
     /// The status of an entry (never following a link) and, when asked, its SHA-256.

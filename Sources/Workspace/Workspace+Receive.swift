@@ -103,18 +103,14 @@ extension Workspace {
             guard theirs.count == n else { return false }
             var failure: WorkspaceError?
             let same = buffer.withUnsafeMutableBytes { mine -> Bool in
-                var got = 0
-                while got < n {
-                    let r = pread(copy, mine.baseAddress! + got, n - got, off_t(offset) + off_t(got))
-                    if r < 0 {
-                        if errno == EINTR { continue }
-                        failure = .errno(errno, "verify", path: path.string)
-                        return false
-                    }
-                    if r == 0 { break }
-                    got += r
+                guard let got = FileIO.pread(copy, into: UnsafeMutableRawBufferPointer(rebasing: mine[..<n]), offset: offset) else {
+                    failure = .errno(errno, "verify", path: path.string)
+                    return false
                 }
-                return got == n && theirs.withUnsafeBytes { memcmp(mine.baseAddress!, $0.baseAddress!, n) == 0 }
+                return got == n && theirs.withUnsafeBytes { t in
+                    guard let a = mine.baseAddress, let b = t.baseAddress else { return true }  // n == 0: nothing differs
+                    return memcmp(a, b, n) == 0
+                }
             }
             if let failure { throw failure }
             if !same { return false }

@@ -6,1484 +6,1381 @@ import JSON
 /// The agent tools' JSON Schemas, generated from schema/openrpc.json: a tool that mirrors a file
 /// method (`x-agent-tool`) takes exactly that method's params (renamed as declared) and answers its
 /// result; the others use `components.schemas.Tool<Name>Input`/`Output`. Every `$ref` is inlined.
-/// Parsed once, on first use.
+/// The table's facts are Swift values; the schemas are JSON texts, parsed once, on first use.
 enum ToolSchemas {
     /// Tool names in the table's stable order (`x-tool-table` on agent/listTools).
-    static let names: [String] = table.map { $0.name }
+    static let names: [String] = [
+        "read_file",
+        "read_multiple_files",
+        "write_file",
+        "append_file",
+        "list_files",
+        "delete_file",
+        "move_file",
+        "copy_file",
+        "create_folder",
+        "get_file_info",
+        "search_files",
+        "get_storage_info",
+        "read_context",
+        "update_context",
+        "append_journal",
+    ]
     /// Each tool's `inputSchema` (an object schema with `additionalProperties: false`).
-    static let input: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["input"]!) })
+    static let input: [String: JSON] = parse(inputText)
     /// Each tool's `outputSchema`: the schema of its `structuredContent`.
-    static let output: [String: JSON] = Dictionary(uniqueKeysWithValues: table.map { ($0.name, $0.schemas["output"]!) })
+    static let output: [String: JSON] = parse(outputText)
     /// The tools the device policy treats as heavy work (`x-tool-heavy` on agent/listTools).
-    static let heavy: Set<String> = Set(table.filter { $0.schemas["heavy"]?.boolValue == true }.map { $0.name })
+    static let heavy: Set<String> = ["search_files"]
     /// The method a tool mirrors (`x-agent-tool`), with its renames (tool argument -> method
     /// param) and extra arguments; absent for a tool of its own.
-    static let mirrors: [String: (method: String, rename: [String: String], extra: [String])] = {
-        var out: [String: (method: String, rename: [String: String], extra: [String])] = [:]
-        for t in table {
-            guard let m = t.schemas["mirrors"] else { continue }
-            var rename: [String: String] = [:]
-            if case .object(let r)? = m["rename"] { for (k, v) in r.members { rename[k] = v.stringValue! } }
-            out[t.name] = (m["method"]!.stringValue!, rename, m["extra"]!.arrayValue!.map { $0.stringValue! })
-        }
-        return out
-    }()
+    static let mirrors: [String: (method: String, rename: [String: String], extra: [String])] = [
+        "read_file": (method: "loadFile", rename: [:], extra: []),
+        "write_file": (method: "saveFile", rename: ["content": "data"], extra: []),
+        "append_file": (method: "appendFile", rename: ["content": "data"], extra: []),
+        "list_files": (method: "listFiles", rename: [:], extra: []),
+        "delete_file": (method: "deleteFile", rename: [:], extra: []),
+        "move_file": (method: "moveFile", rename: [:], extra: []),
+        "copy_file": (method: "copyFile", rename: [:], extra: []),
+        "create_folder": (method: "createFolder", rename: [:], extra: []),
+        "get_file_info": (method: "getFileInfo", rename: [:], extra: []),
+        "search_files": (method: "searchFiles", rename: [:], extra: []),
+        "get_storage_info": (method: "getStorageInfo", rename: [:], extra: []),
+    ]
     /// Each tool's arguments that are workspace paths (an absent one means the workspace root).
-    static let pathArguments: [String: [String]] = Dictionary(uniqueKeysWithValues: table.map { t in
-        (t.name, t.schemas["pathArguments"]!.arrayValue!.map { $0.stringValue! })
-    })
+    static let pathArguments: [String: [String]] = [
+        "read_file": ["path"],
+        "read_multiple_files": ["paths"],
+        "write_file": ["path"],
+        "append_file": ["path"],
+        "list_files": ["path"],
+        "delete_file": ["path"],
+        "move_file": ["from", "to"],
+        "copy_file": ["from", "to"],
+        "create_folder": ["path"],
+        "get_file_info": ["path"],
+        "search_files": ["path"],
+        "get_storage_info": [],
+        "read_context": [],
+        "update_context": [],
+        "append_journal": [],
+    ]
 
-    private static let table: [(name: String, schemas: JSON)] = {
+    /// A text below (one object: tool name -> schema) as a table. The generator wrote it from
+    /// parsed JSON, so a failure here is a broken generator, caught by the first test that lists tools.
+    private static func parse(_ text: String) -> [String: JSON] {
         let parsed: JSON
         do { parsed = try JSONCodec.decode(text) } catch { fatalError("ToolSchemas.swift holds invalid JSON: \(error)") }
         guard case .object(let tools) = parsed else { fatalError("ToolSchemas.swift holds no JSON object") }
-        return tools.keys.map { ($0, tools[$0]!) }
-    }()
+        return Dictionary(uniqueKeysWithValues: tools.members.map { ($0.key, $0.value) })
+    }
 
-    private static let text = #"""
+    private static let inputText = #"""
 {
   "read_file": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "encoding": {
-          "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
-          "type": "string",
-          "enum": [
-            "utf8",
-            "base64"
-          ],
-          "default": "utf8"
-        },
-        "offset": {
-          "type": "integer",
-          "minimum": 0,
-          "default": 0,
-          "description": "The byte the window starts at (a previous answer's nextOffset); with maxLines, the start of a line window."
-        },
-        "length": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "Bytes to read; default: to the end. Not with line windows."
-        },
-        "startLine": {
-          "type": "integer",
-          "minimum": 1,
-          "description": "A line window from this line (1-based; a previous answer's nextLine). Past the last line: an empty window at the end (eof)."
-        },
-        "maxLines": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "At most this many lines (default: to the end, within 16 MiB). 0: no lines, only the file's facts."
-        },
-        "tailLines": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "The file's last lines (alone: no startLine, maxLines, offset or length). 0: no lines."
-        }
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
       },
-      "required": [
-        "path"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "data": {
-          "type": "string",
-          "description": "The bytes read, in `encoding`."
-        },
-        "encoding": {
-          "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
-          "type": "string",
-          "enum": [
-            "utf8",
-            "base64"
-          ],
-          "default": "utf8"
-        },
-        "size": {
-          "description": "The whole file's size in bytes.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        },
-        "offset": {
-          "description": "The offset the range starts at.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "length": {
-          "description": "The number of bytes returned (utf8: may be less than asked, cut back to a whole character).",
-          "type": "integer",
-          "minimum": 0
-        },
-        "eof": {
-          "type": "boolean",
-          "description": "Whether the window reached the end of the file."
-        },
-        "nextOffset": {
-          "description": "Present when the file goes on: the byte the next window starts at (pass it as offset).",
-          "type": "integer",
-          "minimum": 0
-        },
-        "startLine": {
-          "type": "integer",
-          "minimum": 1,
-          "description": "A window asked by line number: the number of its first line."
-        },
-        "lineCount": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "A line window: how many lines it holds (a last line without a newline counts)."
-        },
-        "nextLine": {
-          "type": "integer",
-          "minimum": 1,
-          "description": "A window asked by line number, when the file goes on: the line the next window starts at (pass it as startLine)."
-        }
+      "encoding": {
+        "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
+        "type": "string",
+        "enum": [
+          "utf8",
+          "base64"
+        ],
+        "default": "utf8"
       },
-      "required": [
-        "path",
-        "data",
-        "encoding",
-        "size",
-        "etag",
-        "modified",
-        "offset",
-        "length",
-        "eof"
-      ],
-      "additionalProperties": false
+      "offset": {
+        "type": "integer",
+        "minimum": 0,
+        "default": 0,
+        "description": "The byte the window starts at (a previous answer's nextOffset); with maxLines, the start of a line window."
+      },
+      "length": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Bytes to read; default: to the end. Not with line windows."
+      },
+      "startLine": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "A line window from this line (1-based; a previous answer's nextLine). Past the last line: an empty window at the end (eof)."
+      },
+      "maxLines": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "At most this many lines (default: to the end, within 16 MiB). 0: no lines, only the file's facts."
+      },
+      "tailLines": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "The file's last lines (alone: no startLine, maxLines, offset or length). 0: no lines."
+      }
     },
-    "pathArguments": [
+    "required": [
       "path"
     ],
-    "heavy": false,
-    "mirrors": {
-      "method": "loadFile",
-      "rename": {},
-      "extra": []
-    }
+    "additionalProperties": false
   },
   "read_multiple_files": {
-    "input": {
-      "description": "read_multiple_files' arguments: the files, and at most one of head or tail (lines).",
-      "type": "object",
-      "properties": {
-        "paths": {
-          "type": "array",
-          "items": {
-            "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-            "type": "string"
-          },
-          "minItems": 1,
-          "maxItems": 100,
-          "description": "The files, read in this order (at most 100; 16 MiB in all)."
+    "description": "read_multiple_files' arguments: the files, and at most one of head or tail (lines).",
+    "type": "object",
+    "properties": {
+      "paths": {
+        "type": "array",
+        "items": {
+          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+          "type": "string"
         },
-        "head": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "Only each file's first lines. 0: no lines, only the files' facts."
-        },
-        "tail": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "Only each file's last lines (not with head). 0: no lines."
-        }
+        "minItems": 1,
+        "maxItems": 100,
+        "description": "The files, read in this order (at most 100; 16 MiB in all)."
       },
-      "required": [
-        "paths"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "read_multiple_files' result: one entry per path, in order; a file that cannot be read as text has error and code instead of data (the others are still read).",
-      "type": "object",
-      "properties": {
-        "files": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "path": {
-                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-                "type": "string"
-              },
-              "data": {
-                "type": "string",
-                "description": "The text read (whole, or the head/tail lines)."
-              },
-              "size": {
-                "type": "integer",
-                "minimum": 0
-              },
-              "etag": {
-                "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-                "type": "string",
-                "pattern": "^[0-9a-f]{16}$"
-              },
-              "lineCount": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "With head or tail: how many lines data holds."
-              },
-              "eof": {
-                "type": "boolean",
-                "description": "Whether data reaches the end of the file."
-              },
-              "nextLine": {
-                "type": "integer",
-                "minimum": 1,
-                "description": "With head, when the file goes on: the line read_file's startLine continues at."
-              },
-              "nextOffset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "When the file goes on: the byte read_file's offset continues at."
-              },
-              "error": {
-                "type": "string",
-                "description": "Why this file was not read (a binary file, not found, over the 16 MiB the call may read...)."
-              },
-              "code": {
-                "type": "string",
-                "description": "The error's data.code (NotText, NotFound, TooLarge...)."
-              }
-            },
-            "required": [
-              "path"
-            ],
-            "additionalProperties": false
-          }
-        }
+      "head": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Only each file's first lines. 0: no lines, only the files' facts."
       },
-      "required": [
-        "files"
-      ],
-      "additionalProperties": false
+      "tail": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Only each file's last lines (not with head). 0: no lines."
+      }
     },
-    "pathArguments": [
+    "required": [
       "paths"
     ],
-    "heavy": false
+    "additionalProperties": false
   },
   "write_file": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "content": {
-          "description": "The content, in `encoding`. Not valid base64 with encoding base64 → -32602 (data.field \"data\").",
-          "type": "string"
-        },
-        "encoding": {
-          "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
-          "type": "string",
-          "enum": [
-            "utf8",
-            "base64"
-          ],
-          "default": "utf8"
-        },
-        "createParents": {
-          "description": "Create missing parent folders; false with a missing parent → NotFound.",
-          "type": "boolean",
-          "default": true
-        },
-        "ifMatch": {
-          "description": "Write only if the file's etag is this one (PreconditionFailed with data.currentEtag otherwise, also when the file is missing).",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "exclusive": {
-          "description": "Write only if the file does not exist (AlreadyExists otherwise).",
-          "type": "boolean",
-          "default": false
-        }
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
       },
-      "required": [
-        "path",
-        "content"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "The file as it is after the write.",
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "size": {
-          "description": "The file's size in bytes after the write.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        }
+      "content": {
+        "description": "The content, in `encoding`. Not valid base64 with encoding base64 → -32602 (data.field \"data\").",
+        "type": "string"
       },
-      "required": [
-        "path",
-        "size",
-        "etag",
-        "modified"
-      ],
-      "additionalProperties": false
+      "encoding": {
+        "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
+        "type": "string",
+        "enum": [
+          "utf8",
+          "base64"
+        ],
+        "default": "utf8"
+      },
+      "createParents": {
+        "description": "Create missing parent folders; false with a missing parent → NotFound.",
+        "type": "boolean",
+        "default": true
+      },
+      "ifMatch": {
+        "description": "Write only if the file's etag is this one (PreconditionFailed with data.currentEtag otherwise, also when the file is missing).",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "exclusive": {
+        "description": "Write only if the file does not exist (AlreadyExists otherwise).",
+        "type": "boolean",
+        "default": false
+      }
     },
-    "pathArguments": [
-      "path"
+    "required": [
+      "path",
+      "content"
     ],
-    "heavy": false,
-    "mirrors": {
-      "method": "saveFile",
-      "rename": {
-        "content": "data"
-      },
-      "extra": []
-    }
+    "additionalProperties": false
   },
   "append_file": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "content": {
-          "type": "string"
-        },
-        "encoding": {
-          "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
-          "type": "string",
-          "enum": [
-            "utf8",
-            "base64"
-          ],
-          "default": "utf8"
-        },
-        "createParents": {
-          "type": "boolean",
-          "default": true
-        }
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
       },
-      "required": [
-        "path",
-        "content"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "The file as it is after the write.",
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "size": {
-          "description": "The file's size in bytes after the write.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        }
+      "content": {
+        "type": "string"
       },
-      "required": [
-        "path",
-        "size",
-        "etag",
-        "modified"
-      ],
-      "additionalProperties": false
+      "encoding": {
+        "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
+        "type": "string",
+        "enum": [
+          "utf8",
+          "base64"
+        ],
+        "default": "utf8"
+      },
+      "createParents": {
+        "type": "boolean",
+        "default": true
+      }
     },
-    "pathArguments": [
-      "path"
+    "required": [
+      "path",
+      "content"
     ],
-    "heavy": false,
-    "mirrors": {
-      "method": "appendFile",
-      "rename": {
-        "content": "data"
-      },
-      "extra": []
-    }
+    "additionalProperties": false
   },
   "list_files": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "The folder; default \"\" (the root).",
-          "type": "string"
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "The folder; default \"\" (the root).",
+        "type": "string"
+      },
+      "recursive": {
+        "type": "boolean",
+        "default": false
+      },
+      "maxDepth": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 256,
+        "description": "With recursive: 1 is the folder's own entries."
+      },
+      "glob": {
+        "type": "string",
+        "description": "*, **, ?, […], {a,b}: matched against the entry's name when it has no '/', else against the path relative to `path`."
+      },
+      "includeHidden": {
+        "description": "Include dot entries (never .workspace/ and the server's temp files).",
+        "type": "boolean",
+        "default": false
+      },
+      "includeIgnored": {
+        "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
+        "type": "boolean",
+        "default": false
+      },
+      "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 10000,
+        "default": 1000
+      },
+      "cursor": {
+        "type": "string",
+        "description": "nextCursor of the previous page."
+      }
+    },
+    "additionalProperties": false
+  },
+  "delete_file": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "recursive": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "path"
+    ],
+    "additionalProperties": false
+  },
+  "move_file": {
+    "type": "object",
+    "properties": {
+      "from": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "to": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "overwrite": {
+        "description": "Without it an existing destination is AlreadyExists (decided atomically).",
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "from",
+      "to"
+    ],
+    "additionalProperties": false
+  },
+  "copy_file": {
+    "type": "object",
+    "properties": {
+      "from": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "to": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "overwrite": {
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "from",
+      "to"
+    ],
+    "additionalProperties": false
+  },
+  "create_folder": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      }
+    },
+    "required": [
+      "path"
+    ],
+    "additionalProperties": false
+  },
+  "get_file_info": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "hash": {
+        "type": "string",
+        "enum": [
+          "sha256"
+        ]
+      }
+    },
+    "required": [
+      "path"
+    ],
+    "additionalProperties": false
+  },
+  "search_files": {
+    "type": "object",
+    "properties": {
+      "query": {
+        "description": "A literal string, or a Swift Regex (Perl-like) with regex: true.",
+        "type": "string",
+        "minLength": 1
+      },
+      "path": {
+        "description": "A folder or one file; default \"\".",
+        "type": "string"
+      },
+      "glob": {
+        "type": "string"
+      },
+      "regex": {
+        "type": "boolean",
+        "default": false
+      },
+      "caseSensitive": {
+        "type": "boolean",
+        "default": false
+      },
+      "maxResults": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 100000,
+        "default": 1000
+      },
+      "includeHidden": {
+        "type": "boolean",
+        "default": false
+      },
+      "includeIgnored": {
+        "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
+        "type": "boolean",
+        "default": false
+      }
+    },
+    "required": [
+      "query"
+    ],
+    "additionalProperties": false
+  },
+  "get_storage_info": {
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "read_context": {
+    "description": "read_context's arguments: none.",
+    "type": "object",
+    "properties": {},
+    "additionalProperties": false
+  },
+  "update_context": {
+    "description": "update_context's arguments.",
+    "type": "object",
+    "properties": {
+      "content": {
+        "type": "string",
+        "description": "Text to add (mode append) or the new whole content (mode replace)."
+      },
+      "mode": {
+        "type": "string",
+        "enum": [
+          "append",
+          "replace"
+        ],
+        "default": "append",
+        "description": "append adds content (with a final newline) to the end; replace writes it whole."
+      },
+      "ifMatch": {
+        "description": "For replace: the etag read_context returned (PreconditionFailed when context.md changed meanwhile).",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      }
+    },
+    "required": [
+      "content"
+    ],
+    "additionalProperties": false
+  },
+  "append_journal": {
+    "description": "append_journal's arguments.",
+    "type": "object",
+    "properties": {
+      "entry": {
+        "type": "string",
+        "description": "The observation, in Markdown; written as a list item."
+      },
+      "date": {
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+        "description": "The journal's day, YYYY-MM-DD; default today (UTC)."
+      }
+    },
+    "required": [
+      "entry"
+    ],
+    "additionalProperties": false
+  }
+}
+"""#
+
+    private static let outputText = #"""
+{
+  "read_file": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "data": {
+        "type": "string",
+        "description": "The bytes read, in `encoding`."
+      },
+      "encoding": {
+        "description": "How `data` is carried: utf8 text, or base64 (RFC 4648, with padding) for any bytes.",
+        "type": "string",
+        "enum": [
+          "utf8",
+          "base64"
+        ],
+        "default": "utf8"
+      },
+      "size": {
+        "description": "The whole file's size in bytes.",
+        "type": "integer",
+        "minimum": 0
+      },
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      },
+      "offset": {
+        "description": "The offset the range starts at.",
+        "type": "integer",
+        "minimum": 0
+      },
+      "length": {
+        "description": "The number of bytes returned (utf8: may be less than asked, cut back to a whole character).",
+        "type": "integer",
+        "minimum": 0
+      },
+      "eof": {
+        "type": "boolean",
+        "description": "Whether the window reached the end of the file."
+      },
+      "nextOffset": {
+        "description": "Present when the file goes on: the byte the next window starts at (pass it as offset).",
+        "type": "integer",
+        "minimum": 0
+      },
+      "startLine": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "A window asked by line number: the number of its first line."
+      },
+      "lineCount": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "A line window: how many lines it holds (a last line without a newline counts)."
+      },
+      "nextLine": {
+        "type": "integer",
+        "minimum": 1,
+        "description": "A window asked by line number, when the file goes on: the line the next window starts at (pass it as startLine)."
+      }
+    },
+    "required": [
+      "path",
+      "data",
+      "encoding",
+      "size",
+      "etag",
+      "modified",
+      "offset",
+      "length",
+      "eof"
+    ],
+    "additionalProperties": false
+  },
+  "read_multiple_files": {
+    "description": "read_multiple_files' result: one entry per path, in order; a file that cannot be read as text has error and code instead of data (the others are still read).",
+    "type": "object",
+    "properties": {
+      "files": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "path": {
+              "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+              "type": "string"
+            },
+            "data": {
+              "type": "string",
+              "description": "The text read (whole, or the head/tail lines)."
+            },
+            "size": {
+              "type": "integer",
+              "minimum": 0
+            },
+            "etag": {
+              "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+              "type": "string",
+              "pattern": "^[0-9a-f]{16}$"
+            },
+            "lineCount": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "With head or tail: how many lines data holds."
+            },
+            "eof": {
+              "type": "boolean",
+              "description": "Whether data reaches the end of the file."
+            },
+            "nextLine": {
+              "type": "integer",
+              "minimum": 1,
+              "description": "With head, when the file goes on: the line read_file's startLine continues at."
+            },
+            "nextOffset": {
+              "type": "integer",
+              "minimum": 0,
+              "description": "When the file goes on: the byte read_file's offset continues at."
+            },
+            "error": {
+              "type": "string",
+              "description": "Why this file was not read (a binary file, not found, over the 16 MiB the call may read...)."
+            },
+            "code": {
+              "type": "string",
+              "description": "The error's data.code (NotText, NotFound, TooLarge...)."
+            }
+          },
+          "required": [
+            "path"
+          ],
+          "additionalProperties": false
+        }
+      }
+    },
+    "required": [
+      "files"
+    ],
+    "additionalProperties": false
+  },
+  "write_file": {
+    "description": "The file as it is after the write.",
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "size": {
+        "description": "The file's size in bytes after the write.",
+        "type": "integer",
+        "minimum": 0
+      },
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      }
+    },
+    "required": [
+      "path",
+      "size",
+      "etag",
+      "modified"
+    ],
+    "additionalProperties": false
+  },
+  "append_file": {
+    "description": "The file as it is after the write.",
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "size": {
+        "description": "The file's size in bytes after the write.",
+        "type": "integer",
+        "minimum": 0
+      },
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      }
+    },
+    "required": [
+      "path",
+      "size",
+      "etag",
+      "modified"
+    ],
+    "additionalProperties": false
+  },
+  "list_files": {
+    "type": "object",
+    "properties": {
+      "entries": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "path": {
+              "description": "Workspace-relative path of the entry.",
+              "type": "string"
+            },
+            "name": {
+              "type": "string",
+              "minLength": 1
+            },
+            "type": {
+              "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+              "type": "string",
+              "enum": [
+                "file",
+                "directory",
+                "symlink",
+                "fifo",
+                "socket",
+                "charDevice",
+                "blockDevice",
+                "other"
+              ]
+            },
+            "size": {
+              "description": "Bytes (0 for folders; for a link, the link's own size).",
+              "type": "integer",
+              "minimum": 0
+            },
+            "modified": {
+              "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+              "type": "string",
+              "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+            },
+            "etag": {
+              "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+              "type": "string",
+              "pattern": "^[0-9a-f]{16}$"
+            },
+            "state": {
+              "description": "`current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud `.name.icloud`, Nextcloud `name.nextcloud`, a dataless file), listed under the real name with the real size when the engine records it; loadFile answers NotDownloaded. `conflicted`: the file has conflict copies (see listConflicts).",
+              "type": "string",
+              "enum": [
+                "current",
+                "notDownloaded",
+                "conflicted"
+              ]
+            }
+          },
+          "required": [
+            "path",
+            "name",
+            "type",
+            "size",
+            "modified",
+            "etag",
+            "state"
+          ],
+          "additionalProperties": false
         },
-        "recursive": {
-          "type": "boolean",
-          "default": false
+        "maxItems": 10000
+      },
+      "nextCursor": {
+        "type": "string",
+        "minLength": 1,
+        "description": "Present when more entries follow; pass it back as `cursor`."
+      }
+    },
+    "required": [
+      "entries"
+    ],
+    "additionalProperties": false
+  },
+  "delete_file": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "deleted": {
+        "const": true
+      }
+    },
+    "required": [
+      "path",
+      "deleted"
+    ],
+    "additionalProperties": false
+  },
+  "move_file": {
+    "description": "The destination after a move or copy; a copy also says what it left out.",
+    "type": "object",
+    "properties": {
+      "from": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "to": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "type": {
+        "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+        "type": "string",
+        "enum": [
+          "file",
+          "directory",
+          "symlink",
+          "fifo",
+          "socket",
+          "charDevice",
+          "blockDevice",
+          "other"
+        ]
+      },
+      "size": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      },
+      "skippedEntries": {
+        "type": "array",
+        "items": {
+          "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see WorkspacePath). Every one is reported; a move never deletes it.",
+          "type": "object",
+          "properties": {
+            "path": {
+              "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+              "type": "string"
+            },
+            "type": {
+              "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+              "type": "string",
+              "enum": [
+                "file",
+                "directory",
+                "symlink",
+                "fifo",
+                "socket",
+                "charDevice",
+                "blockDevice",
+                "other"
+              ]
+            },
+            "reason": {
+              "type": "string",
+              "enum": [
+                "NotARegularFile",
+                "SymlinkNotFollowed",
+                "PermissionDenied",
+                "IOError",
+                "TooLarge"
+              ],
+              "description": "The error code reading the entry would answer."
+            }
+          },
+          "required": [
+            "path",
+            "type",
+            "reason"
+          ],
+          "additionalProperties": false
         },
-        "maxDepth": {
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 256,
-          "description": "With recursive: 1 is the folder's own entries."
+        "description": "copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs, sockets, devices, links), in listing order."
+      }
+    },
+    "required": [
+      "from",
+      "to",
+      "type",
+      "size",
+      "etag",
+      "modified"
+    ],
+    "additionalProperties": false
+  },
+  "copy_file": {
+    "description": "The destination after a move or copy; a copy also says what it left out.",
+    "type": "object",
+    "properties": {
+      "from": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "to": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "type": {
+        "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+        "type": "string",
+        "enum": [
+          "file",
+          "directory",
+          "symlink",
+          "fifo",
+          "socket",
+          "charDevice",
+          "blockDevice",
+          "other"
+        ]
+      },
+      "size": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      },
+      "skippedEntries": {
+        "type": "array",
+        "items": {
+          "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see WorkspacePath). Every one is reported; a move never deletes it.",
+          "type": "object",
+          "properties": {
+            "path": {
+              "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+              "type": "string"
+            },
+            "type": {
+              "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+              "type": "string",
+              "enum": [
+                "file",
+                "directory",
+                "symlink",
+                "fifo",
+                "socket",
+                "charDevice",
+                "blockDevice",
+                "other"
+              ]
+            },
+            "reason": {
+              "type": "string",
+              "enum": [
+                "NotARegularFile",
+                "SymlinkNotFollowed",
+                "PermissionDenied",
+                "IOError",
+                "TooLarge"
+              ],
+              "description": "The error code reading the entry would answer."
+            }
+          },
+          "required": [
+            "path",
+            "type",
+            "reason"
+          ],
+          "additionalProperties": false
         },
-        "glob": {
-          "type": "string",
-          "description": "*, **, ?, […], {a,b}: matched against the entry's name when it has no '/', else against the path relative to `path`."
-        },
-        "includeHidden": {
-          "description": "Include dot entries (never .workspace/ and the server's temp files).",
-          "type": "boolean",
-          "default": false
-        },
-        "includeIgnored": {
-          "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
-          "type": "boolean",
-          "default": false
-        },
-        "limit": {
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 10000,
-          "default": 1000
-        },
-        "cursor": {
-          "type": "string",
-          "description": "nextCursor of the previous page."
+        "description": "copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs, sockets, devices, links), in listing order."
+      }
+    },
+    "required": [
+      "from",
+      "to",
+      "type",
+      "size",
+      "etag",
+      "modified"
+    ],
+    "additionalProperties": false
+  },
+  "create_folder": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "type": {
+        "const": "directory"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      }
+    },
+    "required": [
+      "path",
+      "type",
+      "modified"
+    ],
+    "additionalProperties": false
+  },
+  "get_file_info": {
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
+      },
+      "name": {
+        "type": "string",
+        "description": "The last component (\"\" for the root)."
+      },
+      "type": {
+        "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+        "type": "string",
+        "enum": [
+          "file",
+          "directory",
+          "symlink",
+          "fifo",
+          "socket",
+          "charDevice",
+          "blockDevice",
+          "other"
+        ]
+      },
+      "size": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "created": {
+        "description": "Birth time, when the file system records it.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      },
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "mode": {
+        "type": "string",
+        "pattern": "^[0-7]{4}$",
+        "description": "Permission bits as four octal digits, like `stat -c %04a`."
+      },
+      "state": {
+        "description": "`current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud `.name.icloud`, Nextcloud `name.nextcloud`, a dataless file), listed under the real name with the real size when the engine records it; loadFile answers NotDownloaded. `conflicted`: the file has conflict copies (see listConflicts).",
+        "type": "string",
+        "enum": [
+          "current",
+          "notDownloaded",
+          "conflicted"
+        ]
+      },
+      "sha256": {
+        "type": "string",
+        "pattern": "^[0-9a-f]{64}$",
+        "description": "With hash: \"sha256\": the content's SHA-256, lowercase hex."
+      }
+    },
+    "required": [
+      "path",
+      "name",
+      "type",
+      "size",
+      "modified",
+      "etag",
+      "mode",
+      "state"
+    ],
+    "additionalProperties": false
+  },
+  "search_files": {
+    "type": "object",
+    "properties": {
+      "matches": {
+        "type": "array",
+        "items": {
+          "type": "object",
+          "properties": {
+            "path": {
+              "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+              "type": "string"
+            },
+            "line": {
+              "type": "integer",
+              "minimum": 1,
+              "description": "1-based line number."
+            },
+            "column": {
+              "type": "integer",
+              "minimum": 1,
+              "description": "1-based position in characters of the first match on the line."
+            },
+            "text": {
+              "type": "string",
+              "maxLength": 1000,
+              "description": "The line (at most 1,000 characters)."
+            }
+          },
+          "required": [
+            "path",
+            "line",
+            "column",
+            "text"
+          ],
+          "additionalProperties": false
         }
       },
-      "additionalProperties": false
+      "truncated": {
+        "type": "boolean",
+        "description": "Whether maxResults cut the search short."
+      },
+      "filesSearched": {
+        "type": "integer",
+        "minimum": 0
+      },
+      "specialFilesSkipped": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "FIFOs, sockets and devices under the path (matching the glob): never opened, not searched."
+      },
+      "ignored": {
+        "type": "integer",
+        "minimum": 0,
+        "description": "Entries left out by ignore files: files, and folders counted once (their contents are not visited). 0 with includeIgnored."
+      }
     },
-    "output": {
-      "type": "object",
-      "properties": {
-        "entries": {
-          "type": "array",
-          "items": {
+    "required": [
+      "matches",
+      "truncated",
+      "filesSearched",
+      "specialFilesSkipped",
+      "ignored"
+    ],
+    "additionalProperties": false
+  },
+  "get_storage_info": {
+    "description": "Where the workspace is and how full it is (getStorageInfo, chooseStorage).",
+    "type": "object",
+    "properties": {
+      "storageType": {
+        "description": "The active root.",
+        "type": "string",
+        "enum": [
+          "local",
+          "cloud"
+        ]
+      },
+      "isCloudEnabled": {
+        "type": "boolean",
+        "description": "A cloud root is configured (--cloud-root, initializationOptions.cloudRoot, or the iCloud container)."
+      },
+      "isCloudAvailable": {
+        "type": "boolean",
+        "description": "The cloud root is configured and there now (false when missing or unmounted)."
+      },
+      "isInitialized": {
+        "type": "boolean",
+        "description": "A choice was made (decideLater does not count)."
+      },
+      "needsChoice": {
+        "type": "boolean",
+        "description": "The first-run choice is still to be made."
+      },
+      "cloudProvider": {
+        "description": "null without a cloud root.",
+        "oneOf": [
+          {
+            "description": "The sync engine detected from the cloud root's markers: icloud (the iCloud Drive container), syncthing (.stfolder), nextcloud (.sync_*.db), dropbox (.dropbox), unison (.unison), rclone (.rclone-bisync or RCLONE_TEST), else folder.",
+            "type": "string",
+            "enum": [
+              "icloud",
+              "syncthing",
+              "nextcloud",
+              "dropbox",
+              "unison",
+              "rclone",
+              "folder"
+            ]
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "roots": {
+        "type": "object",
+        "properties": {
+          "local": {
+            "type": "string",
+            "description": "Absolute path of the local root."
+          },
+          "cloud": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Absolute path of the cloud root, or null."
+          }
+        },
+        "required": [
+          "local",
+          "cloud"
+        ],
+        "additionalProperties": false
+      },
+      "usage": {
+        "description": "Files and bytes in the active root (kept current by a watcher).",
+        "type": "object",
+        "properties": {
+          "files": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "bytes": {
+            "type": "integer",
+            "minimum": 0
+          }
+        },
+        "required": [
+          "files",
+          "bytes"
+        ],
+        "additionalProperties": false
+      },
+      "freeBytes": {
+        "description": "Free space of the active root's file system.",
+        "type": "integer",
+        "minimum": 0
+      },
+      "pendingMigration": {
+        "oneOf": [
+          {
+            "description": "A migration that started and has not finished (cancelled, failed or killed); the next migrate with the same `to` and `mode` resumes it.",
             "type": "object",
             "properties": {
-              "path": {
-                "description": "Workspace-relative path of the entry.",
-                "type": "string"
-              },
-              "name": {
-                "type": "string",
-                "minLength": 1
-              },
-              "type": {
-                "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
+              "to": {
+                "description": "Which root file methods act on.",
                 "type": "string",
                 "enum": [
-                  "file",
-                  "directory",
-                  "symlink",
-                  "fifo",
-                  "socket",
-                  "charDevice",
-                  "blockDevice",
-                  "other"
+                  "local",
+                  "cloud"
                 ]
               },
-              "size": {
-                "description": "Bytes (0 for folders; for a link, the link's own size).",
-                "type": "integer",
-                "minimum": 0
+              "mode": {
+                "type": "string",
+                "enum": [
+                  "copy",
+                  "move"
+                ]
               },
-              "modified": {
+              "startedAt": {
                 "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
                 "type": "string",
                 "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
               },
-              "etag": {
-                "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-                "type": "string",
-                "pattern": "^[0-9a-f]{16}$"
-              },
-              "state": {
-                "description": "`current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud `.name.icloud`, Nextcloud `name.nextcloud`, a dataless file), listed under the real name with the real size when the engine records it; loadFile answers NotDownloaded. `conflicted`: the file has conflict copies (see listConflicts).",
-                "type": "string",
-                "enum": [
-                  "current",
-                  "notDownloaded",
-                  "conflicted"
-                ]
-              }
-            },
-            "required": [
-              "path",
-              "name",
-              "type",
-              "size",
-              "modified",
-              "etag",
-              "state"
-            ],
-            "additionalProperties": false
-          },
-          "maxItems": 10000
-        },
-        "nextCursor": {
-          "type": "string",
-          "minLength": 1,
-          "description": "Present when more entries follow; pass it back as `cursor`."
-        }
-      },
-      "required": [
-        "entries"
-      ],
-      "additionalProperties": false
-    },
-    "pathArguments": [
-      "path"
-    ],
-    "heavy": false,
-    "mirrors": {
-      "method": "listFiles",
-      "rename": {},
-      "extra": []
-    }
-  },
-  "delete_file": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "recursive": {
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "required": [
-        "path"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "deleted": {
-          "const": true
-        }
-      },
-      "required": [
-        "path",
-        "deleted"
-      ],
-      "additionalProperties": false
-    },
-    "pathArguments": [
-      "path"
-    ],
-    "heavy": false,
-    "mirrors": {
-      "method": "deleteFile",
-      "rename": {},
-      "extra": []
-    }
-  },
-  "move_file": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "overwrite": {
-          "description": "Without it an existing destination is AlreadyExists (decided atomically).",
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "required": [
-        "from",
-        "to"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "The destination after a move or copy; a copy also says what it left out.",
-      "type": "object",
-      "properties": {
-        "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "type": {
-          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
-          "type": "string",
-          "enum": [
-            "file",
-            "directory",
-            "symlink",
-            "fifo",
-            "socket",
-            "charDevice",
-            "blockDevice",
-            "other"
-          ]
-        },
-        "size": {
-          "type": "integer",
-          "minimum": 0
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        },
-        "skippedEntries": {
-          "type": "array",
-          "items": {
-            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see WorkspacePath). Every one is reported; a move never deletes it.",
-            "type": "object",
-            "properties": {
-              "path": {
-                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-                "type": "string"
-              },
-              "type": {
-                "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
-                "type": "string",
-                "enum": [
-                  "file",
-                  "directory",
-                  "symlink",
-                  "fifo",
-                  "socket",
-                  "charDevice",
-                  "blockDevice",
-                  "other"
-                ]
-              },
-              "reason": {
-                "type": "string",
-                "enum": [
-                  "NotARegularFile",
-                  "SymlinkNotFollowed",
-                  "PermissionDenied",
-                  "IOError",
-                  "TooLarge"
-                ],
-                "description": "The error code reading the entry would answer."
-              }
-            },
-            "required": [
-              "path",
-              "type",
-              "reason"
-            ],
-            "additionalProperties": false
-          },
-          "description": "copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs, sockets, devices, links), in listing order."
-        }
-      },
-      "required": [
-        "from",
-        "to",
-        "type",
-        "size",
-        "etag",
-        "modified"
-      ],
-      "additionalProperties": false
-    },
-    "pathArguments": [
-      "from",
-      "to"
-    ],
-    "heavy": false,
-    "mirrors": {
-      "method": "moveFile",
-      "rename": {},
-      "extra": []
-    }
-  },
-  "copy_file": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "overwrite": {
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "required": [
-        "from",
-        "to"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "The destination after a move or copy; a copy also says what it left out.",
-      "type": "object",
-      "properties": {
-        "from": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "to": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "type": {
-          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
-          "type": "string",
-          "enum": [
-            "file",
-            "directory",
-            "symlink",
-            "fifo",
-            "socket",
-            "charDevice",
-            "blockDevice",
-            "other"
-          ]
-        },
-        "size": {
-          "type": "integer",
-          "minimum": 0
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        },
-        "skippedEntries": {
-          "type": "array",
-          "items": {
-            "description": "An entry a folder copy or a migration left where it was: a FIFO, socket or device (NotARegularFile: its bytes are never read), a symbolic link (SymlinkNotFollowed: never followed), or (migrations) a folder that could not be read (type directory; PermissionDenied, IOError, or TooLarge for one nested more than 256 levels deep), whose entries all stay where they are, or an entry at the root only spelled like a reserved folder (PermissionDenied; see WorkspacePath). Every one is reported; a move never deletes it.",
-            "type": "object",
-            "properties": {
-              "path": {
-                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-                "type": "string"
-              },
-              "type": {
-                "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
-                "type": "string",
-                "enum": [
-                  "file",
-                  "directory",
-                  "symlink",
-                  "fifo",
-                  "socket",
-                  "charDevice",
-                  "blockDevice",
-                  "other"
-                ]
-              },
-              "reason": {
-                "type": "string",
-                "enum": [
-                  "NotARegularFile",
-                  "SymlinkNotFollowed",
-                  "PermissionDenied",
-                  "IOError",
-                  "TooLarge"
-                ],
-                "description": "The error code reading the entry would answer."
-              }
-            },
-            "required": [
-              "path",
-              "type",
-              "reason"
-            ],
-            "additionalProperties": false
-          },
-          "description": "copyFile only (empty for a file): entries of the copied folder that were not copied (FIFOs, sockets, devices, links), in listing order."
-        }
-      },
-      "required": [
-        "from",
-        "to",
-        "type",
-        "size",
-        "etag",
-        "modified"
-      ],
-      "additionalProperties": false
-    },
-    "pathArguments": [
-      "from",
-      "to"
-    ],
-    "heavy": false,
-    "mirrors": {
-      "method": "copyFile",
-      "rename": {},
-      "extra": []
-    }
-  },
-  "create_folder": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        }
-      },
-      "required": [
-        "path"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "type": {
-          "const": "directory"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        }
-      },
-      "required": [
-        "path",
-        "type",
-        "modified"
-      ],
-      "additionalProperties": false
-    },
-    "pathArguments": [
-      "path"
-    ],
-    "heavy": false,
-    "mirrors": {
-      "method": "createFolder",
-      "rename": {},
-      "extra": []
-    }
-  },
-  "get_file_info": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "hash": {
-          "type": "string",
-          "enum": [
-            "sha256"
-          ]
-        }
-      },
-      "required": [
-        "path"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "name": {
-          "type": "string",
-          "description": "The last component (\"\" for the root)."
-        },
-        "type": {
-          "description": "What an entry is, without following links: a symbolic link is `symlink` with the link's own facts only. `fifo` (named pipe), `socket`, `charDevice` and `blockDevice` are listed but their bytes are never read or written (NotARegularFile); `other` is any other kind the system has.",
-          "type": "string",
-          "enum": [
-            "file",
-            "directory",
-            "symlink",
-            "fifo",
-            "socket",
-            "charDevice",
-            "blockDevice",
-            "other"
-          ]
-        },
-        "size": {
-          "type": "integer",
-          "minimum": 0
-        },
-        "created": {
-          "description": "Birth time, when the file system records it.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "mode": {
-          "type": "string",
-          "pattern": "^[0-7]{4}$",
-          "description": "Permission bits as four octal digits, like `stat -c %04a`."
-        },
-        "state": {
-          "description": "`current`: the content is here. `notDownloaded`: a sync engine's placeholder (iCloud `.name.icloud`, Nextcloud `name.nextcloud`, a dataless file), listed under the real name with the real size when the engine records it; loadFile answers NotDownloaded. `conflicted`: the file has conflict copies (see listConflicts).",
-          "type": "string",
-          "enum": [
-            "current",
-            "notDownloaded",
-            "conflicted"
-          ]
-        },
-        "sha256": {
-          "type": "string",
-          "pattern": "^[0-9a-f]{64}$",
-          "description": "With hash: \"sha256\": the content's SHA-256, lowercase hex."
-        }
-      },
-      "required": [
-        "path",
-        "name",
-        "type",
-        "size",
-        "modified",
-        "etag",
-        "mode",
-        "state"
-      ],
-      "additionalProperties": false
-    },
-    "pathArguments": [
-      "path"
-    ],
-    "heavy": false,
-    "mirrors": {
-      "method": "getFileInfo",
-      "rename": {},
-      "extra": []
-    }
-  },
-  "search_files": {
-    "input": {
-      "type": "object",
-      "properties": {
-        "query": {
-          "description": "A literal string, or a Swift Regex (Perl-like) with regex: true.",
-          "type": "string",
-          "minLength": 1
-        },
-        "path": {
-          "description": "A folder or one file; default \"\".",
-          "type": "string"
-        },
-        "glob": {
-          "type": "string"
-        },
-        "regex": {
-          "type": "boolean",
-          "default": false
-        },
-        "caseSensitive": {
-          "type": "boolean",
-          "default": false
-        },
-        "maxResults": {
-          "type": "integer",
-          "minimum": 1,
-          "maximum": 100000,
-          "default": 1000
-        },
-        "includeHidden": {
-          "type": "boolean",
-          "default": false
-        },
-        "includeIgnored": {
-          "description": "Also list (search) what .gitignore, .ignore and .stignore ignore (default: ignored entries are left out; docs/protocol.md \"Ignore files\").",
-          "type": "boolean",
-          "default": false
-        }
-      },
-      "required": [
-        "query"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "type": "object",
-      "properties": {
-        "matches": {
-          "type": "array",
-          "items": {
-            "type": "object",
-            "properties": {
-              "path": {
-                "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-                "type": "string"
-              },
-              "line": {
+              "filesTotal": {
                 "type": "integer",
-                "minimum": 1,
-                "description": "1-based line number."
+                "minimum": 0
               },
-              "column": {
+              "filesDone": {
                 "type": "integer",
-                "minimum": 1,
-                "description": "1-based position in characters of the first match on the line."
-              },
-              "text": {
-                "type": "string",
-                "maxLength": 1000,
-                "description": "The line (at most 1,000 characters)."
+                "minimum": 0
               }
             },
             "required": [
-              "path",
-              "line",
-              "column",
-              "text"
+              "to",
+              "mode",
+              "startedAt",
+              "filesTotal",
+              "filesDone"
             ],
             "additionalProperties": false
+          },
+          {
+            "type": "null"
           }
-        },
-        "truncated": {
-          "type": "boolean",
-          "description": "Whether maxResults cut the search short."
-        },
-        "filesSearched": {
-          "type": "integer",
-          "minimum": 0
-        },
-        "specialFilesSkipped": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "FIFOs, sockets and devices under the path (matching the glob): never opened, not searched."
-        },
-        "ignored": {
-          "type": "integer",
-          "minimum": 0,
-          "description": "Entries left out by ignore files: files, and folders counted once (their contents are not visited). 0 with includeIgnored."
-        }
+        ]
       },
-      "required": [
-        "matches",
-        "truncated",
-        "filesSearched",
-        "specialFilesSkipped",
-        "ignored"
-      ],
-      "additionalProperties": false
+      "alreadyActive": {
+        "type": "boolean",
+        "description": "Only in chooseStorage's answer: true when `location` already was this machine's choice (nothing was written), false when the choice changed."
+      }
     },
-    "pathArguments": [
-      "path"
+    "required": [
+      "storageType",
+      "isCloudEnabled",
+      "isCloudAvailable",
+      "isInitialized",
+      "needsChoice",
+      "cloudProvider",
+      "roots",
+      "usage",
+      "freeBytes",
+      "pendingMigration"
     ],
-    "heavy": true,
-    "mirrors": {
-      "method": "searchFiles",
-      "rename": {},
-      "extra": []
-    }
-  },
-  "get_storage_info": {
-    "input": {
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "Where the workspace is and how full it is (getStorageInfo, chooseStorage).",
-      "type": "object",
-      "properties": {
-        "storageType": {
-          "description": "The active root.",
-          "type": "string",
-          "enum": [
-            "local",
-            "cloud"
-          ]
-        },
-        "isCloudEnabled": {
-          "type": "boolean",
-          "description": "A cloud root is configured (--cloud-root, initializationOptions.cloudRoot, or the iCloud container)."
-        },
-        "isCloudAvailable": {
-          "type": "boolean",
-          "description": "The cloud root is configured and there now (false when missing or unmounted)."
-        },
-        "isInitialized": {
-          "type": "boolean",
-          "description": "A choice was made (decideLater does not count)."
-        },
-        "needsChoice": {
-          "type": "boolean",
-          "description": "The first-run choice is still to be made."
-        },
-        "cloudProvider": {
-          "description": "null without a cloud root.",
-          "oneOf": [
-            {
-              "description": "The sync engine detected from the cloud root's markers: icloud (the iCloud Drive container), syncthing (.stfolder), nextcloud (.sync_*.db), dropbox (.dropbox), unison (.unison), rclone (.rclone-bisync or RCLONE_TEST), else folder.",
-              "type": "string",
-              "enum": [
-                "icloud",
-                "syncthing",
-                "nextcloud",
-                "dropbox",
-                "unison",
-                "rclone",
-                "folder"
-              ]
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "roots": {
-          "type": "object",
-          "properties": {
-            "local": {
-              "type": "string",
-              "description": "Absolute path of the local root."
-            },
-            "cloud": {
-              "type": [
-                "string",
-                "null"
-              ],
-              "description": "Absolute path of the cloud root, or null."
-            }
-          },
-          "required": [
-            "local",
-            "cloud"
-          ],
-          "additionalProperties": false
-        },
-        "usage": {
-          "description": "Files and bytes in the active root (kept current by a watcher).",
-          "type": "object",
-          "properties": {
-            "files": {
-              "type": "integer",
-              "minimum": 0
-            },
-            "bytes": {
-              "type": "integer",
-              "minimum": 0
-            }
-          },
-          "required": [
-            "files",
-            "bytes"
-          ],
-          "additionalProperties": false
-        },
-        "freeBytes": {
-          "description": "Free space of the active root's file system.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "pendingMigration": {
-          "oneOf": [
-            {
-              "description": "A migration that started and has not finished (cancelled, failed or killed); the next migrate with the same `to` and `mode` resumes it.",
-              "type": "object",
-              "properties": {
-                "to": {
-                  "description": "Which root file methods act on.",
-                  "type": "string",
-                  "enum": [
-                    "local",
-                    "cloud"
-                  ]
-                },
-                "mode": {
-                  "type": "string",
-                  "enum": [
-                    "copy",
-                    "move"
-                  ]
-                },
-                "startedAt": {
-                  "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-                  "type": "string",
-                  "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-                },
-                "filesTotal": {
-                  "type": "integer",
-                  "minimum": 0
-                },
-                "filesDone": {
-                  "type": "integer",
-                  "minimum": 0
-                }
-              },
-              "required": [
-                "to",
-                "mode",
-                "startedAt",
-                "filesTotal",
-                "filesDone"
-              ],
-              "additionalProperties": false
-            },
-            {
-              "type": "null"
-            }
-          ]
-        },
-        "alreadyActive": {
-          "type": "boolean",
-          "description": "Only in chooseStorage's answer: true when `location` already was this machine's choice (nothing was written), false when the choice changed."
-        }
-      },
-      "required": [
-        "storageType",
-        "isCloudEnabled",
-        "isCloudAvailable",
-        "isInitialized",
-        "needsChoice",
-        "cloudProvider",
-        "roots",
-        "usage",
-        "freeBytes",
-        "pendingMigration"
-      ],
-      "additionalProperties": false
-    },
-    "pathArguments": [],
-    "heavy": false,
-    "mirrors": {
-      "method": "getStorageInfo",
-      "rename": {},
-      "extra": []
-    }
+    "additionalProperties": false
   },
   "read_context": {
-    "input": {
-      "description": "read_context's arguments: none.",
-      "type": "object",
-      "properties": {},
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "read_context's result: context.md's text (\"\" while it does not exist).",
-      "type": "object",
-      "properties": {
-        "content": {
-          "type": "string",
-          "description": "The whole of context.md, as UTF-8 text."
-        },
-        "etag": {
-          "description": "context.md's etag, for update_context's ifMatch; absent while it does not exist.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        }
+    "description": "read_context's result: context.md's text (\"\" while it does not exist).",
+    "type": "object",
+    "properties": {
+      "content": {
+        "type": "string",
+        "description": "The whole of context.md, as UTF-8 text."
       },
-      "required": [
-        "content"
-      ],
-      "additionalProperties": false
+      "etag": {
+        "description": "context.md's etag, for update_context's ifMatch; absent while it does not exist.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      }
     },
-    "pathArguments": [],
-    "heavy": false
+    "required": [
+      "content"
+    ],
+    "additionalProperties": false
   },
   "update_context": {
-    "input": {
-      "description": "update_context's arguments.",
-      "type": "object",
-      "properties": {
-        "content": {
-          "type": "string",
-          "description": "Text to add (mode append) or the new whole content (mode replace)."
-        },
-        "mode": {
-          "type": "string",
-          "enum": [
-            "append",
-            "replace"
-          ],
-          "default": "append",
-          "description": "append adds content (with a final newline) to the end; replace writes it whole."
-        },
-        "ifMatch": {
-          "description": "For replace: the etag read_context returned (PreconditionFailed when context.md changed meanwhile).",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        }
+    "description": "context.md after the write.",
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
       },
-      "required": [
-        "content"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "context.md after the write.",
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "size": {
-          "description": "The file's size in bytes after the write.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        }
+      "size": {
+        "description": "The file's size in bytes after the write.",
+        "type": "integer",
+        "minimum": 0
       },
-      "required": [
-        "path",
-        "size",
-        "etag",
-        "modified"
-      ],
-      "additionalProperties": false
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      }
     },
-    "pathArguments": [],
-    "heavy": false
+    "required": [
+      "path",
+      "size",
+      "etag",
+      "modified"
+    ],
+    "additionalProperties": false
   },
   "append_journal": {
-    "input": {
-      "description": "append_journal's arguments.",
-      "type": "object",
-      "properties": {
-        "entry": {
-          "type": "string",
-          "description": "The observation, in Markdown; written as a list item."
-        },
-        "date": {
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-          "description": "The journal's day, YYYY-MM-DD; default today (UTC)."
-        }
+    "description": "The journal file (Journal/agent/YYYY-MM-DD.md) after the write.",
+    "type": "object",
+    "properties": {
+      "path": {
+        "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
+        "type": "string"
       },
-      "required": [
-        "entry"
-      ],
-      "additionalProperties": false
-    },
-    "output": {
-      "description": "The journal file (Journal/agent/YYYY-MM-DD.md) after the write.",
-      "type": "object",
-      "properties": {
-        "path": {
-          "description": "A workspace-relative, '/'-separated path; \"\" is the root. Empty and '.' segments are ignored. Refused (-32803): absolute paths, drive letters, '..' segments and a leading '~' (OutsideWorkspace); NUL bytes, a backslash other than in an escaped byte, names over 255 bytes, paths over 4096 bytes (counted on disk), percent-encoded separators or dot segments, the server's temp-file names (InvalidPath); anything under .workspace/ or .wb-staging.nosync/ in any spelling a volume could fold to them (case, Unicode normalisation, ignorable code points, trailing dots or spaces, FAT short names such as WORKSP~1: PermissionDenied); anything that is or passes through a symbolic link (SymlinkNotFollowed). Results carry the normalized path. Names are text: a name's bytes that are not UTF-8, and a backslash, are written \\x and two lowercase hex digits (caf\\xe9.txt, a\\x5cb); so is each '%' of a name whose percent-decoding would be refused (a\\x252Fb for a%2Fb); listings, search results and notifications use that form and every method accepts it back; any other spelling of an escape (uppercase digits, an escaped UTF-8 or ASCII byte) is InvalidPath.",
-          "type": "string"
-        },
-        "size": {
-          "description": "The file's size in bytes after the write.",
-          "type": "integer",
-          "minimum": 0
-        },
-        "etag": {
-          "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
-          "type": "string",
-          "pattern": "^[0-9a-f]{16}$"
-        },
-        "modified": {
-          "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
-          "type": "string",
-          "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
-        }
+      "size": {
+        "description": "The file's size in bytes after the write.",
+        "type": "integer",
+        "minimum": 0
       },
-      "required": [
-        "path",
-        "size",
-        "etag",
-        "modified"
-      ],
-      "additionalProperties": false
+      "etag": {
+        "description": "16 hex digits derived from device, inode, size and modification time (ns). Every save makes a new inode, so it changes on every write.",
+        "type": "string",
+        "pattern": "^[0-9a-f]{16}$"
+      },
+      "modified": {
+        "description": "ISO 8601 UTC with milliseconds, e.g. 2025-11-22T11:20:00.123Z.",
+        "type": "string",
+        "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"
+      }
     },
-    "pathArguments": [],
-    "heavy": false
+    "required": [
+      "path",
+      "size",
+      "etag",
+      "modified"
+    ],
+    "additionalProperties": false
   }
 }
 """#
