@@ -79,18 +79,29 @@ enum CallMCPTool: MethodDeclaration {
         let run = { try ToolTable.call(invocation, services: services, request: call.request, scope: mcp.roots) }
         if tool.readOnly {
             // Reads change nothing: run, then journal intent and result together without an fsync
-            // (a cancelled or failed read is journaled with its error).
+            // (a cancelled or failed read is journaled with its error), once the answer is written:
+            // the record is not part of the answer, and the session claim this call holds keeps
+            // the connection's next tool call waiting until it is appended.
+            let record = { @Sendable (result: JSON, isError: Bool) in
+                let journal = { @Sendable in
+                    do throws(SessionError) {
+                        try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
+                                                         result: result, isError: isError)
+                    } catch {
+                        call.request?.logger.warning("MCP: the read \(name) (\(toolCallId)) could not be journaled in session \(sessionID): \(error.message)")
+                    }
+                }
+                if let request = call.request { request.afterAnswer(journal) } else { journal() }
+            }
             let result: ToolResult
             do {
                 result = try run()
             } catch {
                 let e = services.mapError(error)
-                try? store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
-                                                  result: ToolResult.failure(e.message, code: e.dataCode).json, isError: true)
+                record(ToolResult.failure(e.message, code: e.dataCode).json, true)
                 throw error
             }
-            try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
-                                             result: result.journalJSON, isError: result.isError)
+            record(result.journalJSON, result.isError)
             return .tool(result)
         }
         _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
