@@ -60,7 +60,7 @@ extension SessionStore {
     /// `policyAsks` false the call may run without `checkApproval` (one lock for the common case).
     public func openApproval(id: String, tool: ToolFacts,
                              matches: (JSON) -> Bool) throws(SessionError) -> (open: Approval?, policyAsks: Bool) {
-        let h = try locked(id, forWriting: false)
+        let h = try lockedToLook(id)
         defer { h.lock.unlock() }
         let d = try h.session
         let open = d.extras.approvals.last { $0.name == tool.name && d.toolCalls[$0.toolCallId] == nil && matches($0.arguments) }

@@ -123,6 +123,22 @@ public final class SessionStore: Sendable {
         return h
     }
 
+    /// Session `id`'s handle, current, locked against this process's threads for a look at its
+    /// state: while the journal is the one this store last read or wrote (its `stat` unchanged) no
+    /// journal byte is read, so the `flock` other processes append under is taken only to load
+    /// the journal anew. What the look sees is as current as under `locked`. The caller unlocks it.
+    func lockedToLook(_ id: String) throws(SessionError) -> SessionHandle {
+        let h = try handle(id)
+        h.lock.lockThreads()
+        guard !h.loaded || h.data == nil || h.deleted || Disk.identity(path: h.journalPath) != h.identity else { return h }
+        h.lock.holdFile()
+        do { try current(h) } catch {
+            h.lock.unlock()
+            throw error
+        }
+        return h
+    }
+
     /// Loads the session on first use, and again when another owner changed its journal.
     /// Lock held. Throws `NotFound` for a folder without a session.
     func current(_ h: SessionHandle) throws(SessionError) {

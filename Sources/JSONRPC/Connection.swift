@@ -387,6 +387,8 @@ public final class Connection: Sendable {
             pool.abandonedReturned()
             context.logger.notice("\(context.method) (id \(context.id.map(String.init(describing:)) ?? "none")) finished after it was cancelled and answered: its result is discarded (\(answer.map(Self.describeAnswer) ?? "none"))")
         }
+        // What the handler left for after its answer, before a conflicting request may start.
+        context.runAfterAnswer()
         return takeOut(job, as: .done)
     }
 

@@ -8,7 +8,8 @@ extension RequestContext {
     /// `{token, value: {kind, message?, percentage?}}`, at most ten a second).
     public func detached(progress sink: @escaping @Sendable (JSON) -> Void) -> RequestContext {
         RequestContext(id: id, method: method, params: params, decoded: decoded, logger: logger,
-                       progress: ProgressReporter(token: .string("detached"), send: sink), connection: connection)
+                       progress: ProgressReporter(token: .string("detached"), send: sink), connection: connection,
+                       answeredByConnection: false)
     }
 
     /// Flags the work as cancelled: handlers see `isCancelled` and stop at their next check.

@@ -79,18 +79,34 @@ enum CallMCPTool: MethodDeclaration {
         let run = { try ToolTable.call(invocation, services: services, request: call.request, scope: mcp.roots) }
         if tool.readOnly {
             // Reads change nothing: run, then journal intent and result together without an fsync
-            // (a cancelled or failed read is journaled with its error).
+            // (a cancelled or failed read is journaled with its error), once the answer is written:
+            // the record is not part of the answer, and the session claim this call holds keeps
+            // the connection's next tool call waiting until it is appended. Except for a tool the
+            // device policy may defer (`MCPDevice`): its record clears the deferral it ran under,
+            // which the answer must find done.
+            let beforeAnswer = tool.heavy || tool.requiresNetwork
+            // A record that cannot be appended after the answer is logged: the answer stands.
+            func record(_ result: JSON, isError: Bool) throws(SessionError) {
+                let journal = { @Sendable () throws(SessionError) in
+                    try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
+                                                     result: result, isError: isError)
+                }
+                guard let request = call.request, !beforeAnswer else { return try journal() }
+                request.afterAnswer {
+                    do throws(SessionError) { try journal() } catch {
+                        request.logger.warning("MCP: the read \(name) (\(toolCallId)) could not be journaled in session \(sessionID): \(error.message)")
+                    }
+                }
+            }
             let result: ToolResult
             do {
                 result = try run()
             } catch {
                 let e = services.mapError(error)
-                try? store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
-                                                  result: ToolResult.failure(e.message, code: e.dataCode).json, isError: true)
+                try? record(ToolResult.failure(e.message, code: e.dataCode).json, isError: true)
                 throw error
             }
-            try store.recordReadOnlyToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments,
-                                             result: result.journalJSON, isError: result.isError)
+            try record(result.journalJSON, isError: result.isError)
             return .tool(result)
         }
         _ = try store.beginToolCall(id: sessionID, toolCallId: toolCallId, name: name, arguments: arguments)
