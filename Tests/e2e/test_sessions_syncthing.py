@@ -99,7 +99,9 @@ def test_a_claude_session_store_transcript_forked_on_a_loads_on_b(bridges):
             raise
     wait_until(lambda: fork_on_b() == fork_on_a, 30, "the forked transcript, whole, on device B")
     assert asyncio.run(store_b.load(key)) == entries
-    assert asyncio.run(store_b.list_subkeys(key)) == ["subagents/agent-1"]
+    # Syncthing sends the sessions' folders in no set order: the subagent's may come after the fork's.
+    wait_until(lambda: asyncio.run(store_b.list_subkeys(key)) == ["subagents/agent-1"], 30,
+               "the subagent transcript listed on device B")
     listed = {s["session_id"] for s in asyncio.run(store_b.list_sessions(key["project_key"]))}
     assert listed == {key["session_id"], fork_id}
 
