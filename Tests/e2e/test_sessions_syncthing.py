@@ -90,17 +90,19 @@ def test_a_claude_session_store_transcript_forked_on_a_loads_on_b(bridges):
 
     store_b = WorkspaceSessionStore(_over(b))
 
-    def fork_on_b():
+    def on_b(read):
         try:
-            return asyncio.run(store_b.load({**key, "session_id": fork_id}))
+            return asyncio.run(read)
         except Exception as e:  # a journal Syncthing is still replacing reads as NotFound for a moment
             if getattr(e, "data_code", None) == "NotFound":
                 return None
             raise
-    wait_until(lambda: fork_on_b() == fork_on_a, 30, "the forked transcript, whole, on device B")
-    assert asyncio.run(store_b.load(key)) == entries
-    # Syncthing sends the sessions' folders in no set order: the subagent's may come after the fork's.
-    wait_until(lambda: asyncio.run(store_b.list_subkeys(key)) == ["subagents/agent-1"], 30,
+    wait_until(lambda: on_b(store_b.load({**key, "session_id": fork_id})) == fork_on_a, 30,
+               "the forked transcript, whole, on device B")
+    # Syncthing sends the sessions' folders in no set order: the original and the subagent's may
+    # come after the fork's, so each is waited for, whole, the same way.
+    wait_until(lambda: on_b(store_b.load(key)) == entries, 30, "the original transcript, whole, on device B")
+    wait_until(lambda: on_b(store_b.list_subkeys(key)) == ["subagents/agent-1"], 30,
                "the subagent transcript listed on device B")
     listed = {s["session_id"] for s in asyncio.run(store_b.list_sessions(key["project_key"]))}
     assert listed == {key["session_id"], fork_id}
