@@ -18,16 +18,11 @@ demo: release
 	python3 scripts/tour.py .build/release/workspace-bridge
 
 ## Sets up and runs every test: Swift unit tests, then end-to-end and contract tests on the real binary.
+## Every suite runs even when one fails; then it fails naming each failed suite (scripts/run-suites.sh).
 test:
 	bash scripts/setup.sh --test
 	$(SWIFT) build --build-tests
-	$(SWIFT) test
-	python3 -m pytest -q Tests/e2e
-	python3 -m pytest -q clients/python/tests
-	$(MAKE) --no-print-directory clients
-	$(MAKE) --no-print-directory dist
-	$(MAKE) --no-print-directory dist-test
-	$(MAKE) --no-print-directory fuzz
+	SWIFT="$(SWIFT)" MAKE="$(MAKE)" bash scripts/run-suites.sh
 
 build:
 	bash scripts/setup.sh
