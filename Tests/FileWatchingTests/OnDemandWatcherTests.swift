@@ -26,7 +26,7 @@ final class Deliveries: Sendable {
     func clear() { state.withLock { $0.removeAll() } }
 
     /// Waits up to `milliseconds` for a delivery that reports `change`.
-    func waitFor(_ change: FileChange, milliseconds: Int = 2000) -> Delivery? {
+    func waitFor(_ change: FileChange, milliseconds: Int = 10_000) -> Delivery? {
         let deadline = MonotonicClock.nanos() + UInt64(milliseconds) * 1_000_000
         repeat {
             if let d = all.first(where: { $0.changes.contains(change) }) { return d }

@@ -44,7 +44,7 @@ final class Collector: Sendable {
 
     /// Waits up to `milliseconds` for `condition` over all changes so far.
     @discardableResult
-    func wait(milliseconds: Int = 2000, until condition: ([FileChange]) -> Bool) -> Bool {
+    func wait(milliseconds: Int = 10_000, until condition: ([FileChange]) -> Bool) -> Bool {
         let deadline = MonotonicClock.nanos() + UInt64(milliseconds) * 1_000_000
         while MonotonicClock.nanos() < deadline {
             if condition(changes) { return true }
@@ -53,11 +53,11 @@ final class Collector: Sendable {
         return condition(changes)
     }
 
-    func waitFor(_ change: FileChange, milliseconds: Int = 2000) -> Bool {
+    func waitFor(_ change: FileChange, milliseconds: Int = 10_000) -> Bool {
         wait(milliseconds: milliseconds) { $0.contains(change) }
     }
 
-    func waitForOverflow(milliseconds: Int = 2000) -> Bool {
+    func waitForOverflow(milliseconds: Int = 10_000) -> Bool {
         let deadline = MonotonicClock.nanos() + UInt64(milliseconds) * 1_000_000
         while MonotonicClock.nanos() < deadline && overflows == 0 { usleep(5_000) }
         return overflows > 0
@@ -133,4 +133,3 @@ func removeTree(_ path: String) {
     rmdir(path)
 }
 
-func milliseconds(since start: UInt64) -> Double { Double(MonotonicClock.nanos() - start) / 1e6 }

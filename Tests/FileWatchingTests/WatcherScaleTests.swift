@@ -7,22 +7,27 @@ import Darwin
 import SystemSupport
 import Testing
 
-/// In the serialized suite so the timing tests never share the two cores with these.
+/// Big trees, in the serialized suite so they never share the inotify limits with the other
+/// watcher tests. How fast they are watched is measured by `make bench` (Benchmarks/watch_bench.py),
+/// not here: the waits are hang guards.
 extension FileWatcherTests {
-    @Test("a tree of 10,000 directories is watched in well under a second")
+    @Test("a tree of 10,000 directories is watched whole: a file made in each one is reported")
     func tenThousandDirectories() throws {
         let dir = TempDir(); defer { dir.remove() }
+        var folders: [String] = []
         for i in 0..<100 {
             mkdir(dir.at("d\(i)"), 0o755)
-            for j in 0..<99 { mkdir(dir.at("d\(i)/e\(j)"), 0o755) }
+            folders.append("d\(i)")
+            for j in 0..<99 { mkdir(dir.at("d\(i)/e\(j)"), 0o755); folders.append("d\(i)/e\(j)") }
         }
         let c = Collector()
-        let start = MonotonicClock.nanos()
         let watcher = try startWatcher(dir, c); defer { watcher.stop() }
-        let elapsed = milliseconds(since: start)
-        #expect(elapsed < 600, "initial walk took \(elapsed) ms")
-        writeFile(dir.at("d99/e98/leaf"))
-        #expect(c.waitFor(created("d99/e98/leaf")), "\(c.batches)")
+        for f in folders { writeFile(dir.at(f + "/leaf")) }
+        let leaves = Set(folders.map { $0 + "/leaf" })
+        let all = c.wait(milliseconds: 60_000) { changes in
+            leaves.isSubset(of: Set(changes.lazy.filter { $0.kind == .created }.map(\.path)))
+        }
+        #expect(all, "\(leaves.subtracting(c.changes.map(\.path)).count) of 10,000 folders' files not reported")
         #expect(c.overflows == 0)
     }
 
@@ -32,18 +37,14 @@ extension FileWatcherTests {
         let c = Collector()
         let watcher = try startWatcher(dir, c)
         for i in 0..<100 { mkdir(dir.at("p\(i)"), 0o755) }
-        let start = MonotonicClock.nanos()
         for i in 0..<100_000 {
             let fd = open(dir.at("p\(i % 100)/f\(i)"), O_WRONLY | O_CREAT | O_CLOEXEC, 0o644)
             close(fd)
         }
-        let written = milliseconds(since: start)
-        let complete = c.wait(milliseconds: 10_000) { _ in
+        let complete = c.wait(milliseconds: 120_000) { _ in
             c.overflows > 0 || Set(c.changes.lazy.filter { $0.kind == .created }.map(\.path)).count >= 100_100
         }
-        let total = milliseconds(since: start)
-        #expect(complete, "written in \(written) ms; \(c.changes.count) changes, \(c.overflows) overflows")
-        #expect(total < written + 2_000, "reporting lagged: written in \(written) ms, reported by \(total) ms")
+        #expect(complete, "\(c.changes.count) changes, \(c.overflows) overflows")
         // Still live afterwards.
         writeFile(dir.at("p0/after"))
         #expect(c.waitFor(created("p0/after")))

@@ -34,9 +34,9 @@ struct EndInputTests {
         usleep(100_000)
         #expect(h.ended(timeout: 0.1) == nil, "run() returned before the request in flight finished")
         gate.signal()
-        let answer = try #require(h.next(timeout: 3))
+        let answer = try #require(h.next(timeout: 10))
         #expect(answer["id"] == 1 && answer["result"]?["done"] == true)
-        #expect(h.ended(timeout: 3) == 0)
+        #expect(h.ended(timeout: 10) == 0)
         #expect(h.next(timeout: 0.5) == nil, "a request sent after endInput was answered")
     }
 
@@ -61,7 +61,7 @@ struct EndInputTests {
         let started = MonotonicClock.nanos()
         #expect(h.connection.endInput(reason: "SIGTERM") == 0)
         #expect(h.connection.endInput(reason: "SIGTERM") == nil)
-        #expect(h.ended(timeout: 3) == 0)
+        #expect(h.ended(timeout: 10) == 0)
         #expect(MonotonicClock.nanos() - started < 1_000_000_000)
     }
 

@@ -67,9 +67,9 @@ struct ExitTests {
         h.notify("exit", ["status": 1])
         #expect(h.ended(timeout: 0.3) == nil, "run() returned with a request still in flight")
         gate.signal()
-        let answer = try #require(h.next(timeout: 3))
+        let answer = try #require(h.next(timeout: 10))
         #expect(answer["id"] == 1 && answer["result"]?["done"] == true)
-        #expect(h.ended(timeout: 3) == 1)
+        #expect(h.ended(timeout: 10) == 1)
     }
 
     @Test("after the grace: exit's status, not end of input's 1, and a request queued behind the stuck one never starts")

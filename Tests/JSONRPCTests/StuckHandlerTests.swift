@@ -31,7 +31,7 @@ struct StuckHandlerTests {
         usleep(50_000)  // the lone request runs on the reading thread itself
         let sent = MonotonicClock.nanos()
         h.request(2, "ping")
-        let answer = try #require(h.next(timeout: 3))
+        let answer = try #require(h.next(timeout: 10))
         #expect(answer["id"] == 2 && answer["result"] == .object(JSONObject()))
         #expect(MonotonicClock.nanos() - sent < 500_000_000)
     }
@@ -43,11 +43,11 @@ struct StuckHandlerTests {
         h.request(1, "block")
         usleep(50_000)
         h.cancel(1)
-        let cancelled = try #require(h.next(timeout: 3))
+        let cancelled = try #require(h.next(timeout: 10))
         #expect(cancelled["id"] == 1 && cancelled["error"]?["code"] == .int(-32800))
         gate.signal()
         h.request(2, "ping")
-        let next = try #require(h.next(timeout: 3))
+        let next = try #require(h.next(timeout: 10))
         #expect(next["id"] == 2, "the abandoned handler's result must not be sent")
     }
 
@@ -59,9 +59,9 @@ struct StuckHandlerTests {
         usleep(50_000)
         h.cancel(1)
         h.request(2, "ping")
-        #expect(try #require(h.next(timeout: 3))["id"] == 2)
+        #expect(try #require(h.next(timeout: 10))["id"] == 2)
         gate.signal()
-        let outcome = try #require(h.next(timeout: 3))
+        let outcome = try #require(h.next(timeout: 10))
         #expect(outcome["id"] == 1 && outcome["result"]?["done"] == true)
     }
 
@@ -86,7 +86,7 @@ struct StuckHandlerTests {
         for _ in 0..<3 { #expect(pool.submit { gate.wait() } == nil) }
         let ran = DispatchSemaphore(value: 0)
         #expect(pool.submit(urgent: true) { ran.signal() } == nil)
-        #expect(ran.wait(timeout: .now() + 2) == .success)
+        #expect(ran.wait(timeout: .now() + 10) == .success)
         for _ in 0..<3 { gate.signal() }
     }
 

@@ -111,7 +111,7 @@ struct IgnoreFileTests {
             #expect(!deep.matches(relativePath: "a/" + name, name: name))
             #expect(decide(String(repeating: "*a", count: 40) + "*b", name) == nil)
         }
-        #expect(took < .seconds(2))
+        #expect(took < .seconds(10))  // a hang guard: exponential matching would never end
     }
 
     @Test("Glob's own semantics are unchanged by the fast paths")

@@ -41,7 +41,7 @@ def _start(spawn, ws_root):
 
 def _answered(b) -> bool:
     try:
-        b.pump_until(lambda: b.eof, 3.0, "end of stdout after the kill")
+        b.pump_until(lambda: b.eof, 10.0, "end of stdout after the kill")
     except AssertionError:
         pass
     return any(isinstance(e.msg, dict) and e.msg.get("id") == "save" and "result" in e.msg for e in b.log)

@@ -155,10 +155,8 @@ def test_server_exits_when_the_client_process_dies(spawn):
 
         client.kill()
         client.wait()  # reap it, or it would live on as a zombie
-        killed = time.monotonic()
 
-        b.wait_exit(3.5)
-        assert time.monotonic() - killed < 3.5
+        b.wait_exit(10)  # fails unless it exits (10 s is a hang guard)
     finally:
         if client.poll() is None:
             client.kill()
@@ -267,9 +265,9 @@ def test_work_done_progress_cancel_cancels_the_owner_and_ignores_unknown_tokens(
     b = spawn(framing="ndjson", init=True)
     b.notify("window/workDoneProgress/cancel", {"token": "nobody"})
     assert b.result("ping") == {}
-    b.request("debug/sleep", {"ms": 5000, "workDoneToken": "t-owner"}, id="owner")
+    b.request("debug/sleep", {"ms": 60_000, "workDoneToken": "t-owner"}, id="owner")
     b.take(lambda m: m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "begin", what="progress begin")
     b.notify("window/workDoneProgress/cancel", {"token": "t-owner"})
-    r = b.response("owner", timeout=3)
+    r = b.response("owner", timeout=10)
     assert r["error"]["code"] == -32800
     assert b.result("ping") == {}

@@ -8,7 +8,7 @@ def log_messages(b, marker):
     return [m for m in b.notifications("window/logMessage") if marker in m["params"]["message"]]
 
 
-def wait_log(b, marker, timeout=3):
+def wait_log(b, marker, timeout=10):
     return b.take(lambda m: isinstance(m, dict) and m.get("method") == "window/logMessage"
                   and marker in m["params"]["message"], timeout, f"window/logMessage containing {marker!r}")
 

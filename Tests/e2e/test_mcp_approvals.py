@@ -274,8 +274,8 @@ def test_2025_a_client_that_never_answers_gets_approval_required(raw, place):
     started = time.monotonic()
     rid = r.request("tools/call", WRITE)
     r.wait_for(lambda m: m.get("method") == "elicitation/create")
-    res = r.response(rid, timeout=10)["result"]
-    assert 0.9 <= time.monotonic() - started < 8
+    res = r.response(rid, timeout=10)["result"]  # 10 s: a hang guard
+    assert 0.9 <= time.monotonic() - started, "answered before the 1 s approval timeout"
     assert res["isError"] is True and res["structuredContent"]["code"] == "ApprovalRequired", res
     assert "did not answer" in res["content"][0]["text"]
     assert not (place.root / "notes/a.txt").exists()
@@ -360,7 +360,6 @@ def test_2025_end_of_input_while_waiting_ends_the_process_promptly(raw, place):
     _init(r, ELICIT)
     r.request("tools/call", WRITE)
     r.wait_for(lambda m: m.get("method") == "elicitation/create")
-    started = time.monotonic()
-    assert r.close(timeout=8) == 0
-    assert time.monotonic() - started < 5
+    # Promptly: without waiting the 300 s approval timeout (10 s is a hang guard).
+    assert r.close(timeout=10) == 0
     assert not (place.root / "notes/a.txt").exists()

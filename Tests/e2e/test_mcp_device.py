@@ -219,8 +219,8 @@ def test_2025_a_client_that_never_answers_is_deferred_after_the_bound(raw, host)
     started = time.monotonic()
     rid = r.request("tools/call", SEARCH)
     r.wait_for(lambda m: m.get("method") == "elicitation/create")
-    res = r.response(rid, timeout=10)["result"]
-    assert 0.9 <= time.monotonic() - started < 8
+    res = r.response(rid, timeout=10)["result"]  # 10 s: a hang guard
+    assert 0.9 <= time.monotonic() - started, "deferred before the 1 s approval timeout"
     s = _is_deferred(res, "lowBattery")
     assert "did not answer" in res["content"][0]["text"]
     assert [c["toolCallId"] for c in _deferred(host, sid)] == [s["toolCallId"]]

@@ -158,8 +158,7 @@ async def test_special_files_through_the_modern_face(binary, tmp_path, tool, arg
         s = socket.socket(socket.AF_UNIX)
         s.bind(str(sp / "sock"))
         (sp / "plain.txt").write_text("a needle\n")
-        t0 = time.monotonic()
-        with anyio.fail_after(5):
+        with anyio.fail_after(10):  # a hang guard: a special file never holds the call
             res = await session.call_tool(tool, args)
         if expected is None:
             assert not res.is_error, res.structured_content
@@ -170,7 +169,6 @@ async def test_special_files_through_the_modern_face(binary, tmp_path, tool, arg
                 assert {e["name"] for e in res.structured_content["entries"]} == {"fifo", "sock", "plain.txt"}, text
         else:
             tool_error(res, expected, tool)
-        assert time.monotonic() - t0 < 5
         await alive()
         s.close()
     assert not (root / "copied").exists()

@@ -51,19 +51,17 @@ def ends_whole(b) -> None:
 
 @pytest.mark.parametrize("sig", GRACEFUL, ids=IDS)
 def test_an_idle_server_exits_0_at_once(spawn, framing, sig):
-    b = start(spawn, framing=framing)
+    b = start(spawn, "--exit-grace", "60", framing=framing)
     assert b.result("ping") == {}
-    sent = time.monotonic()
     b.proc.send_signal(sig)
-    assert b.wait_exit(3) == 0
-    assert time.monotonic() - sent < 1.0
+    assert b.wait_exit(10) == 0  # at once: not after the 60 s grace (10 s is a hang guard)
     ends_whole(b)
     assert "request(s)" not in b.stderr_text()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_request_in_flight_is_answered_and_nothing_sent_after_the_signal_is(spawn, sig):
-    b = start(spawn, "--exit-grace", "10")
+    b = start(spawn, "--exit-grace", "60")
     b.request("debug/sleep", {"ms": 800}, id="slow")
     b.assert_silent(0.1)
     sent = time.monotonic()
@@ -71,14 +69,14 @@ def test_a_request_in_flight_is_answered_and_nothing_sent_after_the_signal_is(sp
     time.sleep(0.15)
     b.request("debug/echo", {"value": "too late"}, id="late")
     b.request("ping", id="late-ping")
-    assert "result" in b.response("slow", timeout=5)
-    assert b.wait_exit(5) == 0
-    assert time.monotonic() - sent < 2.0, "the exit waited for more than the request in flight"
+    assert "result" in b.response("slow", timeout=10)
+    assert b.wait_exit(20) == 0
+    assert time.monotonic() - sent < 20, "the exit waited for more than the request in flight (the grace is 60 s)"
     answered = {e.msg.get("id") for e in b.log if isinstance(e.msg, dict)}
     assert "late" not in answered and "late-ping" not in answered, answered
     ends_whole(b)
     name = signal.Signals(sig).name
-    assert f"{name}: stopping: waiting at most 10 s for 1 request(s) in flight" in b.stderr_text()
+    assert f"{name}: stopping: waiting at most 60 s for 1 request(s) in flight" in b.stderr_text()
 
 
 def test_a_stuck_request_is_named_after_the_grace_and_the_exit_status_is_1(spawn, tmp_path):
@@ -88,8 +86,8 @@ def test_a_stuck_request_is_named_after_the_grace_and_the_exit_status_is_1(spawn
     wait_until_blocked(b)
     sent = time.monotonic()
     b.proc.send_signal(signal.SIGTERM)
-    assert b.wait_exit(5) == 1
-    assert 0.9 < time.monotonic() - sent < 3.0
+    assert b.wait_exit(10) == 1
+    assert 0.9 < time.monotonic() - sent, "the exit did not wait the grace"
     err = b.stderr_text()
     assert "SIGTERM: 1 request(s) still in flight after the 1 s grace, abandoned (exit status 1)" in err, err
     assert 'debug/block (id "stuck") running for' in err
@@ -118,10 +116,8 @@ def test_a_second_signal_exits_at_once(spawn, tmp_path):
     b.proc.send_signal(signal.SIGTERM)
     b.assert_silent(0.3)
     assert b.proc.poll() is None
-    sent = time.monotonic()
     b.proc.send_signal(signal.SIGINT)
-    assert b.wait_exit(3) == 128 + signal.SIGINT
-    assert time.monotonic() - sent < 1.0
+    assert b.wait_exit(10) == 128 + signal.SIGINT  # at once: not after the 60 s grace
     assert "SIGINT again: exiting at once (exit status 130)" in b.stderr_text()
     ends_whole(b)
 
@@ -136,7 +132,7 @@ def test_a_signal_during_the_end_of_input_grace_does_not_cut_it_short_and_a_seco
     b.assert_silent(0.5)
     assert b.proc.poll() is None, "the first signal cut the end-of-input grace short"
     b.proc.send_signal(signal.SIGTERM)
-    assert b.wait_exit(3) == 128 + signal.SIGTERM
+    assert b.wait_exit(10) == 128 + signal.SIGTERM
 
 
 def test_a_save_cut_by_the_signal_while_being_read_is_not_acknowledged_nor_half_written(spawn, tmp_path):
@@ -166,7 +162,7 @@ def test_a_save_in_flight_at_the_signal_is_finished_answered_and_on_disk(spawn, 
     b.proc.send_signal(signal.SIGTERM)
     assert b.wait_exit(15) == 0
     ends_whole(b)
-    assert "result" in b.response("save", timeout=1)
+    assert "result" in b.response("save", timeout=10)
     assert (root / "big.bin").read_bytes() == data
     assert answered_before or "SIGTERM: stopping: waiting at most 10 s for 1 request(s) in flight" in b.stderr_text()
 
@@ -180,7 +176,7 @@ def test_a_signal_the_parent_ignored_stays_ignored(spawn):
     assert b.result("ping") == {}
     assert b.proc.poll() is None
     b.proc.send_signal(signal.SIGTERM)
-    assert b.wait_exit(3) == 0
+    assert b.wait_exit(10) == 0
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

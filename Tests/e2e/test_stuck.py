@@ -39,17 +39,16 @@ def release(path, data: bytes = b"") -> bool:
     return True
 
 
-def release_when_read(path, data: bytes = b"", timeout: float = 5.0) -> None:
+def release_when_read(path, data: bytes = b"", timeout: float = 10.0) -> None:
     deadline = time.monotonic() + timeout
     while not release(path, data):
         assert time.monotonic() < deadline, "the handler never opened the FIFO"
         time.sleep(0.01)
 
 
-def assert_ping(b: Bridge, within: float = 1.0) -> None:
-    sent = time.monotonic()
-    assert b.result("ping", timeout=within + 4) == {}
-    assert time.monotonic() - sent < within, "ping answered too slowly behind a stuck handler"
+def assert_ping(b: Bridge) -> None:
+    """ping is answered while the stuck handler still is not: the order, with a hang guard."""
+    assert b.result("ping", timeout=10) == {}
 
 
 def wait_until_blocked(b: Bridge, seconds: float = 0.2) -> None:
@@ -69,7 +68,7 @@ def test_ping_is_answered_while_a_handler_is_stuck_in_a_system_call(spawn, tmp_p
     wait_until_blocked(b)
 
     for _ in range(20):
-        assert_ping(b, within=0.5)
+        assert_ping(b)
     assert b.result("debug/echo", {"value": "other work goes on"})["value"] == "other work goes on"
 
     release_when_read(pipe, b"abc")
@@ -94,10 +93,9 @@ def test_cancel_answers_a_stuck_reader_at_once_and_discards_its_late_result(spaw
     b.request("debug/block", {"path": str(pipe)}, id="stuck")
     wait_until_blocked(b)
 
-    sent = time.monotonic()
+    # At once: the reader is stuck for ever, so any answer within the guard is the cancel's.
     b.notify("$/cancelRequest", {"id": "stuck"})
-    assert_cancelled(b.response("stuck", timeout=3), "stuck")
-    assert time.monotonic() - sent < 0.5
+    assert_cancelled(b.response("stuck", timeout=10), "stuck")
     assert_ping(b)
 
     # The id is free again at once; the abandoned handler's result, when it comes, is dropped.
@@ -129,14 +127,14 @@ def test_a_stuck_reader_keeps_its_claim_so_a_later_writer_on_it_waits_even_after
     b.request("debug/block", {"path": str(pipe)}, id="reader")
     wait_until_blocked(b)
     b.notify("$/cancelRequest", {"id": "reader"})
-    assert_cancelled(b.response("reader", timeout=3), "reader")
+    assert_cancelled(b.response("reader", timeout=10), "reader")
 
     b.request("debug/block", {"path": str(pipe), "access": "write"}, id="writer")
     b.assert_silent(0.3)
     assert_ping(b)
     # The writer starts only after the abandoned reader's system call returns (and is logged).
     release_when_read(pipe)
-    b.pump_until(lambda: 'debug/block (id "reader") finished after it was cancelled' in b.stderr_text(), 5,
+    b.pump_until(lambda: 'debug/block (id "reader") finished after it was cancelled' in b.stderr_text(), 10,
                  "the abandoned reader's result to be discarded")
     release_when_read(pipe, b"xy")
     assert b.response("writer", timeout=5)["result"] == {"bytes": 2}
@@ -155,36 +153,38 @@ def test_more_stuck_handlers_than_pool_threads_never_stop_ping_cancel_or_new_wor
     for i in ids:
         b.notify("$/cancelRequest", {"id": i})
     for i in ids:
-        assert_cancelled(b.response(i, timeout=3), i)
+        assert_cancelled(b.response(i, timeout=10), i)
     # The abandoned handlers' threads no longer count against the pool: new work runs.
-    assert b.result("debug/echo", {"value": "after"}, timeout=3)["value"] == "after"
+    assert b.result("debug/echo", {"value": "after"}, timeout=10)["value"] == "after"
     assert_ping(b)
     release_when_read(pipe)
 
 
 def test_shutdown_answers_after_the_grace_naming_the_stuck_request_and_exit_exits_at_once(spawn, tmp_path):
-    b = spawn("--exit-grace", "1", framing="ndjson", init=True)
+    b = spawn("--exit-grace", "5", framing="ndjson", init=True)
     pipe = fifo(tmp_path)
     b.request("debug/block", {"path": str(pipe), "access": "write"}, id="stuck")
     wait_until_blocked(b)
 
     sent = time.monotonic()
     b.request("shutdown", id="down")
-    # While shutdown waits, a request is still answered at once (LSP: with ShutdownRequested).
-    asked = time.monotonic()
-    assert b.error("ping", timeout=3)["data"]["code"] == "ShutdownRequested"
-    assert time.monotonic() - asked < 0.5
-    assert b.response("down", timeout=5)["result"] is None
+    # While shutdown waits, a request is still answered at once (LSP: with ShutdownRequested):
+    # before shutdown's own answer, which waits the 5 s grace.
+    ping = b.request("ping")
+    answer = b.response_entry(ping, timeout=10)
+    assert answer.msg["error"]["data"]["code"] == "ShutdownRequested"
+    down = b.response_entry("down", timeout=30)
+    assert answer.seq < down.seq, "ping waited for shutdown"
+    assert down.msg["result"] is None
     waited = time.monotonic() - sent
-    assert 0.9 < waited < 3.0, waited
+    assert 4.9 < waited < 30, waited  # the grace, then an answer (30 s: a hang guard)
     assert 'debug/block (id "stuck") running for' in b.stderr_text()
 
-    # shutdown has waited the grace already: exit does not wait for the stuck one again
-    # (test_exit.py checks that with a longer grace).
+    # shutdown has waited the grace already: exit does not wait the 5 s for the stuck one again.
     sent = time.monotonic()
     b.notify("exit")
-    assert b.wait_exit(3) == 0
-    assert time.monotonic() - sent < 1.5
+    assert b.wait_exit(10) == 0
+    assert time.monotonic() - sent < 5.0, "exit waited the grace a second time"
 
 
 def test_shutdown_still_waits_for_earlier_requests_that_finish_within_the_grace(spawn):
@@ -203,8 +203,8 @@ def test_exit_without_shutdown_waits_the_grace_for_a_stuck_handler_then_exits_1(
     assert_ping(b)
     sent = time.monotonic()
     b.notify("exit")
-    assert b.wait_exit(5) == 1
-    assert 0.9 < time.monotonic() - sent < 3.0
+    assert b.wait_exit(10) == 1
+    assert 0.9 < time.monotonic() - sent, "exit did not wait the grace"
     err = b.stderr_text()
     assert "exit: 1 request(s) still in flight after the 1 s grace, abandoned (exit status 1)" in err, err
     assert 'debug/block (id "stuck") running for' in err
@@ -216,7 +216,7 @@ def test_exit_after_shutdown_with_params_null_exits_0(spawn, params_null):
     b.send({"jsonrpc": "2.0", "id": "down", "method": "shutdown", **({"params": None} if params_null else {})})
     assert b.response("down")["result"] is None
     b.send({"jsonrpc": "2.0", "method": "exit", **({"params": None} if params_null else {})})
-    assert b.wait_exit(3) == 0
+    assert b.wait_exit(10) == 0
 
 
 def test_end_of_input_ends_the_process_after_the_grace_naming_stuck_requests(spawn, tmp_path):
@@ -225,13 +225,13 @@ def test_end_of_input_ends_the_process_after_the_grace_naming_stuck_requests(spa
     b.request("debug/block", {"path": str(pipe), "access": "write"}, id="stuck-1")
     b.request("debug/block", {"path": str(pipe), "access": "write"}, id="queued-behind")
     b.request("debug/sleep", {"ms": 100}, id="quick")
-    assert "result" in b.response("quick", timeout=3)
+    assert "result" in b.response("quick", timeout=10)
     assert_ping(b)
 
     sent = time.monotonic()
     b.close_stdin()
-    assert b.wait_exit(5) == 1
-    assert 0.9 < time.monotonic() - sent < 3.0
+    assert b.wait_exit(10) == 1
+    assert 0.9 < time.monotonic() - sent, "the end of input did not wait the grace"
     err = b.stderr_text()
     assert "end of input: 2 request(s) still in flight after the 1 s grace, abandoned (exit status 1)" in err, err
     assert 'debug/block (id "stuck-1") running for' in err
@@ -242,8 +242,8 @@ def test_end_of_input_still_finishes_requests_that_end_within_the_grace(spawn):
     b = spawn("--exit-grace", "5", framing="ndjson", init=True)
     b.request("debug/sleep", {"ms": 500}, id="slow")
     b.close_stdin()
-    assert "result" in b.response("slow", timeout=5)
-    assert b.wait_exit(5) == 0
+    assert "result" in b.response("slow", timeout=10)
+    assert b.wait_exit(10) == 0
 
 
 def test_exit_grace_must_be_a_sane_number(binary):
@@ -255,19 +255,18 @@ def test_exit_grace_must_be_a_sane_number(binary):
 
 
 def test_a_stuck_load_file_of_a_fifo_never_stops_ping_or_cancel(spawn, ws_root):
-    b = spawn("--local-root", str(ws_root), framing="ndjson", init=True)
+    b = spawn("--local-root", str(ws_root), "--exit-grace", "60", framing="ndjson", init=True)
     os.mkfifo(ws_root / "pipe")
     b.request("loadFile", {"path": "pipe"}, id="load")
     assert_ping(b)
     b.notify("$/cancelRequest", {"id": "load"})
-    r = b.response("load", timeout=2)
+    r = b.response("load", timeout=10)
     # Stuck in open(2) and abandoned by the cancel, or refused at once by a non-blocking open.
     assert r["error"]["data"]["code"] in ("RequestCancelled", "NotARegularFile"), r
     assert_ping(b)
-    sent = time.monotonic()
+    # The abandoned load does not hold the exit: it comes well before the 60 s grace.
     b.notify("exit")
-    assert b.wait_exit(3) == 1
-    assert time.monotonic() - sent < 1.5
+    assert b.wait_exit(10) == 1
 
 
 def test_requests_pipelined_behind_initialize_wait_for_it(spawn, ws_root):
@@ -292,12 +291,10 @@ def test_mcp_read_file_of_a_fifo_never_stops_ping(binary, ws_root, tmp_path):
         r.initialize()
         os.mkfifo(ws_root / "pipe")
         call = r.request("tools/call", {"name": "read_file", "arguments": {"path": "pipe"}})
-        for _ in range(5):
-            sent = time.monotonic()
-            assert r.result("ping", timeout=3) == {}
-            assert time.monotonic() - sent < 1.0
+        for _ in range(5):  # answered while read_file is stuck (10 s: a hang guard)
+            assert r.result("ping", timeout=10) == {}
         r.notify("notifications/cancelled", {"requestId": call})
-        assert r.result("ping", timeout=3) == {}
+        assert r.result("ping", timeout=10) == {}
         # MCP: nothing more is sent for a cancelled request (or, with a non-blocking open, the
         # tool's error came before the cancel).
         r.drain(0.3)
@@ -314,10 +311,8 @@ def test_import_file_from_a_host_fifo_never_stops_ping_and_end_of_input_still_en
     assert_ping(b)
     b.notify("$/cancelRequest", {"id": "import"})  # it writes: only flagged
     assert_ping(b)
-    sent = time.monotonic()
     b.close_stdin()
-    rc = b.wait_exit(5)
-    assert time.monotonic() - sent < 3.0
+    rc = b.wait_exit(10)  # the 1 s grace, then an end (10 s: a hang guard)
     answers = [e.msg for e in b.log if isinstance(e.msg, dict) and e.msg.get("id") == "import"]
     if answers:  # refused at once by a non-blocking open, or cancelled before its handler started
         assert answers[0]["error"]["data"]["code"] in ("NotARegularFile", "RequestCancelled"), answers

@@ -9,14 +9,14 @@ test('aborting a signal cancels a running request: it rejects with RequestCancel
   const { client } = await spawnClient(t);
   const controller = new AbortController();
   const started = Date.now();
-  const outcome = client.request('debug/sleep', { ms: 30_000 }, { signal: controller.signal }).then(() => null, (e) => e);
+  const outcome = client.request('debug/sleep', { ms: 120_000 }, { signal: controller.signal }).then(() => null, (e) => e);
   setTimeout(() => controller.abort(), 100);
   const error = await outcome;
   assert.ok(error instanceof WorkspaceBridgeError);
   assert.equal(error.code, ErrorCodes.RequestCancelled);
   assert.equal(error.kind, 'RequestCancelled');
   assert.equal(error.cancelled, true);
-  assert.ok(Date.now() - started < 5_000, 'cancelled promptly');
+  assert.ok(Date.now() - started < 10_000, 'cancelled promptly: not after the two minutes (10 s is a hang guard)');
   assert.deepEqual(await client.request('ping'), {}, 'the server keeps serving');
 });
 
@@ -28,8 +28,8 @@ test('a large searchFiles (seconds of work) is cancelled by its AbortSignal', as
   for (let i = 0; i < 400; i++) writeFileSync(join(folder, `f${i}.txt`), line);
   const controller = new AbortController();
   const progress = [];
-  // No line matches, so every file is searched: seconds of work for a debug build.
-  const started = Date.now();
+  // No line matches, so every file is searched: seconds of work for a debug build. A cancellation,
+  // not a result, is the claim (a finished search answers its matches).
   const outcome = client.searchFiles({ query: 'fox\\s+zebra', regex: true }, {
     signal: controller.signal,
     onProgress: (value) => {
@@ -42,7 +42,6 @@ test('a large searchFiles (seconds of work) is cancelled by its AbortSignal', as
   assert.equal(error.kind, 'RequestCancelled');
   assert.equal(progress[0].kind, 'begin');
   assert.equal(progress.at(-1).kind, 'end', 'progress ends before the answer');
-  assert.ok(Date.now() - started < 2_500, `cancelled promptly (${Date.now() - started} ms)`);
 });
 
 test('a signal aborted before the call rejects at once and sends nothing', async (t) => {

@@ -25,7 +25,7 @@ def test_cancelling_the_awaiting_task_sends_cancel_request_and_the_server_stops(
     raw: list[dict] = []
 
     async def scenario(c):
-        call = c.debug_sleep(ms=10_000, label="long")
+        call = c.debug_sleep(ms=60_000, label="long")
         task = asyncio.ensure_future(call)
         await asyncio.sleep(0.2)
         t0 = time.monotonic()
@@ -33,16 +33,16 @@ def test_cancelling_the_awaiting_task_sends_cancel_request_and_the_server_stops(
         with pytest.raises(asyncio.CancelledError):
             await task
         await c.ping()  # answered after the cancelled request's answer has been read
-        while not answers(raw, call.id) and time.monotonic() - t0 < 2:
+        while not answers(raw, call.id) and time.monotonic() - t0 < 10:  # a hang guard
             await asyncio.sleep(0.01)
-        return call, time.monotonic() - t0
+        return call
 
-    call, elapsed = run(place, scenario, on_send=sent.append, on_message=raw.append)
+    call = run(place, scenario, on_send=sent.append, on_message=raw.append)
 
     assert {"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": call.id}} in sent
     answer = answers(raw, call.id)
+    # The server stopped it: a minute's sleep answered RequestCancelled within the guard.
     assert answer and answer[0]["error"]["data"]["code"] == "RequestCancelled"
-    assert elapsed < 2
 
 
 def test_wait_for_timing_out_cancels_the_request_on_the_server(place):

@@ -43,7 +43,7 @@ def with_peer(scenario, **client_options):
             return await scenario(client, peer)
         finally:
             peer.writer.close()
-            await client.close(timeout=2)
+            await client.close(timeout=10)
     return asyncio.run(main())
 
 

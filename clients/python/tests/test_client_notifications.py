@@ -15,7 +15,7 @@ def run(place, scenario, **options):
     return asyncio.run(main())
 
 
-async def changes_until(stream, path: str, timeout: float = 3.0) -> list[dict]:
+async def changes_until(stream, path: str, timeout: float = 10.0) -> list[dict]:
     seen: list[dict] = []
     while not any(c["path"] == path for c in seen):
         params = await stream.next(timeout)
