@@ -1067,6 +1067,11 @@ import report_list  # noqa: E402  (Benchmarks/report_list.py)
 
 list_targets = report_list.section(rows, w, status_text)
 
+# ---------------- watching a tree (the speeds the tests no longer assert) ----------------
+import report_watch  # noqa: E402  (Benchmarks/report_watch.py)
+
+watch_targets = report_watch.section(rows, w, status_text)
+
 # ---------------- MCP face ----------------
 import report_mcp  # noqa: E402  (Benchmarks/report_mcp.py: the MCP section)
 
@@ -1209,6 +1214,7 @@ others += [(name.split(":")[0], *t) for (name, *t) in langgraph_targets]
 others += [("`session/search` vs rg", *t) for (name, *t) in search_targets]
 
 others += [("`session/list` from metadata", *t) for (name, *t) in list_targets]
+others += [("watching: " + name.split(" (")[0].split(":")[0], *t) for (name, *t) in watch_targets]
 summary = report_summary.Summary(rows, find, fmed, codec, fmt, why=NOT_MEASURED).build(
     report_mcp.call_rates(rows), report_mcp.spawn_medians(rows), others)
 here = os.path.dirname(os.path.abspath(readme_path))

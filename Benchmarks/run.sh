@@ -446,6 +446,14 @@ if [[ -z "${WB_SKIP_FILES:-}" ]]; then
         # 7: peak memory of a fresh server paging through 1 GiB in 1 MiB base64 ranges.
         client server-files-rss ndjson range --range-path big/big1g.bin --range-total 1073741824 --encoding base64 --passes 1 --warm-passes 0 --child-stderr "$FLOG" -- "${FSERVER[@]}"
     fi
+    # 8: watching a tree (Benchmarks/watch_bench.py): watchFiles' initial walk of 10,000 folders
+    # (1,000 in a quick run), a change's latency and a 10,000-file burst, beside inotifywait -m -r.
+    log "server-watch ndjson: watchFiles of $(q 10000 1000) folders, latency, burst vs inotifywait"
+    if ! python3 "$HERE/watch_bench.py" --bin "$WB_BIN" --dir "$FS_TMP/watch" --folders "$(q 10000 1000)" \
+            --rounds "$(q 3 1)" --stderr "$FLOG" >> "$RESULTS"; then
+        log "  watch_bench.py failed (see its error line in the results)"
+        FAILED=1
+    fi
     log "removing $FS_TMP"
     cleanup_files
 fi

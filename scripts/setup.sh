@@ -92,6 +92,7 @@ if [ "${1:-}" = "--bench" ]; then
   need taskset util-linux
   need ps procps
   need lscpu util-linux
+  need inotifywait inotify-tools  # Benchmarks/watch_bench.py's baseline (Linux only: no brew formula)
   langgraph_packages  # Benchmarks/langgraph_bench.py (issue 25)
   if command -v apt-get >/dev/null 2>&1 && ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
     extra+=(python3-venv)
