@@ -17,10 +17,12 @@ import PackageDescription
 ///                       (MethodDeclaration: typed params, schedule, handler, result), the face-neutral Services
 ///                       handlers get, the tools (a method plus a rename); the one place domain errors become
 ///                       protocol errors (for every face). What faces use of it is `package`, not public.
-///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
+///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, SessionErrorData, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
 ///                       that journals every session in the store; uses JSONRPC for framing and messages only
-///       → AgentSessions, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport, Logging
+///       → AgentSessions, SessionErrorData, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport, Logging
+///     SessionErrorData  a session error's `error.data` from its typed details: the one mapping every face sends
+///       → AgentSessions, JSON, SystemSupport
 ///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
 ///                       no MCP (a face's differences come in as Connection.Conventions)
 ///       → JSON, SystemSupport, Logging
@@ -118,7 +120,7 @@ let package = Package(
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
-                "BridgeServer", "MCPFace", "ACPFace", "AgentSessions", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
+                "BridgeServer", "MCPFace", "ACPFace", "AgentSessions", "JSON", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -9,7 +9,7 @@
 class WorkspaceBridge < Formula
   desc "Workspace of files and agent sessions over stdio JSON-RPC 2.0, LSP-style and MCP"
   homepage "https://github.com/workspace-bridge/workspace-bridge"
-  license :cannot_represent # the project has not chosen a licence yet: see docs/decisions.md
+  license "Apache-2.0"
   head "https://github.com/workspace-bridge/workspace-bridge.git", branch: "main"
 
   depends_on xcode: ["16.0", :build] # Swift 6 (swift-tools-version 6.0)

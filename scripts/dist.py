@@ -30,8 +30,10 @@ BUILD = REPO / ".build" / "dist"
 OUT = REPO / "dist"
 # What each client folder ships (tests, generators and screenshots stay in the repository).
 CLIENT_SKIP = {"test", "tests", "scripts", "screenshots", "__pycache__", "node_modules"}
-# The licences of what the binary carries statically: the Swift runtime and the two packages.
+# The project's own licence (Apache 2.0, LICENSE), then those of what the binary carries
+# statically: the Swift runtime and the two packages.
 LICENCES = {
+    "workspace-bridge.txt": "LICENSE",
     "swift-runtime.txt": "/opt/swift/usr/share/swift/LICENSE.txt",
     "swift-argument-parser.txt": ".build/checkouts/swift-argument-parser/LICENSE.txt",
     "swift-log.txt": ".build/checkouts/swift-log/LICENSE.txt",

@@ -7,7 +7,8 @@
  * writes OUT_DIR/workspace-bridge-VERSION-linux-x86_64.mcpb, a zip (scripts/zip.mjs) holding
  * `manifest.json` (MCPB manifest 0.3: a binary server run as `workspace-bridge mcp --local-root
  * <the folder the user picks>`, the folder asked for by a `directory` user_config entry) and the
- * binary at `server/workspace-bridge` (mode 0755), and OUT_DIR/server.json (the MCP registry's
+ * binary at `server/workspace-bridge` (mode 0755), with the project's licence (`LICENSE`, named by the
+ * manifest's `license`), and OUT_DIR/server.json (the MCP registry's
  * 2025-12-11 format): one `mcpb` package downloaded from REPOSITORY's release vVERSION, with the
  * bundle's SHA-256. REPOSITORY is the project's GitHub URL (https://github.com/OWNER/NAME);
  * the entry's name is io.github.OWNER/NAME. Both are checked against the published schemas
@@ -17,7 +18,10 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { zip } from './zip.mjs';
+
+const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 const DESCRIPTION = 'Files and agent sessions of a local or synced workspace folder, over MCP';
 
@@ -30,6 +34,7 @@ export function manifest(version) {
     description: DESCRIPTION,
     long_description: 'Reads, writes, lists and searches the files of one workspace folder (kept on this machine or in a folder a sync engine keeps: Syncthing, Nextcloud, Dropbox, Unison, rclone), with its agent sessions journaled there. No path escapes the folder; changes that overwrite, delete or move ask first when an approval policy says so.',
     author: { name: 'WorkspaceBridge' },
+    license: 'Apache-2.0',
     server: {
       type: 'binary',
       entry_point: 'server/workspace-bridge',
@@ -80,6 +85,7 @@ export function buildMcpDist(binary, outDir, repository) {
   const bundleName = `workspace-bridge-${version}-linux-x86_64.mcpb`;
   const bytes = zip([
     { name: 'manifest.json', data: JSON.stringify(manifest(version), null, 2) + '\n' },
+    { name: 'LICENSE', data: readFileSync(path.join(REPO, 'LICENSE')) },
     { name: 'server/workspace-bridge', data: readFileSync(binary), mode: 0o755 },
   ]);
   mkdirSync(outDir, { recursive: true });

@@ -7,7 +7,8 @@
  * writes OUT_DIR/workspace-bridge-vscode-TARGET-VERSION.vsix, a zip (scripts/zip.mjs) laid out
  * as `vsce package --target TARGET` lays one out: `extension.vsixmanifest` (the identity, with
  * TargetPlatform), `[Content_Types].xml` (a content type for every part), and the extension
- * under `extension/`. The extension keeps the repository's layout there (clients/vscode next
+ * under `extension/`, its licence as `extension/LICENSE.txt` (the manifest's `<License>`, as vsce
+ * writes it; package.json says `license`). The extension keeps the repository's layout there (clients/vscode next
  * to the clients/js it imports), so its package.json's `main` points into clients/vscode; the
  * binary is `extension/bin/workspace-bridge`, mode 0755, which the extension runs when no
  * setting or $WB_BIN names another (clients/vscode/lib/server.mjs).
@@ -19,7 +20,7 @@ import { zip } from './zip.mjs';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CONTENT_TYPES = { '.json': 'application/json', '.js': 'application/javascript', '.mjs': 'application/javascript',
-  '.md': 'text/markdown', '.vsixmanifest': 'text/xml' };
+  '.md': 'text/markdown', '.txt': 'text/plain', '.vsixmanifest': 'text/xml' };
 
 const xml = (s) => String(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
@@ -44,6 +45,7 @@ export function manifestXml(pkg, target) {
     <Identity Language="en-US" Id="${xml(pkg.name)}" Version="${xml(pkg.version)}" Publisher="${xml(pkg.publisher)}" TargetPlatform="${xml(target)}"/>
     <DisplayName>${xml(pkg.displayName)}</DisplayName>
     <Description xml:space="preserve">${xml(pkg.description)}</Description>
+    <License>extension/LICENSE.txt</License>
     <Tags></Tags>
     <Categories>${xml(pkg.categories.join(','))}</Categories>
     <GalleryFlags>Public</GalleryFlags>
@@ -63,6 +65,7 @@ export function manifestXml(pkg, target) {
   <Assets>
     <Asset Type="Microsoft.VisualStudio.Code.Manifest" Path="extension/package.json" Addressable="true"/>
     <Asset Type="Microsoft.VisualStudio.Services.Content.Details" Path="extension/README.md" Addressable="true"/>
+    <Asset Type="Microsoft.VisualStudio.Services.Content.License" Path="extension/LICENSE.txt" Addressable="true"/>
   </Assets>
 </PackageManifest>
 `;
@@ -96,6 +99,7 @@ export function buildVsix(binary, outDir, target = 'linux-x64') {
   const parts = [
     { name: 'extension/package.json', data: JSON.stringify(packaged, null, 2) + '\n' },
     { name: 'extension/README.md', data: readFileSync(path.join(REPO, 'clients/vscode/README.md')) },
+    { name: 'extension/LICENSE.txt', data: readFileSync(path.join(REPO, 'LICENSE')) },
     ...files.map((f) => ({ name: `extension/${f}`, data: readFileSync(path.join(REPO, f)) })),
     { name: 'extension/bin/workspace-bridge', data: readFileSync(binary), mode: 0o755 },
   ];

@@ -94,6 +94,16 @@ test('package.json keeps the contributions and activation, and main is in the pa
   assert.ok(![...entries.keys()].some((n) => /\/(test|tests)\//.test(n)), 'no tests in the package');
 });
 
+test('the package carries the project\'s licence: package.json says Apache-2.0, the manifest names LICENSE.txt', () => {
+  assert.equal(pkg.license, 'Apache-2.0');
+  assert.equal(source.license, 'Apache-2.0');
+  const manifest = text('extension.vsixmanifest');
+  assert.ok(manifest.includes('<License>extension/LICENSE.txt</License>'), 'the manifest names the licence file');
+  assert.ok(manifest.includes('<Asset Type="Microsoft.VisualStudio.Services.Content.License" Path="extension/LICENSE.txt"'));
+  assert.equal(text('extension/LICENSE.txt'), readFileSync(join(REPO, 'LICENSE'), 'utf8'));
+  assert.match(text('extension/LICENSE.txt'), /^\s*Apache License\s+Version 2\.0, January 2004/);
+});
+
 test('unpacked, the extension activates and its commands run the binary it carries', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'wb-vsix-'));
   const unpacked = join(dir, 'ext');
