@@ -228,6 +228,9 @@ class Renderer:
                 out += [text, ""]
         if "x-retry" in m:
             out += [self.retry_line(m["x-retry"]), ""]
+        if "x-capabilities" in m:
+            caps = ", ".join(f"`{c}`" for c in m["x-capabilities"]) or "none (only the connection itself)"
+            out += [f"**Reaches** ({self.link('section', 'capabilities', 'capabilities')}): {caps}.", ""]
         out += ["**Params**", ""]
         if m["params"]:
             out += ["| name | type | required | default | description |", "| --- | --- | --- | --- | --- |"]
@@ -339,7 +342,7 @@ class Renderer:
             anchor = base if n == 0 else f"{base}-{n}"
             if pending and pending[0][0] == line:
                 anchors[pending.pop(0)[1]] = anchor
-            if text.lower() in ("errors", "retries"):
+            if text.lower() in ("errors", "retries", "capabilities"):
                 anchors.setdefault(f"section:{text.lower()}", anchor)
             level = len(line) - len(line.lstrip("#"))
             if level in (2, 3):

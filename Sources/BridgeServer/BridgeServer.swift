@@ -83,10 +83,7 @@ public final class BridgeServer: Router {
             }
         }
         if isRequest {
-            if let m = requests[method] {
-                if method == "shutdown" { lifecycle.set(.shutDown) }
-                return .handle(m)
-            }
+            if let m = requests[method] { return .handle(m) }
             return .reject(.methodNotFound(method))
         }
         if let m = clientNotifications[method] { return .handle(m) }
@@ -94,9 +91,12 @@ public final class BridgeServer: Router {
     }
 
     /// Call once the connection has ended (`Connection.run()` returned `exitCode`): each face
-    /// ends what it holds (the MCP session this process created, after a clean end).
+    /// ends what it holds (the MCP session this process created, after a clean end). After a
+    /// clean end nothing writes any more, so the session leases go at once, as at `shutdown`
+    /// (which a server granted no lifecycle never serves: it ends at end of input).
     public func connectionEnded(exitCode: Int32) {
         for face in faces { face.connectionEnded(exitCode: exitCode) }
+        if exitCode == 0 { services.agents.releaseAll() }
     }
 
     public func mapError(_ error: any Error) -> RPCError { services.mapError(error) }

@@ -25,7 +25,7 @@ enum ExecuteCommand: MethodDeclaration {
             command = try p.requiredString("command")
             let arguments = try p.array("arguments", expected: "an array holding the method's params object")
             if p.isDescribing {  // the schema agreement reads the fields; no command is named, nothing runs
-                forwarded = Forwarded(schedule: .barrier) { _ in throw RPCError.internalError("a described command does not run") }
+                forwarded = Forwarded(method: "", reaches: [], planned: .failure(RPCError.internalError("a described command does not run")))
                 return
             }
             guard let target = ExecuteCommand.byCommand[command] else {
@@ -35,28 +35,47 @@ enum ExecuteCommand: MethodDeclaration {
             guard (arguments?.count ?? 0) <= 1 else {
                 throw RPCError.invalidParams(field: "arguments", expected: "at most one item, the method's params", got: "\(arguments?.count ?? 0) items")
             }
-            forwarded = try Forwarded(target, ParamReader(arguments?.first, path: "arguments[0]"))
+            forwarded = Forwarded(target, arguments?.first)
         }
     }
 
-    /// A method's decoded params with its schedule and handler, whatever its params type.
+    /// The command's method, what it reaches, and its params decoded by its own declaration
+    /// (with its schedule and handler), or why they do not decode: kept, so that the planner
+    /// refuses a method this server does not grant before its params are looked at
+    /// (`forwarded`), and `schedule` answers the decoding error otherwise.
     struct Forwarded: Sendable {
-        let schedule: Schedule
-        let run: @Sendable (Call) throws -> JSON
+        struct Planned: Sendable {
+            let schedule: Schedule
+            let run: @Sendable (Call) throws -> JSON
+        }
+        let method: String
+        let reaches: Set<Capability>
+        let planned: Swift.Result<Planned, any Error>
 
-        init(schedule: Schedule, run: @escaping @Sendable (Call) throws -> JSON) {
-            self.schedule = schedule
-            self.run = run
+        init(method: String, reaches: Set<Capability>, planned: Swift.Result<Planned, any Error>) {
+            self.method = method
+            self.reaches = reaches
+            self.planned = planned
         }
 
-        init<D: MethodDeclaration>(_ target: D.Type, _ params: ParamReader) throws {
-            let p = try D.Params(params)
-            schedule = try D.schedule(p)
-            run = { call in try D.handle(p, call).json }
+        /// `reaches`: the method's own, and what a call of it forwards to in turn (a
+        /// `session/callTool`'s tool) once its params decode.
+        init<D: MethodDeclaration>(_ target: D.Type, _ params: JSON?) {
+            method = D.method
+            var further: Set<Capability> = []
+            planned = Swift.Result {
+                let p = try D.Params(try ParamReader(params, path: "arguments[0]"))
+                further = D.forwarded(p)?.reaches ?? []
+                return Planned(schedule: try D.schedule(p)) { call in try D.handle(p, call).json }
+            }
+            reaches = D.reaches.union(further)
         }
     }
 
-    static func schedule(_ p: Params) -> Schedule { p.forwarded.schedule }
+    /// A command reaches nothing itself; what its method reaches is checked by the planner.
+    static let reaches: Set<Capability> = []
+    static func forwarded(_ p: Params) -> Forward? { Forward(method: p.forwarded.method, reaches: p.forwarded.reaches) }
+    static func schedule(_ p: Params) throws -> Schedule { try p.forwarded.planned.get().schedule }
     /// The command's method's own result, whatever its shape.
-    static func handle(_ p: Params, _ call: Call) throws -> ChosenResult { ChosenResult(value: try p.forwarded.run(call)) }
+    static func handle(_ p: Params, _ call: Call) throws -> ChosenResult { ChosenResult(value: try p.forwarded.planned.get().run(call)) }
 }

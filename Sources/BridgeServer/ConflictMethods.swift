@@ -11,6 +11,7 @@ import Workspace
 /// Sync engines' conflict copies and files not yet downloaded.
 enum ListConflicts: MethodDeclaration {
     static let method = "listConflicts"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         init(_ p: ParamReader) throws { path = try p.path("path", default: "") }
@@ -41,6 +42,7 @@ enum ListConflicts: MethodDeclaration {
 
 enum ResolveConflict: MethodDeclaration {
     static let method = "resolveConflict"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         var keep: Workspace.Keep
@@ -73,6 +75,7 @@ enum ResolveConflict: MethodDeclaration {
 
 enum DownloadFile: MethodDeclaration {
     static let method = "downloadFile"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         var timeout: Int64

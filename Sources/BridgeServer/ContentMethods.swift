@@ -9,6 +9,7 @@ import Workspace
 /// (`ContentRefresh`).
 enum TextDocumentContent: MethodDeclaration {
     static let method = "workspace/textDocumentContent"
+    static let reaches: Set<Capability> = [.workspace]
     /// The largest text answered: a file or export larger is `TooLarge`; a transcript larger is
     /// cut at a message boundary and says so (page the rest with `session/messages`).
     static let maxBytes = FileMethods.maxReadBytes

@@ -44,6 +44,7 @@ enum DebugMethods {
 
 enum DebugEcho: MethodDeclaration {
     static let method = "debug/echo"
+    static let reaches: Set<Capability> = [.debugging]
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var value: JSON
@@ -58,6 +59,7 @@ enum DebugEcho: MethodDeclaration {
 
 enum DebugSleep: MethodDeclaration {
     static let method = "debug/sleep"
+    static let reaches: Set<Capability> = [.debugging]
     struct Params: MethodParams {
         var ms: Int64
         var label: String
@@ -103,6 +105,7 @@ enum DebugSleep: MethodDeclaration {
 /// cancel does to a stuck reader and to a stuck writer.
 enum DebugBlock: MethodDeclaration {
     static let method = "debug/block"
+    static let reaches: Set<Capability> = [.debugging]
     struct Params: MethodParams {
         var path: String
         var access: Claim.Access
@@ -139,6 +142,7 @@ enum DebugBlock: MethodDeclaration {
 
 enum DebugFail: MethodDeclaration {
     static let method = "debug/fail"
+    static let reaches: Set<Capability> = [.debugging]
     static let inline = true
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
@@ -153,6 +157,7 @@ enum DebugFail: MethodDeclaration {
 
 enum DebugLog: MethodDeclaration {
     static let method = "debug/log"
+    static let reaches: Set<Capability> = [.debugging]
     static let inline = true
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
@@ -171,6 +176,7 @@ enum DebugLog: MethodDeclaration {
 
 enum DebugBlob: MethodDeclaration {
     static let method = "debug/blob"
+    static let reaches: Set<Capability> = [.debugging]
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
         var bytes: Int

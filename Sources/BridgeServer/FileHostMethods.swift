@@ -6,6 +6,7 @@ import Workspace
 /// (a file URI; import from and export to absolute host paths). Not offered to agents.
 enum WatchFiles: MethodDeclaration {
     static let method = "watchFiles"
+    static let reaches: Set<Capability> = [.workspace]
     /// Writes the connection's watch (ordered with `unwatchFiles`: the later one wins).
     static func schedule(_ p: Params) -> Schedule { .claims([.write("watch", "files")]) }
     struct Params: MethodParams {
@@ -20,6 +21,7 @@ enum WatchFiles: MethodDeclaration {
 
 enum UnwatchFiles: MethodDeclaration {
     static let method = "unwatchFiles"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: NoParams) -> Schedule { .claims([.write("watch", "files")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> Watching {
         call.services.changes.unwatch()
@@ -35,6 +37,7 @@ struct PathParams: MethodParams {
 
 enum GetFileUri: MethodDeclaration {
     static let method = "getFileUri"
+    static let reaches: Set<Capability> = [.workspace, .hostPaths]
     static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
     static func handle(_ p: PathParams, _ call: Call) throws -> FileURI {
         FileURI(uri: try call.services.workspace().fileURI(p.path))
@@ -43,6 +46,7 @@ enum GetFileUri: MethodDeclaration {
 
 enum ImportFile: MethodDeclaration {
     static let method = "importFile"
+    static let reaches: Set<Capability> = [.workspace, .hostPaths]
     struct Params: MethodParams {
         var source: String
         var path: WorkspacePath
@@ -62,6 +66,7 @@ enum ImportFile: MethodDeclaration {
 
 enum ExportFile: MethodDeclaration {
     static let method = "exportFile"
+    static let reaches: Set<Capability> = [.workspace, .hostPaths]
     struct Params: MethodParams {
         var path: WorkspacePath
         var destination: String

@@ -4,6 +4,7 @@ import Workspace
 
 enum ListFiles: MethodDeclaration {
     static let method = "listFiles"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var options = Workspace.ListOptions()
         init(_ p: ParamReader) throws {
@@ -42,6 +43,7 @@ package enum ListCursor {
 
 enum SearchFiles: MethodDeclaration {
     static let method = "searchFiles"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var options: Workspace.SearchOptions
         init(_ p: ParamReader) throws {

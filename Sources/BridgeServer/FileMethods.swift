@@ -18,6 +18,7 @@ package enum FileMethods {
 
 enum SaveFile: MethodDeclaration {
     static let method = "saveFile"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         var options: Workspace.SaveOptions
@@ -37,6 +38,7 @@ enum SaveFile: MethodDeclaration {
 
 enum AppendFile: MethodDeclaration {
     static let method = "appendFile"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         var createParents: Bool
@@ -55,6 +57,7 @@ enum AppendFile: MethodDeclaration {
 
 enum LoadFile: MethodDeclaration {
     static let method = "loadFile"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         var encoding: ParamReader.Encoding
@@ -119,6 +122,7 @@ enum LoadFile: MethodDeclaration {
 
 enum GetFileInfo: MethodDeclaration {
     static let method = "getFileInfo"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         var sha256: Bool
@@ -136,6 +140,7 @@ enum GetFileInfo: MethodDeclaration {
 
 enum DeleteFile: MethodDeclaration {
     static let method = "deleteFile"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         var recursive: Bool
@@ -165,6 +170,7 @@ struct TransferParams: MethodParams {
 
 enum MoveFile: MethodDeclaration {
     static let method = "moveFile"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: TransferParams) -> Schedule { .claims([.write(p.from), .write(p.to)]) }
     static func handle(_ p: TransferParams, _ call: Call) throws -> Transferred {
         Transferred(from: p.from, status: try call.services.workspace().move(from: p.from, to: p.to, overwrite: p.overwrite))
@@ -173,6 +179,7 @@ enum MoveFile: MethodDeclaration {
 
 enum CopyFile: MethodDeclaration {
     static let method = "copyFile"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: TransferParams) -> Schedule { .claims([.read(p.from), .write(p.to)]) }
     /// `moveFile`'s result plus every entry of a copied folder that was left out. A folder copy
     /// reports progress ("copied N of M files (X of Y MiB)") after each file, rate-limited.
@@ -202,6 +209,7 @@ enum CopyFile: MethodDeclaration {
 
 enum CreateFolder: MethodDeclaration {
     static let method = "createFolder"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var path: WorkspacePath
         init(_ p: ParamReader) throws { path = try p.path("path") }

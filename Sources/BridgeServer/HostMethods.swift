@@ -14,6 +14,7 @@ enum HostMethods {
 /// Backgrounding touches every session: it waits for calls in flight on any of them.
 enum DidEnterBackground: MethodDeclaration {
     static let method = "host/didEnterBackground"
+    static let reaches: Set<Capability> = [.device]
     static func schedule(_ p: NoParams) -> Schedule { .claims([.write("session", "")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let (store, _) = try call.services.stores()
@@ -30,6 +31,7 @@ enum DidEnterBackground: MethodDeclaration {
 
 enum WillEnterForeground: MethodDeclaration {
     static let method = "host/willEnterForeground"
+    static let reaches: Set<Capability> = [.device]
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("session", "")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let (store, _) = try call.services.stores()
@@ -53,6 +55,7 @@ enum WillEnterForeground: MethodDeclaration {
 /// conditions file holds them in the same form and is read by the same decoder (`SharedConditions`).
 enum SetConditions: MethodDeclaration {
     static let method = "host/setConditions"
+    static let reaches: Set<Capability> = [.device]
     /// Writes the device conditions (a second report waits for the first, so each compares
     /// with the one before it) and reads the queue (`queue/ready` when coming back online).
     static func schedule(_ p: Params) -> Schedule { .claims([.write("conditions", ""), .read("queue", "")]) }
@@ -111,6 +114,7 @@ enum SetConditions: MethodDeclaration {
 
 enum GetConditions: MethodDeclaration {
     static let method = "host/getConditions"
+    static let reaches: Set<Capability> = [.device]
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
     static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let agents = call.services.agents
@@ -137,6 +141,7 @@ extension QueueMethod {
 
 enum Enqueue: QueueMethod {
     static let method = "queue/enqueue"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = QueueItem
     struct Params: MethodParams {
         var kind: String
@@ -157,6 +162,7 @@ enum Enqueue: QueueMethod {
 
 enum ListQueue: QueueMethod {
     static let method = "queue/list"
+    static let reaches: Set<Capability> = [.workspace]
     static func handle(_ p: NoParams, _ q: OfflineQueue) throws -> Result { Result(items: try q.list()) }
 
     struct Result: ObjectResult {
@@ -167,6 +173,7 @@ enum ListQueue: QueueMethod {
 
 enum CompleteQueueItem: QueueMethod {
     static let method = "queue/complete"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = QueueItem
     struct Params: MethodParams {
         var id: String
@@ -181,6 +188,7 @@ enum CompleteQueueItem: QueueMethod {
 
 enum FailQueueItem: QueueMethod {
     static let method = "queue/fail"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = QueueItem
     struct Params: MethodParams {
         var id: String

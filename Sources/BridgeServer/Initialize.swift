@@ -12,6 +12,9 @@ import JSONRPC
 /// `protocolVersion`) never reaches it: `InitializeChoice` gives it to that face.
 enum Initialize: MethodDeclaration {
     static let method = "initialize"
+    /// The handshake: it opens the roots the server was started with (or the client names) so
+    /// that the calls after it, each with its own capabilities, can run; it is served once.
+    static let reaches: Set<Capability> = []
     /// Sent by LSP clients and accepted; the served workspace is chosen by the server's options
     /// and `initializationOptions`, not by these.
     static let unreadParams = ["rootUri", "rootPath", "workspaceFolders", "locale"]

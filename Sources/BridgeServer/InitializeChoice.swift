@@ -15,6 +15,7 @@ enum InitializeChoice {
     /// The connection's `initialize`: `lsp` (the core's own) unless a face of `faces` claims it.
     static func method(lsp: Method, faces: [any Face], services: Services) -> Method {
         Method(lsp.name, inline: lsp.inline, plan: { json in
+            try services.grant.admit(Initialize.reaches, method: Initialize.method)
             _ = try ParamReader(json)
             guard let face = faces.first(where: { $0.claimsInitialize(json) }) else { return try lsp.plan(json) }
             return Plan(schedule: .barrier, decoded: Claimed(face: face, params: json))

@@ -17,7 +17,12 @@ enum LifecycleMethods {
 /// in a system call must not keep the client from exiting), naming what still runs.
 enum Shutdown: MethodDeclaration {
     static let method = "shutdown"
+    static let reaches: Set<Capability> = [.lifecycle]
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
+    /// The phase changes once the request is planned (so a refused `shutdown` changes nothing),
+    /// on the reading thread, before the next message is routed.
+    static let prepares = true
+    static func prepare(_ p: NoParams, _ call: Call) throws { call.services.lifecycle.set(.shutDown) }
     static func handle(_ p: NoParams, _ call: Call) throws -> NullResult {
         guard let request = call.request else { return NullResult() }
         let stuck = request.serving.drain(before: request)
@@ -33,6 +38,7 @@ enum Shutdown: MethodDeclaration {
 /// `ping`, the same in the LSP-style face and MCP's (whose table lists it too).
 package enum Ping: MethodDeclaration {
     package static let method = "ping"
+    package static let reaches: Set<Capability> = []
     package static let inline = true
     package static func schedule(_ p: NoParams) -> Schedule { .unordered }
     package static func handle(_ p: NoParams, _ call: Call) throws -> EmptyResult { EmptyResult() }
@@ -40,6 +46,7 @@ package enum Ping: MethodDeclaration {
 
 enum Initialized: MethodDeclaration {
     static let method = "initialized"
+    static let reaches: Set<Capability> = []
     static let inline = true
     /// Closes the handshake `initialize` opened and touches nothing shared.
     static func schedule(_ p: NoParams) -> Schedule { .free }
@@ -51,6 +58,7 @@ enum Initialized: MethodDeclaration {
 /// of input. Accepted in every phase and on the MCP face too.
 enum Exit: MethodDeclaration {
     static let method = "exit"
+    static let reaches: Set<Capability> = [.lifecycle]
     static let inline = true
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
     static func handle(_ p: NoParams, _ call: Call) throws -> NullResult {
@@ -62,6 +70,7 @@ enum Exit: MethodDeclaration {
 
 enum CancelRequest: MethodDeclaration {
     static let method = "$/cancelRequest"
+    static let reaches: Set<Capability> = []
     static let inline = true
     struct Params: MethodParams {
         var id: RequestID?
@@ -78,6 +87,7 @@ enum CancelRequest: MethodDeclaration {
 
 enum WorkDoneProgressCancel: MethodDeclaration {
     static let method = "window/workDoneProgress/cancel"
+    static let reaches: Set<Capability> = []
     static let inline = true
     struct Params: MethodParams {
         var token: JSON?
@@ -92,6 +102,7 @@ enum WorkDoneProgressCancel: MethodDeclaration {
 
 enum SetTrace: MethodDeclaration {
     static let method = "$/setTrace"
+    static let reaches: Set<Capability> = []
     static let inline = true
     struct Params: MethodParams {
         var trace: ClientLogSink.Trace

@@ -66,6 +66,14 @@ package protocol MethodDeclaration: Sendable {
     associatedtype Params: MethodParams = NoParams
     associatedtype Result: MethodResult
     static var method: String { get }
+    /// What the method can reach beyond the connection (**required**, no default, as `schedule`
+    /// is: a new method states it). A call is refused `CapabilityDenied` when this server's grant
+    /// lacks one of them, checked before its params are decoded (`admittedParams`).
+    static var reaches: Set<Capability> { get }
+    /// The method (or tool) a call forwards to, decoded from its params, and what that one
+    /// reaches: a wrapper (`workspace/executeCommand`, a tool call) states it, so that the
+    /// wrapper never reaches what the forwarded method may not. Default: none.
+    static func forwarded(_ p: Params) -> Forward?
     /// Params the schema lists that the decoder deliberately does not read (the agreement check
     /// counts them as read).
     static var unreadParams: [String] { get }
@@ -84,6 +92,17 @@ extension MethodDeclaration {
     package static var unreadParams: [String] { [] }
     package static var prepares: Bool { false }
     package static func prepare(_ p: Params, _ call: Call) throws {}
+    package static func forwarded(_ p: Params) -> Forward? { nil }
+
+    /// The one gate every call passes, in every face's planner: the method's own capabilities,
+    /// then its params decoded, then what the call forwards to. A batch's members, a command
+    /// and a tool call are each planned here, so none reaches more than its method may.
+    package static func admittedParams(_ json: JSON?, grant: Grant) throws -> Params {
+        try grant.admit(reaches, method: method)
+        let p = try Params(try ParamReader(json))
+        if let f = forwarded(p) { try grant.admit(f.reaches, method: f.method, through: method) }
+        return p
+    }
 
     /// The shape of the result, from its type.
     package static var resultShape: ResultShape { Result.shape }
@@ -92,7 +111,7 @@ extension MethodDeclaration {
     /// the state of the face whose table holds it).
     package static func method(_ services: Services, face: (any Sendable)? = nil) -> Method {
         let plan: Method.Planner = { json in
-            let p = try Params(try ParamReader(json))
+            let p = try admittedParams(json, grant: services.grant)
             return Plan(schedule: try schedule(p), decoded: p)
         }
         var prepare: Method.Preparer?

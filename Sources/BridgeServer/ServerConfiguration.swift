@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var template: WorkspaceTemplate?
     /// Adds the `debug/*` methods used by tests and benchmarks.
     public var enableDebugMethods: Bool
+    /// What calls may reach (`Capability`): a call whose method needs one not granted is refused
+    /// `CapabilityDenied` (`serve --deny`; the web host grants its page no host paths). Default all.
+    public var grant: Set<Capability> = Set(Capability.allCases)
     /// How often the `initialize` `processId` is checked, in milliseconds.
     public var parentPollMilliseconds: Int
     /// Serve MCP whatever the client's `initialize` says (`workspace-bridge mcp`).

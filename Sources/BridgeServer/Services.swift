@@ -22,6 +22,8 @@ package final class Services: Sendable {
     package let logSink: ClientLogSink
     package let logger: Logger
     package let lifecycle = Lifecycle()
+    /// What this server's calls may reach (`ServerConfiguration.grant`), checked by the planner.
+    package let grant: Grant
     let changes: ChangeNotifier
     /// The `wsb:` documents the client read, refreshed when they change.
     let contentRefresh = ContentRefresh()
@@ -35,6 +37,7 @@ package final class Services: Sendable {
 
     init(configuration: ServerConfiguration, logSink: ClientLogSink, logger: Logger) {
         self.configuration = configuration
+        self.grant = Grant(configuration.grant)
         self.logSink = logSink
         self.logger = logger
         self.changes = ChangeNotifier(logger: logger)

@@ -7,6 +7,7 @@ import JSONRPC
 /// anything is `SessionMethods.runGated` (`SessionToolCalls.swift`).
 enum SetApprovalPolicy: SessionMethod {
     static let method = "session/setApprovalPolicy"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
@@ -44,6 +45,9 @@ extension ApprovalPolicy {
 /// that client's identical call runs or is refused by that face, so the tool never runs twice.
 enum ApproveToolCall: MethodDeclaration {
     static let method = "session/approve"
+    /// The session, and whatever tool an allowed call runs: its name is in the journal, not in
+    /// the params, so the planner cannot narrow it to one tool's.
+    static let reaches: Set<Capability> = ToolTable.reaches.union([.workspace])
     struct Params: MethodParams {
         var id: String
         var toolCallId: String
@@ -83,6 +87,7 @@ enum ApproveToolCall: MethodDeclaration {
 /// policy would run it now (send the same `session/callTool` again to run it).
 enum ListDeferred: MethodDeclaration {
     static let method = "session/listDeferred"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("session", "")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> Result {
         let agents = call.services.agents

@@ -6,6 +6,7 @@ import JSONRPC
 /// (issue 17).
 enum CreateSession: MethodDeclaration {
     static let method = "session/create"
+    static let reaches: Set<Capability> = [.workspace]
     /// Writes only a session no request can name before the answer (the store's index has its
     /// own lock); claiming all sessions would make it wait for a running tool call of any.
     static func schedule(_ p: Params) -> Schedule { .free }

@@ -8,6 +8,7 @@ import JSONRPC
 /// Deletes messages chosen by exactly one selector: `messageIds`, `where` or `last`.
 enum DeleteMessages: SessionMethod {
     static let method = "session/deleteMessages"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: SessionParams {
         var id: String
         var selection: MessageSelection
@@ -52,6 +53,7 @@ enum DeleteMessages: SessionMethod {
 /// Sets the title and merges metadata key by key (`null` removes a key).
 enum UpdateSession: SessionMethod {
     static let method = "session/update"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
@@ -72,6 +74,7 @@ enum UpdateSession: SessionMethod {
 enum SessionStatistics: SessionMethod {
     typealias Params = SessionID
     static let method = "session/stats"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = SessionStats
     static let access = Claim.Access.read
     static func handle(_ p: SessionID, _ store: SessionStore) throws -> SessionStats { try store.stats(id: p.id) }

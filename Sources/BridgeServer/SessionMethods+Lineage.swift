@@ -8,6 +8,7 @@ import JSONRPC
 /// A new session holding the history up to `atMessageId` (default: all); reads the parent only.
 enum ForkSession: SessionMethod {
     static let method = "session/fork"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = SessionObject
     static let access = Claim.Access.read
     struct Params: SessionParams {
@@ -30,6 +31,7 @@ enum ForkSession: SessionMethod {
 /// Records a compaction of a run of messages, replaced by the client model's `summary`.
 enum CompactSession: SessionMethod {
     static let method = "session/compact"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = Compaction
     struct Params: SessionParams {
         var id: String
@@ -60,6 +62,7 @@ enum CompactSession: SessionMethod {
 /// Restores the originals a compaction replaced.
 enum UncompactSession: SessionMethod {
     static let method = "session/uncompact"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = Compaction
     struct Params: SessionParams {
         var id: String

@@ -9,6 +9,7 @@ import Workspace
 /// but its own.
 enum ExportSession: MethodDeclaration {
     static let method = "session/export"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var id: String
         var path: WorkspacePath?
@@ -52,6 +53,7 @@ enum ExportSession: MethodDeclaration {
 /// unless the whole file checks and replays.
 enum ImportSession: MethodDeclaration {
     static let method = "session/import"
+    static let reaches: Set<Capability> = [.workspace]
     /// The largest export file read (a session of 10,000 messages is ~2.5 MiB).
     static let maxImportBytes: Int64 = 256 << 20
     struct Params: MethodParams {

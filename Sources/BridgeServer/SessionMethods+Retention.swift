@@ -7,6 +7,7 @@ import JSONRPC
 /// prune may change every session, so it claims them all.
 enum GetRetention: MethodDeclaration {
     static let method = "session/getRetention"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("retention", "")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> RetentionPolicy {
         try SessionMethods.onStore(call) { try $0.retentionPolicy() }
@@ -16,6 +17,7 @@ enum GetRetention: MethodDeclaration {
 /// Saves the policy (crash-safely) and applies it at once: `{policy, pruned}`.
 enum SetRetention: MethodDeclaration {
     static let method = "session/setRetention"
+    static let reaches: Set<Capability> = [.workspace]
     /// The params are the policy itself; a limit left out (or `null`) is no limit. A limit that
     /// is not an integer at least its minimum is `-32602` naming it (checked in field order).
     struct Params: MethodParams {
@@ -50,6 +52,7 @@ enum SetRetention: MethodDeclaration {
 
 enum PruneSessions: MethodDeclaration {
     static let method = "session/prune"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read("retention", ""), .write("session", "")]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> PruneReport {
         try SessionMethods.onStore(call) { try $0.prune() }

@@ -7,6 +7,7 @@ import SystemSupport
 /// `SessionStore.search` for what is found, and docs/protocol.md for the hit's fields).
 enum SearchSessions: MethodDeclaration {
     static let method = "session/search"
+    static let reaches: Set<Capability> = [.workspace]
 
     struct Params: MethodParams {
         var query: SessionSearchQuery

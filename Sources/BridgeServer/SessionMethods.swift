@@ -62,12 +62,14 @@ struct SessionID: SessionParams {
 
 enum ListTools: MethodDeclaration {
     static let method = "agent/listTools"
+    static let reaches: Set<Capability> = []
     static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> [JSON] { ToolTable.all.map(\.json) }
 }
 
 enum ListSessions: MethodDeclaration {
     static let method = "session/list"
+    static let reaches: Set<Capability> = [.workspace]
     /// A snapshot of the store's index (under its lock): it does not wait for running tool calls.
     static func schedule(_ p: Params) -> Schedule { .free }
     struct Params: MethodParams {
@@ -109,6 +111,7 @@ enum ListSessions: MethodDeclaration {
 enum GetSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/get"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = SessionObject
     static let access = Claim.Access.read
     static func handle(_ p: SessionID, _ store: SessionStore) throws -> SessionObject {
@@ -118,6 +121,7 @@ enum GetSession: SessionMethod {
 
 enum SessionMessages: SessionMethod {
     static let method = "session/messages"
+    static let reaches: Set<Capability> = [.workspace]
     static let access = Claim.Access.read
     struct Params: SessionParams {
         var id: String
@@ -148,6 +152,7 @@ enum SessionMessages: SessionMethod {
 enum DeleteSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/delete"
+    static let reaches: Set<Capability> = [.workspace]
     static func handle(_ p: SessionID, _ store: SessionStore) throws -> Result {
         try store.delete(id: p.id)
         return Result(id: p.id)
@@ -162,6 +167,7 @@ enum DeleteSession: SessionMethod {
 
 enum TransitionSession: SessionMethod {
     static let method = "session/transition"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = SessionObject
     struct Params: SessionParams {
         var id: String
@@ -180,6 +186,7 @@ enum TransitionSession: SessionMethod {
 
 enum AppendMessages: SessionMethod {
     static let method = "session/appendMessages"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: SessionParams {
         var id: String
         var messages: [MessageInput]
@@ -201,6 +208,7 @@ enum AppendMessages: SessionMethod {
 
 enum RecordUsage: SessionMethod {
     static let method = "session/recordUsage"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: SessionParams {
         var id: String
         var inputTokens: Int
@@ -228,6 +236,7 @@ enum RecordUsage: SessionMethod {
 
 enum CheckpointSession: SessionMethod {
     static let method = "session/checkpoint"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: SessionParams {
         var id: String
         var pending: [ToolCallRecord]?
@@ -256,6 +265,7 @@ enum CheckpointSession: SessionMethod {
 enum ResumeSession: SessionMethod {
     typealias Params = SessionID
     static let method = "session/resume"
+    static let reaches: Set<Capability> = [.workspace]
     typealias Result = ResumeObject
     static func handle(_ p: SessionID, _ store: SessionStore) throws -> ResumeObject { ResumeObject(resumed: try store.resume(id: p.id)) }
 }

@@ -9,6 +9,7 @@ import Workspace
 /// first (`SessionMethods.runGated`).
 enum CallTool: MethodDeclaration {
     static let method = "session/callTool"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var id: String
         var name: String
@@ -27,6 +28,9 @@ enum CallTool: MethodDeclaration {
     }
 
     /// A tool call holds its session, and what the tool's method claims for these arguments.
+    /// The tool it runs, and what the tool's method reaches (checked by the planner).
+    static func forwarded(_ p: Params) -> Forward? { p.invocation.map { Forward(method: $0.tool.name, reaches: $0.tool.reaches) } }
+
     static func schedule(_ p: Params) -> Schedule {
         .claims(p.invocation?.claims(session: p.id) ?? [Claim("session", path: p.id, access: .write)])
     }

@@ -27,6 +27,7 @@ enum SettingsMethods {
 
 enum GetSettings: MethodDeclaration {
     static let method = "settings/get"
+    static let reaches: Set<Capability> = [.settings]
     struct Params: MethodParams {
         var keys: [String]?
         init(_ p: ParamReader) throws { keys = try SettingsMethods.keyList(p, "keys") }
@@ -46,6 +47,7 @@ enum GetSettings: MethodDeclaration {
 
 enum SetSettings: MethodDeclaration {
     static let method = "settings/set"
+    static let reaches: Set<Capability> = [.settings]
     struct Params: MethodParams {
         var pairs: [(String, JSON)] = []
         init(_ p: ParamReader) throws {
@@ -67,6 +69,7 @@ enum SetSettings: MethodDeclaration {
 
 enum RemoveSettings: MethodDeclaration {
     static let method = "settings/remove"
+    static let reaches: Set<Capability> = [.settings]
     struct Params: MethodParams {
         var keys: [String]
         init(_ p: ParamReader) throws {

@@ -13,6 +13,7 @@ enum StorageMethods {
 /// Read-only and cheap: answered even while a migration runs (to show where it is).
 enum GetStorageInfo: MethodDeclaration {
     static let method = "getStorageInfo"
+    static let reaches: Set<Capability> = [.storage]
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
     static func handle(_ p: NoParams, _ call: Call) throws -> StorageInfoResult {
         StorageInfoResult(info: try call.services.storage().info())
@@ -22,6 +23,7 @@ enum GetStorageInfo: MethodDeclaration {
 /// Switching roots must not interleave with file operations: a barrier.
 enum ChooseStorage: MethodDeclaration {
     static let method = "chooseStorage"
+    static let reaches: Set<Capability> = [.storage]
     struct Params: MethodParams {
         var location: StorageChoice
         init(_ p: ParamReader) throws {
@@ -42,6 +44,7 @@ enum ChooseStorage: MethodDeclaration {
 /// A migration reads and writes the whole workspace: a barrier, like chooseStorage.
 enum Migrate: MethodDeclaration {
     static let method = "migrate"
+    static let reaches: Set<Capability> = [.storage]
     struct Params: MethodParams {
         var options: Migration.Options
         init(_ p: ParamReader) throws {

@@ -46,7 +46,11 @@ struct MCPEnvelope: Sendable {
     }
 
     /// The envelope of `params`, nil when the request carries none of the modern era's keys.
+    /// A `_meta` that is there and not an object (nor null) is `-32602` naming `_meta`, in both eras.
     static func parse(_ params: JSON?) throws(RPCError) -> MCPEnvelope? {
+        if let raw = params?["_meta"], !raw.isNull, raw.objectValue == nil {
+            throw RPCError.invalidParams(field: "_meta", expected: "an object (the request's metadata)", got: raw.typeName)
+        }
         guard let meta = params?["_meta"]?.objectValue,
               meta[versionKey] != nil || meta[capabilitiesKey] != nil || meta[clientInfoKey] != nil
         else { return nil }

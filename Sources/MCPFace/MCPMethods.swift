@@ -112,12 +112,14 @@ enum MCPMethods {
 
 enum ListMCPTools: MethodDeclaration {
     static let method = "tools/list"
+    static let reaches: Set<Capability> = []
     static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> MCPToolList { MCPToolList(tools: .array(ToolTable.all.map(\.mcpJSON))) }
 }
 
 enum SetLogLevel: MethodDeclaration {
     static let method = "logging/setLevel"
+    static let reaches: Set<Capability> = []
     struct Params: MethodParams {
         var level: String
         init(_ p: ParamReader) throws {
@@ -148,14 +150,17 @@ extension AsksForRoots {
 
 enum MCPInitialized: AsksForRoots {
     static let method = "notifications/initialized"
+    static let reaches: Set<Capability> = []
 }
 
 enum RootsListChanged: AsksForRoots {
     static let method = "notifications/roots/list_changed"
+    static let reaches: Set<Capability> = [.workspace]
 }
 
 enum MCPCancelled: MethodDeclaration {
     static let method = "notifications/cancelled"
+    static let reaches: Set<Capability> = []
     static let inline = true
     struct Params: MethodParams {
         var id: RequestID?

@@ -6,6 +6,7 @@ import JSONRPC
 /// envelope, `resultType` and cache hints are `MCPModern.serve`'s).
 enum Discover: MCPRequestDeclaration {
     static let method = MCPModern.discover
+    static let reaches: Set<Capability> = []
     static let servedIn2025 = false
     // Not inline: the first modern request opens storage and the session (file system work,
     // fsyncs), which inline handlers must never do (`Method`); `.unordered` still answers it

@@ -28,7 +28,7 @@ extension MCPRequestDeclaration {
     static func eraMethod(_ services: Services, _ state: MCPConnectionState) -> Method {
         let plan: Method.Planner = { json in
             let envelope = Swift.Result { () throws(RPCError) -> MCPEnvelope? in try MCPEnvelope.parse(json) }
-            let params = Swift.Result { () throws -> Params in try Params(try ParamReader(json)) }
+            let params = Swift.Result { () throws -> Params in try Self.admittedParams(json, grant: services.grant) }
             let schedule = (try? params.get()).flatMap { try? Self.schedule($0) } ?? .free
             return Plan(schedule: schedule, decoded: EraParams(envelope: envelope, params: params),
                         logMetadata: MCPTraceContext.logMetadata(json))

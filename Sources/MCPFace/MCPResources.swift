@@ -117,6 +117,7 @@ struct ResourceURI: MethodParams {
 
 enum ListResources: MethodDeclaration {
     static let method = "resources/list"
+    static let reaches: Set<Capability> = [.workspace]
     /// Reads the workspace's listing (waits for earlier writes, like `listFiles` of the root).
     static func schedule(_ p: Params) -> Schedule { .claims([.read("file", "")]) }
     struct Params: MethodParams {
@@ -146,6 +147,7 @@ enum ListResources: MethodDeclaration {
 
 enum ReadResource: MethodDeclaration {
     static let method = "resources/read"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var uri: String
         /// The etag the client holds (`_meta["workspace-bridge/ifNoneMatch"]`).
@@ -179,6 +181,7 @@ enum ReadResource: MethodDeclaration {
 
 enum ResourceTemplates: MethodDeclaration {
     static let method = "resources/templates/list"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: NoParams) -> Schedule { .free }
     static func handle(_ p: NoParams, _ call: Call) throws -> MCPResourceTemplates {
         MCPResourceTemplates(rootURI: try call.services.workspace().fileURI(.root))
@@ -187,6 +190,7 @@ enum ResourceTemplates: MethodDeclaration {
 
 enum SubscribeResource: MethodDeclaration {
     static let method = "resources/subscribe"
+    static let reaches: Set<Capability> = [.workspace]
     /// Writes the resource watch (ordered with `resources/unsubscribe`).
     static func schedule(_ p: ResourceURI) -> Schedule { .claims([.write("watch", "resources")]) }
     static func handle(_ p: ResourceURI, _ call: Call) throws -> EmptyResult {
@@ -206,6 +210,7 @@ enum SubscribeResource: MethodDeclaration {
 
 enum UnsubscribeResource: MethodDeclaration {
     static let method = "resources/unsubscribe"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: ResourceURI) -> Schedule { .claims([.write("watch", "resources")]) }
     static func handle(_ p: ResourceURI, _ call: Call) throws -> EmptyResult {
         try call.mcp().resourceWatch.unsubscribe(uri: p.uri, workspace: try call.services.workspace())

@@ -14,6 +14,7 @@ import Workspace
 /// revision's graceful close. An open subscription holds no worker thread (`DeferredResponse`).
 enum ListenSubscriptions: MCPRequestDeclaration {
     static let method = "subscriptions/listen"
+    static let reaches: Set<Capability> = [.workspace]
     static let subscriptionKey = "io.modelcontextprotocol/subscriptionId"
     static let servedIn2025 = false
     /// Claims nothing: the stream stays open until cancelled, and a claim would hold back

@@ -93,6 +93,7 @@ extension TaskMethod {
 enum GetTask: TaskMethod {
     typealias Params = TaskIDParams
     static let method = "tasks/get"
+    static let reaches: Set<Capability> = []
     static func handle(_ p: TaskIDParams, _ call: Call) throws -> MCPTaskDetail {
         guard let detail = try call.mcp().modern.tasks.detail(p.taskId, resultType: "complete") else { throw MCPTasks.notFound(p.taskId) }
         return MCPTaskDetail(json: detail)
@@ -102,6 +103,7 @@ enum GetTask: TaskMethod {
 enum CancelTask: TaskMethod {
     typealias Params = TaskIDParams
     static let method = "tasks/cancel"
+    static let reaches: Set<Capability> = []
     static func handle(_ p: TaskIDParams, _ call: Call) throws -> EmptyResult {
         guard try call.mcp().modern.tasks.cancel(p.taskId) else { throw MCPTasks.notFound(p.taskId) }
         return EmptyResult()
@@ -112,6 +114,7 @@ enum CancelTask: TaskMethod {
 /// for input, so a known task is refused as not waiting for any, an unknown one as not found.
 enum UpdateTask: TaskMethod {
     static let method = "tasks/update"
+    static let reaches: Set<Capability> = []
     struct Params: MethodParams {
         var taskId: String
         var hasInputResponses: Bool

@@ -8,6 +8,7 @@ import Synchronization
 /// device policy (`MCPDevice`), journaled into the connection's session, run once.
 enum CallMCPTool: MethodDeclaration {
     static let method = "tools/call"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var name: String
         var arguments: JSON
@@ -29,6 +30,9 @@ enum CallMCPTool: MethodDeclaration {
             if !p.isDescribing { invocation = ToolTable.byName[name]?.invocation(arguments) }
         }
     }
+
+    /// The tool it runs, and what the tool's method reaches (checked by the planner).
+    static func forwarded(_ p: Params) -> Forward? { p.invocation.map { Forward(method: $0.tool.name, reaches: $0.tool.reaches) } }
 
     /// The connection's session, and what the tool's method claims for these arguments.
     static func schedule(_ p: Params) -> Schedule {

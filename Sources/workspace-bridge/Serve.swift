@@ -6,8 +6,13 @@ struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Serve the protocol on stdin/stdout (the default).")
 
     @OptionGroup var options: ServerOptions
+    @OptionGroup var grant: GrantOptions
 
-    func run() throws { try ServerMain.run(options.configuration(environment: ServerMain.environment())) }
+    func run() throws {
+        var c = options.configuration(environment: ServerMain.environment())
+        c.grant = try grant.grant()
+        try ServerMain.run(c)
+    }
 }
 
 /// `workspace-bridge mcp`: the Model Context Protocol face, whatever the client's `initialize` says.
@@ -17,6 +22,7 @@ struct MCP: ParsableCommand {
         abstract: "Serve the Model Context Protocol on stdin/stdout (newline-delimited JSON), whatever the client's initialize says.")
 
     @OptionGroup var options: ServerOptions
+    @OptionGroup var grant: GrantOptions
 
     @Option(help: "Journal tool calls into this existing session (default: a new session per connection).")
     var session: String?
@@ -42,6 +48,7 @@ struct MCP: ParsableCommand {
 
     func run() throws {
         var c = options.configuration(mcp: true, session: session, environment: ServerMain.environment())
+        c.grant = try grant.grant()
         c.mcpRoots = roots
         c.mcpApprovalPolicy = approvalPolicy.flatMap(ApprovalPolicy.init(named:))
         c.mcpApprovalTimeout = .milliseconds(Int64(approvalTimeout * 1000))

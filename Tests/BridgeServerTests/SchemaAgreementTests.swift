@@ -110,6 +110,12 @@ struct SchemaAgreementTests {
         case .untyped:
             out.append("\(name): answers a hand-built JSON; declare its Result type (see docs/architecture.md, Adding a method)")
         }
+        let capabilities = Set((m["x-capabilities"]?.arrayValue ?? []).compactMap(\.stringValue))
+        if m["x-capabilities"] == nil { out.append("\(name): the schema states no x-capabilities") }
+        let reaches = Set(d.reaches.map(\.rawValue))
+        if reaches != capabilities {
+            out.append("\(name): reaches \(reaches.sorted()), the schema's x-capabilities say \(capabilities.sorted())")
+        }
         return out
     }
 
@@ -143,6 +149,7 @@ struct SchemaAgreementTests {
 /// schema's, and one that answers hand-built JSON.
 enum MistypedFileUri: MethodDeclaration {
     static let method = "getFileUri"
+    static let reaches: Set<Capability> = [.workspace, .hostPaths]
     static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
     static func handle(_ p: PathParams, _ call: Call) throws -> Result { Result(uri: 0) }
     struct Result: ObjectResult {
@@ -153,6 +160,7 @@ enum MistypedFileUri: MethodDeclaration {
 
 enum UntypedFileUri: MethodDeclaration {
     static let method = "getFileUri"
+    static let reaches: Set<Capability> = [.workspace, .hostPaths]
     static func schedule(_ p: PathParams) -> Schedule { .claims([]) }
     static func handle(_ p: PathParams, _ call: Call) throws -> JSON { ["uri": "file:///"] }
 }

@@ -133,7 +133,11 @@ export class Bridge {
     else this.exitListeners.add(listener);
   }
 
-  /** Lifecycle `shutdown` then `exit`; resolves when the process has ended (or was killed). */
+  /**
+   * Lifecycle `shutdown` then `exit`, then end of input; resolves when the process has ended (or
+   * was killed). A server denied the lifecycle (the web host's, `--deny lifecycle`) refuses both
+   * and ends at the end of input, finishing what runs, with status 0.
+   */
   async close(timeoutMs = 3000) {
     if (this.exited) return this.exited;
     const ended = new Promise((resolve) => this.onExit(resolve));

@@ -21,6 +21,15 @@ import { makeHandler } from './routes.mjs';
 export const defaultPort = 8377;
 
 /**
+ * What the server this host starts withholds (`serve --deny`): the page's requests and the host's
+ * share one connection, so the server refuses these by capability to both, whatever the name or
+ * route (`workspace/executeCommand wsb.importFile`, a tool call) a request takes. Host paths stay
+ * on the host, `debug/*` stays with tests, and the page cannot end the server: the host ends it by
+ * closing its input (`Bridge.close`; the server finishes what runs and exits 0).
+ */
+export const deniedToPage = ['host-paths', 'debugging', 'lifecycle'];
+
+/**
  * Starts the server child and the HTTP host; resolves once both are ready.
  *
  * `url` is the host's root (`http://127.0.0.1:N/`, for building addresses); `openUrl` (and
@@ -36,7 +45,7 @@ export async function startHost({ port = defaultPort, binary = defaultBinary(), 
     try { isDir = statSync(appDir).isDirectory(); } catch { /* reported below */ }
     if (!isDir) throw new Error(`--app ${appDir} is not a folder`);
   }
-  const bridge = new Bridge({ binary, args: serverArgs, quiet });
+  const bridge = new Bridge({ binary, args: ['--deny', deniedToPage.join(','), ...serverArgs], quiet });
   const init = await bridge.call('initialize', {
     processId: process.pid,
     clientInfo: { name: 'workspace-bridge-web', version: '0.1.0' },

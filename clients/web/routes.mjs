@@ -14,8 +14,10 @@
 // a web page on another origin cannot reach the workspace through DNS rebinding; every other
 // request needs this run's secret (access.mjs: the cookie, or `?token=` once, then a refresh),
 // else 401 and nothing else; POSTs must be `application/json` from this origin (no form posts
-// from other sites); the lifecycle methods and the host-only methods that take absolute host
-// paths are not relayed. Every response forbids framing (`frame-ancestors 'none'`,
+// from other sites). What a relayed request may reach is the server's to refuse, by capability:
+// the host starts it with `--deny host-paths,debugging,lifecycle` (host.mjs), so no name or
+// route (`workspace/executeCommand`, a tool call) reaches host paths, debugging or the
+// lifecycle; a second `initialize` is refused by the lifecycle itself. Every response forbids framing (`frame-ancestors 'none'`,
 // `X-Frame-Options: DENY`), MIME sniffing, referrers and cross-origin embedding. `/app/` serves
 // only regular files inside DIR whose path has no dot-name (no `..`, no `.git/`, no `.env`, no
 // link leading out of DIR or to such a name).
@@ -99,11 +101,6 @@ export async function resolveAppFile(appDir, urlPath) {
   }
 }
 
-/** Methods the page may not call: the host owns the lifecycle; host paths stay on the host. */
-export const refusedMethods = new Set([
-  'initialize', 'initialized', 'shutdown', 'exit', 'importFile', 'exportFile', 'getFileUri',
-]);
-
 const maxBodyBytes = 64 * 1024 * 1024;
 
 /** Headers on every response: no framing by any page (clickjacking), no MIME sniffing, no
@@ -179,12 +176,6 @@ export function makeHandler({ bridge, hello, allowedHosts, gate, appDir = null }
     const { id, method, params } = body ?? {};
     if (typeof method !== 'string' || (typeof id !== 'string' && !Number.isInteger(id))) {
       return send(res, 400, { error: 'expected {id: string|integer, method: string, params?: object}' });
-    }
-    if (refusedMethods.has(method) || method.startsWith('debug/')) {
-      return send(res, 200, {
-        jsonrpc: '2.0', id,
-        error: { code: -32601, message: `${method} is not available to the page`, data: { code: 'MethodNotFound', method } },
-      });
     }
     const sent = bridge.send(method, params, relayId(id));
     try {

@@ -34,6 +34,7 @@ enum ContextTools {
 
 enum ReadContext: ToolDeclaration {
     static let name = "read_context"
+    static let reaches: Set<Capability> = [.workspace]
     static func schedule(_ p: NoParams) -> Schedule { .claims([.read(ContextTools.contextPath)]) }
     static func handle(_ p: NoParams, _ call: Call) throws -> ToolOutput {
         do {
@@ -48,6 +49,7 @@ enum ReadContext: ToolDeclaration {
 
 enum UpdateContext: ToolDeclaration {
     static let name = "update_context"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var content: String
         var replace: Bool
@@ -75,6 +77,7 @@ enum UpdateContext: ToolDeclaration {
 
 enum AppendJournal: ToolDeclaration {
     static let name = "append_journal"
+    static let reaches: Set<Capability> = [.workspace]
     struct Params: MethodParams {
         var date: String?
         var entry: String

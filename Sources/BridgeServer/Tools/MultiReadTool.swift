@@ -9,6 +9,7 @@ import Workspace
 /// own entry (`error`, `code`); the others are read all the same.
 enum ReadMultipleFiles: ToolDeclaration {
     static let name = "read_multiple_files"
+    static let reaches: Set<Capability> = [.workspace]
 
     struct Params: MethodParams {
         var rawPaths: [String]

@@ -31,12 +31,14 @@ package struct Tool: Sendable {
     /// Whether some call of it writes, from its method's schedule (its declaration's for a tool
     /// of its own): what `readOnly` says and what the journal's `fsync` skip relies on.
     let writes: Bool
+    /// What its calls reach: its method's (`MethodDeclaration.reaches`), or its declaration's.
+    package let reaches: Set<Capability>
     let decode: Decode
 
     /// A tool whose schemas are the generated ones for `name`; a name the schema does not list is
     /// a programming error (stops at startup, where every test sees it).
     private init(name: String, title: String, description: String, effects: ToolEffectRule, idempotent: Bool,
-                 writes: Bool, decode: @escaping Decode) {
+                 writes: Bool, reaches: Set<Capability>, decode: @escaping Decode) {
         guard let input = ToolSchemas.input[name], let output = ToolSchemas.output[name] else {
             fatalError("tool \(name) is not in x-tool-table of schema/openrpc.json (run scripts/gen_tool_schemas.py)")
         }
@@ -49,6 +51,7 @@ package struct Tool: Sendable {
         self.idempotent = idempotent
         self.heavy = ToolSchemas.heavy.contains(name)
         self.writes = writes
+        self.reaches = reaches
         self.decode = decode
     }
 
@@ -77,7 +80,7 @@ package struct Tool: Sendable {
         let toParam = mirror.rename
         let toArgument = Dictionary(uniqueKeysWithValues: toParam.map { ($0.value, $0.key) })
         return Tool(name: name, title: title, description: description, effects: effects, idempotent: idempotent,
-                    writes: writes(D.Params.self, D.schedule)) { arguments in
+                    writes: writes(D.Params.self, D.schedule), reaches: D.reaches) { arguments in
             var params = JSONObject()
             if case .object(let o) = arguments { for (k, v) in o.members { params[toParam[k] ?? k] = v } }
             let p = try D.Params(try ParamReader(.object(params), aliases: toArgument))
@@ -117,7 +120,7 @@ package struct Tool: Sendable {
                                              idempotent: Bool) -> Tool {
         guard ToolSchemas.mirrors[D.name] == nil else { fatalError("tool \(D.name) mirrors a method: declare it with mirroring") }
         return Tool(name: D.name, title: title, description: description, effects: effects, idempotent: idempotent,
-                    writes: writes(D.Params.self, D.schedule)) { arguments in
+                    writes: writes(D.Params.self, D.schedule), reaches: D.reaches) { arguments in
             let p = try D.Params(try ParamReader(arguments))
             return ToolInvocation.Decoded(claims: try D.schedule(p).toolClaims, paths: D.scopedPaths(p)) { call in try D.handle(p, call) }
         }
@@ -128,6 +131,8 @@ package struct Tool: Sendable {
 protocol ToolDeclaration: Sendable {
     associatedtype Params: MethodParams
     static var name: String { get }
+    /// What its calls reach (required, as a method's: `MethodDeclaration.reaches`).
+    static var reaches: Set<Capability> { get }
     static func schedule(_ p: Params) throws -> Schedule
     static func handle(_ p: Params, _ call: Call) throws -> ToolOutput
     /// The caller's paths a face's scope (MCP roots) checks. Default none: the context tools'

@@ -15,6 +15,9 @@ package enum ToolTable {
         return ToolSchemas.names.compactMap { byName[$0] }  // every name: checked just above
     }()
 
+    /// What some tool reaches (what a call that names its tool only later, in the journal, may reach).
+    package static let reaches: Set<Capability> = Set(byName.values.flatMap(\.reaches))
+
     /// The tool named `name`; an unknown name is a protocol error (`-32602`).
     package static func tool(named name: String, listedBy list: String = "agent/listTools") throws(RPCError) -> Tool {
         guard let tool = byName[name] else {

@@ -211,6 +211,7 @@ ErrorCode = Literal[
     'UnsupportedProtocolVersion',
     'MissingRequiredClientCapability',
     'ServerBusy',
+    'CapabilityDenied',
     'NotFound',
     'AlreadyExists',
     'NotADirectory',
@@ -286,7 +287,7 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # BatchTooLarge: the batch's members (reason members) or bytes (reason bytes). LimitExceeded
     # (queryBytes): the query's bytes.
     'size': int,
-    # MethodNotFound: the method asked for.
+    # MethodNotFound: the method asked for. CapabilityDenied: the method (or tool) refused.
     'method': str,
     # InvalidParams: dotted path of the offending field. InvalidArgument (damaged) from
     # session/import: the member of the file at fault, when one is (session.state,
@@ -353,15 +354,24 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # MissingRequiredClientCapability (MCP face only): the client capabilities the request needs,
     # e.g. {"extensions": {"io.modelcontextprotocol/tasks": {}}}.
     'requiredCapabilities': Dict[str, Any],
+    # CapabilityDenied: the capabilities the method needs (its x-capabilities) that this server was
+    # not granted.
+    'capabilities': List[Literal['workspace', 'storage', 'settings', 'device', 'host-paths', 'debugging', 'lifecycle']],
+    # CapabilityDenied: the method that forwarded the refused call (workspace/executeCommand,
+    # session/callTool, MCP tools/call); data.method is then the method or tool it named.
+    'through': str,
 }, total=False)
 
 
 class ErrorData(_ErrorDataRequired, _ErrorDataOptional):
     """
     error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes
-    maps each value to the JSON-RPC error.code it is sent with (domain codes and ServerBusy:
-    -32803); UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era
-    request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md);
+    maps each value to the JSON-RPC error.code it is sent with (domain codes, ServerBusy and
+    CapabilityDenied: -32803); CapabilityDenied: the method, or the method a command or tool call
+    forwards to, needs a capability (x-capabilities) this server was not granted (`serve --deny`);
+    data.method names it, data.capabilities the ones missing, data.through the forwarding method;
+    UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose
+    `_meta` names a version this binary does not serve (docs/mcp-2026.md);
     MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request
     that needs an extension its `_meta` did not declare (the tasks extension's tasks/*).
     AgentUnavailable: -32603, sent only by the ACP face (workspace-bridge acp) to a request the

@@ -261,7 +261,9 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
     const refused = await page.eval(`Promise.all(['shutdown', 'exit', 'initialize', 'importFile', 'exportFile', 'getFileUri', 'debug/echo'].map((method) =>
       fetch('/rpc', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ id: method, method, params: {} }) })
         .then((r) => r.json()).then((b) => [method, b.error?.data?.code])))`);
-    for (const [method, code] of refused) assert.equal(code, 'MethodNotFound', method);
+    const expected = { shutdown: 'CapabilityDenied', exit: 'MethodNotFound', initialize: 'AlreadyInitialized', importFile: 'CapabilityDenied',
+      exportFile: 'CapabilityDenied', getFileUri: 'CapabilityDenied', 'debug/echo': 'MethodNotFound' };
+    for (const [method, code] of refused) assert.equal(code, expected[method], method);
     const other = await fetch(new URL('/rpc', host.url), {
       method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'http://evil.example', Cookie: host.cookie },
       body: JSON.stringify({ id: 1, method: 'listFiles', params: {} }),

@@ -3,7 +3,7 @@
 //
 //   node --test clients/web/test/host.test.mjs      (WB_BIN or .build/debug)
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,12 +67,47 @@ describe('the web host', () => {
     assert.equal((await get('/..%2fhost.mjs')).status, 404);
   });
 
-  it('does not relay lifecycle, host-path or debug methods', async () => {
-    for (const method of ['shutdown', 'exportFile', 'importFile', 'debug/echo']) {
+  it('relays no call that reaches host paths, debugging or the lifecycle, by any name', async () => {
+    const expected = { shutdown: 'CapabilityDenied', exportFile: 'CapabilityDenied', importFile: 'CapabilityDenied',
+      getFileUri: 'CapabilityDenied', 'debug/echo': 'CapabilityDenied', initialize: 'AlreadyInitialized', exit: 'MethodNotFound' };
+    for (const [method, code] of Object.entries(expected)) {
       const body = await (await post('/rpc', { id: 2, method, params: {} })).json();
-      assert.equal(body.error.data.code, 'MethodNotFound', method);
+      assert.equal(body.error.data.code, code, method);
     }
     assert.deepEqual((await host.bridge.call('ping')), {}); // the server is still serving
+  });
+
+  it('refuses a page\'s wsb.importFile, wsb.exportFile and wsb.getFileUri, and reads or writes no host file', async () => {
+    const secret = path.join(tmp, '..', `${path.basename(tmp)}-host-secret.txt`);
+    const target = path.join(tmp, '..', `${path.basename(tmp)}-host-target.txt`);
+    writeFileSync(secret, 'host only\n');
+    try {
+      await post('/rpc', { id: 'w', method: 'saveFile', params: { path: 'w.txt', data: 'workspace\n' } });
+      const calls = {
+        importFile: { source: secret, path: 'stolen.txt' },
+        exportFile: { path: 'w.txt', destination: target },
+        getFileUri: { path: 'w.txt' },
+      };
+      for (const [method, params] of Object.entries(calls)) {
+        const body = await (await post('/rpc', { id: `c-${method}`, method: 'workspace/executeCommand',
+          params: { command: `wsb.${method}`, arguments: [params] } })).json();
+        assert.equal(body.id, `c-${method}`);
+        assert.equal(body.error.data.code, 'CapabilityDenied', method);
+        assert.deepEqual(body.error.data.capabilities, ['host-paths'], method);
+        assert.equal(body.error.data.through, 'workspace/executeCommand', method);
+      }
+      // A batch is not relayed (one request per POST), whatever it holds.
+      const batch = await post('/rpc', Object.entries(calls).map(([method, params], i) => ({ id: i, method, params })));
+      assert.equal(batch.status, 400);
+      assert.equal(existsSync(path.join(tmp, 'stolen.txt')), false);
+      assert.equal(existsSync(target), false);
+      assert.equal(readFileSync(secret, 'utf8'), 'host only\n');
+      const load = await (await post('/rpc', { id: 'l', method: 'loadFile', params: { path: 'w.txt' } })).json();
+      assert.equal(load.error, undefined); // the workspace itself is served
+    } finally {
+      rmSync(secret, { force: true });
+      rmSync(target, { force: true });
+    }
   });
 
   it('streams server notifications as Server-Sent Events', async () => {
