@@ -7,7 +7,11 @@ struct Serve: ParsableCommand {
 
     @OptionGroup var options: ServerOptions
 
-    func run() throws { try ServerMain.run(options.configuration(environment: ServerMain.environment())) }
+    func run() throws {
+        var c = options.configuration(environment: ServerMain.environment())
+        try HubStart.attach(&c, option: options.hub)
+        try ServerMain.run(c)
+    }
 }
 
 /// `workspace-bridge mcp`: the Model Context Protocol face, whatever the client's `initialize` says.
@@ -45,6 +49,7 @@ struct MCP: ParsableCommand {
         c.mcpRoots = roots
         c.mcpApprovalPolicy = approvalPolicy.flatMap(ApprovalPolicy.init(named:))
         c.mcpApprovalTimeout = .milliseconds(Int64(approvalTimeout * 1000))
+        try HubStart.attach(&c, option: options.hub)
         try ServerMain.run(c)
     }
 }
