@@ -9,7 +9,7 @@ import PackageDescription
 ///
 ///     workspace-bridge  the executable: command line → ServerConfiguration → server process; composes the
 ///                       faces (BridgeServer's LSP-style core plus MCPFace) into one BridgeServer per connection
-///       → BridgeServer, MCPFace, ACPFace, AgentSessions, JSONRPC, JSON, Storage, Workspace, SystemSupport, CWorkspaceShims, ArgumentParser, Logging
+///       → BridgeServer, MCPFace, ACPFace, AgentSessions, SessionHub, JSONRPC, JSON, Storage, Workspace, SystemSupport, CWorkspaceShims, ArgumentParser, Logging
 ///     MCPFace           the MCP face, both eras: a Face (its tables, its per-connection state, its conventions)
 ///                       over BridgeServer's face-neutral Services; BridgeServer never imports it (nor any face)
 ///       → BridgeServer, JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
@@ -28,6 +28,9 @@ import PackageDescription
 ///       → JSON, SystemSupport, Logging
 ///     Storage           local/cloud storage choice, migration, synced settings
 ///       → Workspace, JSON, SystemSupport, CWorkspaceShims
+///     SessionHub        the session hub on PostgreSQL (`--hub`): the libpq connection, the schema, the outbox
+///                       and its drainer; the store's replica (AgentSessions' SessionReplica)
+///       → CLibPQ, AgentSessions, JSON, SystemSupport, CWorkspaceShims
 ///     AgentSessions     session journals, queue, leases
 ///       → JSON, SystemSupport, CWorkspaceShims
 ///     Workspace         files under one root: sandboxed paths, read/write/list/search
@@ -42,6 +45,7 @@ import PackageDescription
 ///       → CWorkspaceShims (and the C library, Dispatch and Synchronization)
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library
+///     CLibPQ            the system libpq (PostgreSQL's C client)
 ///
 /// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport; each test target tests its namesake
 /// (BridgeServerTests also checks the method declarations against schema/openrpc.json).
@@ -68,6 +72,11 @@ let package = Package(
             name: "CJansson",
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"]), .brew(["jansson"])]
+        ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         .target(name: "CWorkspaceShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         .target(name: "SystemSupport", dependencies: ["CWorkspaceShims"], swiftSettings: strict),
@@ -108,6 +117,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "SessionHub",
+            dependencies: ["CLibPQ", "AgentSessions", "JSON", "SystemSupport", "CWorkspaceShims"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "SessionErrorData",
             dependencies: ["AgentSessions", "JSON", "SystemSupport"],
             swiftSettings: strict
@@ -120,7 +134,7 @@ let package = Package(
         .executableTarget(
             name: "workspace-bridge",
             dependencies: [
-                "BridgeServer", "MCPFace", "ACPFace", "AgentSessions", "JSON", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
+                "BridgeServer", "MCPFace", "ACPFace", "AgentSessions", "JSON", "SessionHub", "JSONRPC", "Storage", "Workspace", "SystemSupport", "CWorkspaceShims",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,5 +1,5 @@
 # Homebrew formula for macOS: builds WorkspaceBridge from source with Xcode's Swift 6 and links
-# Homebrew's jansson.
+# Homebrew's jansson and libpq (the session hub's PostgreSQL client).
 #
 # NOT BUILT OR TESTED HERE: this repository is built and tested on Linux only, where Homebrew
 # on macOS cannot run, and nothing here checks this file; docs/decisions.md, "Ship it
@@ -15,9 +15,12 @@ class WorkspaceBridge < Formula
   depends_on xcode: ["16.0", :build] # Swift 6 (swift-tools-version 6.0)
   depends_on "pkg-config" => :build
   depends_on "jansson"
+  depends_on "libpq"
   depends_on macos: :sequoia # Package.swift: platforms .macOS(.v15)
 
   def install
+    # libpq is keg-only: its pkg-config file is not on the default path.
+    ENV.prepend_path "PKG_CONFIG_PATH", Formula["libpq"].opt_lib/"pkgconfig"
     system "swift", "build", "--disable-sandbox", "-c", "release", "--product", "workspace-bridge"
     bin.install ".build/release/workspace-bridge"
     generate_completions_from_executable(bin/"workspace-bridge", "--generate-completion-script")

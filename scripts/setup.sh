@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs what building and testing need, only when missing: jansson (with pkg-config)
-# and the Python test packages (--test), or what `make bench` compares with (--bench).
+# Installs what building and testing need, only when missing: jansson and libpq (with pkg-config)
+# and the Python test packages and PostgreSQL (--test), or what `make bench` compares with (--bench).
 # Safe to run again; used by `make` and `.ci/run`.
 set -euo pipefail
 
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 pkg-config --exists jansson 2>/dev/null || missing+=(libjansson-dev)
+# libpq, PostgreSQL's C client: the session hub (Sources/SessionHub). Homebrew's is keg-only:
+# its pkg-config folder must be on PKG_CONFIG_PATH (brew --prefix libpq)/lib/pkgconfig.
+pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
 if ((${#missing[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
@@ -14,9 +17,10 @@ if ((${#missing[@]})); then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   elif command -v brew >/dev/null 2>&1; then
-    brew install jansson pkg-config
+    brew install jansson libpq pkg-config
+    echo "setup: export PKG_CONFIG_PATH=\"$(brew --prefix libpq)/lib/pkgconfig:\$PKG_CONFIG_PATH\" before swift build" >&2
   else
-    echo "setup: please install jansson and pkg-config" >&2
+    echo "setup: please install jansson, libpq and pkg-config" >&2
     exit 1
   fi
 fi
@@ -60,6 +64,9 @@ if [ "${1:-}" = "--test" ]; then
   command -v git >/dev/null 2>&1 || extra+=(git)
   # The release archive's test root (Tests/dist): apt-get download + dpkg -x, unshare (util-linux).
   command -v unshare >/dev/null 2>&1 || extra+=(util-linux)
+  # A real PostgreSQL the session-hub tests start themselves (Tests/e2e/hub_cluster.py: initdb
+  # in a temp folder as `nobody` through runuser, on a loopback port).
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || command -v initdb >/dev/null 2>&1 || extra+=(postgresql)
   if ((${#extra[@]})) && command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
     echo "setup: installing ${extra[*]}" >&2

@@ -18,6 +18,12 @@ struct JournalBuild {
         bytes += line
     }
 
+    /// A journal already checked and replayed (a session fetched from the hub).
+    init(replayed bytes: [UInt8], data: SessionData) {
+        self.bytes = bytes
+        self.data = data
+    }
+
     /// Adds a record built here (its JSON is applied as is).
     mutating func add(_ record: JSON) throws(SessionError) {
         let (line, crc) = JournalLine.encodeWithChecksum(record)

@@ -31,6 +31,8 @@ public struct Session: Sendable, Equatable {
     public var deferredToolCalls: [DeferredCall] = []
     /// What the session's folder holds on disk, when asked for (`get(id:withBytesOnDisk:)`).
     public var bytesOnDisk: Int64? = nil
+    /// How far the session has reached the hub (`nil`: no hub).
+    public var replication: ReplicaState? = nil
 
     public var createdAt: String { Timestamp.iso8601(nanos: createdAtNanos) }
     public var updatedAt: String { Timestamp.iso8601(nanos: updatedAtNanos) }

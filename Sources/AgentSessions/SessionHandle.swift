@@ -99,6 +99,8 @@ final class SessionHandle: @unchecked Sendable {
     /// while it keeps its inode (a rewrite or a replacement is a new file), so they stay true, and
     /// a later search decodes a hit's message without walking its record again.
     var recordShapes: RecordShapeCache?
+    /// Records committed without a flush, handed to the replica with the next flushed ones.
+    var unreplicated: (offset: Int64, bytes: [UInt8])?
 
     init(id: String, folder: String) {
         self.id = id

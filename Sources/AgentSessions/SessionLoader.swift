@@ -45,7 +45,7 @@ enum SessionLoader {
         return loaded
     }
 
-    private static func replay(_ raw: UnsafeRawBufferPointer, folder: String, useSnapshot: Bool) -> LoadedSession {
+    static func replay(_ raw: UnsafeRawBufferPointer, folder: String, useSnapshot: Bool) -> LoadedSession {
         let scan = JournalScan.scan(raw)
         var warnings: [String] = []
         var data: SessionData?

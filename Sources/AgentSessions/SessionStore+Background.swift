@@ -14,6 +14,7 @@ extension SessionStore {
             let next: SessionData
             let from: SessionState
             let before: Int64
+            let bytes: [UInt8]
         }
         var staged: [Staged] = []
         for h in allHandles().sorted(by: { $0.id < $1.id }) {
@@ -36,7 +37,7 @@ extension SessionStore {
                     try w.append(bytes)
                     return before
                 }
-                staged.append(Staged(h: h, next: next, from: from, before: before))
+                staged.append(Staged(h: h, next: next, from: from, before: before, bytes: bytes))
             } catch {
                 if error.kind != .notFound { warn(h.id, "not backgrounded: \(error)") }  // not a session: skip quietly
                 h.lock.unlock()
@@ -58,6 +59,7 @@ extension SessionStore {
                 continue
             }
             adopt(s.h, s.next)
+            replicate(s.h, offset: s.before, s.bytes)
             sessions.append(view(s.h, s.next))
             changes.append(StateChange(id: s.h.id, from: s.from, to: .backgrounded, reason: "background"))
         }

@@ -55,6 +55,7 @@ extension SessionStore {
         h.identity = Disk.identity(fd: writer.fd)
         handles.withLock { $0[id] = h }
         saveListing(h)
+        replicate(h, offset: 0, line)
         return try view(h)
     }
 

@@ -136,7 +136,8 @@ extension SessionStore {
 
     /// `install`, nil (and nothing left behind) when a folder named `id` appeared meanwhile (a
     /// concurrent import of the same file, in this process or another): it is never replaced.
-    func installIfFree(_ id: String, _ b: JournalBuild, archive: [JSON]) throws(SessionError) -> Session? {
+    /// `replicate`: hand the journal to the replica (false for a session fetched from it).
+    func installIfFree(_ id: String, _ b: JournalBuild, archive: [JSON], replicate: Bool = true) throws(SessionError) -> Session? {
         try Disk.makeDirectories(directory)
         let hidden = directory + "/" + SessionNames.randomId(".new-")
         let folder = directory + "/" + id
@@ -178,6 +179,7 @@ extension SessionStore {
         h.identity = Disk.identity(path: h.journalPath)
         handles.withLock { $0[id] = h }
         saveListing(h)
+        if replicate { self.replicate(h, offset: 0, b.bytes) }
         return try view(h)
     }
 }

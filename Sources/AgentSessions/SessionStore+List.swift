@@ -29,6 +29,7 @@ extension SessionStore {
             guard parts.count == 3, parts[0] == order.rawValue, let t = Int64(parts[1]) else { throw .invalid("invalid cursor") }
             after = (t, String(parts[2]))
         }
+        fetchMissingFromReplica()
         func key(_ d: SessionData) -> Int64 { order == .created ? d.createdAt : d.updatedAt }
         func precedes(_ a: (Int64, String), _ b: (Int64, String)) -> Bool {
             order == .created ? a < b : (a.0 > b.0 || (a.0 == b.0 && a.1 < b.1))

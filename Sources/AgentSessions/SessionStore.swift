@@ -43,6 +43,8 @@ public final class SessionStore: Sendable {
     let rewriteStop = Mutex<(@Sendable (RewriteStep) -> Bool)?>(nil)
     /// The retention policy as last read or set (`nil`: not read yet).
     let retentionCache = Mutex<RetentionPolicy?>(nil)
+    /// The hub every durable record is handed to, and sessions absent here are fetched from.
+    public let replica: (any SessionReplica)?
 
     /// - Parameters:
     ///   - directory: `<root>/.workspace/sessions`; created on first use.
@@ -51,7 +53,8 @@ public final class SessionStore: Sendable {
     ///   - now: the wall clock in nanoseconds since 1970.
     public init(directory: String, owner: String, leaseSeconds: Int = 60, pricing: Pricing = Pricing(),
                 snapshotInterval: Int = 256, onStateChange: (@Sendable (StateChange) -> Void)? = nil,
-                now: @escaping @Sendable () -> Int64 = WallClock.nanos) {
+                replica: (any SessionReplica)? = nil, now: @escaping @Sendable () -> Int64 = WallClock.nanos) {
+        self.replica = replica
         self.directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         self.owner = owner
         self.pricing = pricing
@@ -87,7 +90,10 @@ public final class SessionStore: Sendable {
         guard SessionNames.isSafeName(id) else { throw .notFound("session", id) }
         if let h = handles.withLock({ $0[id] }) { return h }
         let folder = directory + "/" + id
-        guard Disk.identity(path: folder + "/" + Journal.file) != nil else { throw .notFound("session", id) }
+        guard Disk.identity(path: folder + "/" + Journal.file) != nil else {
+            if let h = try fetchFromReplica(id) { return h }
+            throw .notFound("session", id)
+        }
         return handles.withLock { map in
             if let h = map[id] { return h }
             let h = SessionHandle(id: id, folder: folder)
@@ -162,6 +168,7 @@ public final class SessionStore: Sendable {
 
     func reload(_ h: SessionHandle) throws(SessionError) {
         h.closeWriter()
+        h.unreplicated = nil
         h.compactedIds = nil
         guard let loaded = try SessionLoader.load(folder: h.folder, id: h.id) else {
             h.loaded = true
@@ -186,7 +193,9 @@ public final class SessionStore: Sendable {
         if h.writer == nil, !d.unfinishedCalls.isEmpty, let lease = LeaseFile.read(h.folder, view: &h.leaseView) {
             otherOwnerRuns = lease.owner != owner && lease.expiresAt > now()
         }
-        return d.session { otherOwnerRuns || h.live.contains($0) }
+        var s = d.session { otherOwnerRuns || h.live.contains($0) }
+        s.replication = replica?.state(session: h.id)
+        return s
     }
 
     // MARK: Writing
@@ -280,6 +289,7 @@ public final class SessionStore: Sendable {
             throw SessionError(.invalidArgument, "internal: a record does not fit the session: \(error.message)")
         }
         adopt(h, next)
+        replicate(h, offset: before, bytes, durable: durable)
     }
 
     /// What the records just committed made (an approval, a compaction, a deferral), read back

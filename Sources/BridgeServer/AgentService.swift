@@ -26,6 +26,8 @@ package final class AgentService: Sendable {
     private let configDirectory: String
     /// How long shared conditions stay trusted, in milliseconds (`--conditions-max-age`).
     private let conditionsMaxAge: Int64
+    /// The session hub the stores replicate to (`--hub`), if any.
+    package let hub: (any SessionReplica)?
     private let logger: Logger
     private let notify: @Sendable (String, JSON) -> Void
     /// The last warning about the shared conditions file, so a bad file is reported once, not on every call.
@@ -36,10 +38,11 @@ package final class AgentService: Sendable {
 
     /// Nothing is read or created until sessions are first used (a server that only serves
     /// files starts faster).
-    init(configDirectory: String, conditionsMaxAge: Duration, logger: Logger,
+    init(configDirectory: String, conditionsMaxAge: Duration, hub: (any SessionReplica)? = nil, logger: Logger,
          notify: @escaping @Sendable (String, JSON) -> Void) {
         self.configDirectory = configDirectory
         self.conditionsMaxAge = max(1, Int64(clamping: conditionsMaxAge.clampedNanoseconds / 1_000_000))
+        self.hub = hub
         self.logger = logger
         self.notify = notify
     }
@@ -60,7 +63,7 @@ package final class AgentService: Sendable {
                                                              "to": .string(change.to.rawValue)]
                                         if let r = change.reason { p["reason"] = .string(r) }
                                         notify("session/didChangeState", .object(p))
-                                    })
+                                    }, replica: hub)
         let queue = try OfflineQueue(directory: root + "/.workspace/queue")
         // The retention policy is applied when the sessions open (and after appends, and by session/prune).
         if let retention = try? sessions.retentionPolicy(), !retention.isEmpty {

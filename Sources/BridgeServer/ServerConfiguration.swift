@@ -38,6 +38,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// How long shared device conditions stay trusted after they were written
     /// (`--conditions-max-age`); their writer rewrites them every fifth of it (`SharedConditions`).
     public var conditionsMaxAge: Duration = .seconds(300)
+    /// The session hub every session record is replicated to (`--hub`); nil: none.
+    public var hub: ReplicaRef?
 
     public init(localRoot: String? = nil, cloudRoot: String? = nil, enableDebugMethods: Bool = false,
                 parentPollMilliseconds: Int = 250, environment: [String: String] = [:]) {

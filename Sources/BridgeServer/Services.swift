@@ -45,7 +45,7 @@ package final class Services: Sendable {
         let lifecycle = self.lifecycle
         let configDir = (try? configuration.resolvedConfigDirectory()) ?? "/tmp/workspace-bridge-\(getuid())"
         self.agents = AgentService(configDirectory: configDir, conditionsMaxAge: configuration.conditionsMaxAge,
-                                   logger: logger) { method, params in
+                                   hub: configuration.hub?.replica, logger: logger) { method, params in
             // Session and queue notifications are the LSP-style face's, no other face's.
             if let face = lifecycle.chosenFace, face != .lsp { return }
             client.get()?.notify(method, params)

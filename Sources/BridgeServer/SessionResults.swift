@@ -19,6 +19,7 @@ struct SessionObject: ObjectResult {
         .field("pendingApprovals", { nonEmpty($0.session.pendingApprovals) }),
         .field("deferredToolCalls", { nonEmpty($0.session.deferredToolCalls) }),
         .field("bytesOnDisk", \.session.bytesOnDisk),
+        .field("replication", \.session.replication?.rawValue),
     ]
 
     /// Where a fork was taken (a child stream has no fork point).

@@ -16,7 +16,7 @@ enum GetStorageInfo: MethodDeclaration {
     static let reaches: Set<Capability> = [.storage]
     static func schedule(_ p: NoParams) -> Schedule { .unordered }
     static func handle(_ p: NoParams, _ call: Call) throws -> StorageInfoResult {
-        StorageInfoResult(info: try call.services.storage().info())
+        StorageInfoResult(info: try call.services.storage().info(), hub: call.services.agents.hub?.report)
     }
 }
 

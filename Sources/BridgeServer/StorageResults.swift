@@ -1,3 +1,4 @@
+import AgentSessions
 import JSON
 import Storage
 import Workspace
@@ -7,6 +8,8 @@ import Workspace
 struct StorageInfoResult: ObjectResult {
     var info: StorageInfo
     var alreadyActive: Bool?
+    /// The session hub (`--hub`), for `getStorageInfo`.
+    var hub: ReplicaReport?
 
     static let fields: [ResultField<Self>] = [
         .field("storageType", \.info.storageType.rawValue), .field("isCloudEnabled", \.info.isCloudEnabled),
@@ -15,7 +18,17 @@ struct StorageInfoResult: ObjectResult {
         .field("roots", { Roots(local: $0.info.localRoot, cloud: $0.info.cloudRoot) }),
         .field("usage", { Usage(files: $0.info.files, bytes: $0.info.bytes) }), .field("freeBytes", \.info.freeBytes),
         .nullable("pendingMigration", { $0.info.pendingMigration.map(Pending.init) }), .field("alreadyActive", \.alreadyActive),
+        .field("hub", { $0.hub.map(Hub.init) }),
     ]
+
+    struct Hub: ObjectResult {
+        var r: ReplicaReport
+        static let fields: [ResultField<Self>] = [
+            .field("connected", \.r.connected), .field("schemaVersion", \.r.schemaVersion),
+            .field("outboxRecords", \.r.outboxRecords), .field("committedRecords", \.r.committedRecords),
+            .field("divergedSessions", \.r.divergedSessions), .nullable("lastError", \.r.lastError),
+        ]
+    }
 
     struct Roots: ObjectResult {
         var local: String

@@ -54,6 +54,8 @@ struct ACP: ParsableCommand {
             if let v, v < 0 { throw ValidationError("\(name) must be an integer >= 0") }
         }
         guard !agent.isEmpty else { throw ValidationError("give the agent's command after --, e.g. workspace-bridge acp -- my-agent --acp") }
+        // Said rather than ignored: the ACP face does not replicate to a hub yet.
+        guard options.hub == nil else { throw ValidationError("--hub is not available on acp yet (serve and mcp take it)") }
     }
 
     func run() throws {

@@ -12,7 +12,9 @@ struct Doctor: ParsableCommand {
     @OptionGroup var options: ServerOptions
 
     func run() throws {
-        let findings = DoctorChecks(configuration: options.configuration(environment: ServerMain.environment())).run()
+        let environment = ServerMain.environment()
+        let hub = try HubStart.address(option: options.hub, environment: environment)
+        let findings = DoctorChecks(configuration: options.configuration(environment: environment), hub: hub).run()
         print("\(ServerInfo.name) \(ServerInfo.version) (protocol \(ServerInfo.protocolVersion))")
         for finding in findings { finding.lines.forEach { print($0) } }
         let problems = findings.filter { $0.severity == .problem }.count

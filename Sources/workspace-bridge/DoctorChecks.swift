@@ -5,6 +5,7 @@ import Darwin
 #endif
 import BridgeServer
 import JSON
+import SessionHub
 import Storage
 import Workspace
 
@@ -14,6 +15,8 @@ import Workspace
 /// Read-only: nothing is created or changed, so it can run before the first start.
 struct DoctorChecks {
     let configuration: ServerConfiguration
+    /// The session hub to check (`--hub`, `WORKSPACE_BRIDGE_HUB`), if any.
+    var hub: HubAddress? = nil
 
     func run() -> [DoctorFinding] {
         var findings = [jansson()]
@@ -21,6 +24,7 @@ struct DoctorChecks {
         let local = localRoot(&findings)
         let cloudAvailable = cloudRoot(&findings)
         if let config, let local { storageChoice(&findings, config: config, local: local, cloudAvailable: cloudAvailable) }
+        findings.append(hubFinding())
         return findings
     }
 

@@ -11,6 +11,7 @@ struct Serve: ParsableCommand {
     func run() throws {
         var c = options.configuration(environment: ServerMain.environment())
         c.grant = try grant.grant()
+        try HubStart.attach(&c, option: options.hub)
         try ServerMain.run(c)
     }
 }
@@ -52,6 +53,7 @@ struct MCP: ParsableCommand {
         c.mcpRoots = roots
         c.mcpApprovalPolicy = approvalPolicy.flatMap(ApprovalPolicy.init(named:))
         c.mcpApprovalTimeout = .milliseconds(Int64(approvalTimeout * 1000))
+        try HubStart.attach(&c, option: options.hub)
         try ServerMain.run(c)
     }
 }

@@ -9,6 +9,7 @@ import CWorkspaceShims
 import JSON
 import JSONRPC
 import Logging
+import SessionHub
 import SystemSupport
 import Workspace
 
@@ -35,6 +36,9 @@ enum ServerMain {
     static func run(_ configuration: ServerConfiguration) throws -> Never {
         // Before any thread exists, so that every thread has them blocked (see `SignalStop`).
         let signals = SignalStop.block()
+        if let hub = configuration.hub?.replica as? Hub {
+            do { try hub.start() } catch { throw StartupError("cannot start the hub's drainer: \(error)") }
+        }
         let start = try ProcessStart(configuration.transport)
         let protocolOut = start.protocolOut
         let sink = start.sink

@@ -2,6 +2,7 @@ import ArgumentParser
 import BridgeServer
 import JSONRPC
 import Logging
+import SessionHub
 import Storage
 import Workspace
 
@@ -55,10 +56,16 @@ struct ServerOptions: ParsableArguments {
     @Option(help: "Seconds device conditions another server process's host reported (<config>/device-conditions.json) stay trusted after they were last written; a server whose host reported them rewrites them every fifth of this. Give every process of one config folder the same value.")
     var conditionsMaxAge: Double = 300
 
+    @Option(help: "The session hub every session record is replicated to: a postgresql:// URI (default: $WORKSPACE_BRIDGE_HUB). No password in it: libpq reads PGPASSWORD, ~/.pgpass or a service file.")
+    var hub: String?
+
     @Flag(help: "Offer the debug/* methods (tests and benchmarks).")
     var enableDebugMethods = false
 
     func validate() throws {
+        if let hub {
+            do throws(HubAddress.Refused) { _ = try HubAddress(hub) } catch { throw ValidationError("--hub: \(error.description)") }
+        }
         guard maxMessageBytes > 0 else { throw ValidationError("--max-message-bytes must be positive") }
         guard outputStallTimeout >= 0 else { throw ValidationError("--output-stall-timeout must not be negative") }
         guard idleReleaseAfter >= 0, idleReleaseAfter.isFinite else {
