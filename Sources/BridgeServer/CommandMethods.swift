@@ -25,7 +25,9 @@ enum ExecuteCommand: MethodDeclaration {
             command = try p.requiredString("command")
             let arguments = try p.array("arguments", expected: "an array holding the method's params object")
             if p.isDescribing {  // the schema agreement reads the fields; no command is named, nothing runs
-                forwarded = Forwarded(method: "", reaches: [], planned: .failure(RPCError.internalError("a described command does not run")))
+                forwarded = Forwarded(method: "", reaches: [], planned: .success(Forwarded.Planned(schedule: .barrier) { _ in
+                    throw RPCError.internalError("a described command does not run")
+                }))
                 return
             }
             guard let target = ExecuteCommand.byCommand[command] else {

@@ -56,6 +56,7 @@ PROTOCOL_CODES = {
     "UnsupportedProtocolVersion": -32022,      # the MCP face's 2026-07-28 era (docs/mcp-2026.md)
     "MissingRequiredClientCapability": -32021,  # the same era: tasks/* without the tasks extension declared
     "ServerBusy": -32803,  # no thread for the request now (stuck cancelled handlers at their cap, or a task limit)
+    "CapabilityDenied": -32803,  # the method, or the one a command or tool call forwards to, needs a capability not granted (--deny)
     "AgentUnavailable": -32603,  # the ACP face: the downstream agent exited or could not start (test_acp.py)
 }
 DOMAIN_CODES = {"NotFound", "AlreadyExists", "NotADirectory", "IsADirectory", "DirectoryNotEmpty",
@@ -319,6 +320,8 @@ def test_error_data_enumerates_every_data_code_with_its_json_rpc_code(contract):
     ({"code": "InvalidParams", "field": "ms"}, False),
     ({"code": "MethodNotFound", "method": "x"}, True),
     ({"code": "MethodNotFound"}, False),
+    ({"code": "CapabilityDenied", "method": "importFile", "capabilities": ["host-paths"]}, True),
+    ({"code": "CapabilityDenied", "method": "importFile"}, False),
     ({"code": "MessageTooLarge", "limit": 10, "size": 20}, True),
     ({"code": "MessageTooLarge"}, False),
     ({"code": "NotFound", "path": "a/b"}, True),

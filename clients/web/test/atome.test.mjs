@@ -264,6 +264,23 @@ describe('window.AtomeFileSystem from /atome-filesystem.js, in a page of your ow
     const expected = { shutdown: 'CapabilityDenied', exit: 'MethodNotFound', initialize: 'AlreadyInitialized', importFile: 'CapabilityDenied',
       exportFile: 'CapabilityDenied', getFileUri: 'CapabilityDenied', 'debug/echo': 'MethodNotFound' };
     for (const [method, code] of refused) assert.equal(code, expected[method], method);
+    // The same methods under another name: refused by what they reach, and no host file is read or written.
+    const secret = path.join(tmp, 'secret.txt');
+    const exported = path.join(tmp, 'exported.txt');
+    const commands = await page.eval(`Promise.all(${JSON.stringify([
+      ['importFile', { source: secret, path: 'Exports/stolen.txt' }],
+      ['exportFile', { path: 'README.txt', destination: exported }],
+      ['getFileUri', { path: 'README.txt' }],
+    ])}.map(([method, params]) => fetch('/rpc', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ id: method, method: 'workspace/executeCommand', params: { command: 'wsb.' + method, arguments: [params] } }) })
+      .then((r) => r.json()).then((b) => [method, b.error?.data?.code, b.error?.data?.capabilities])))`);
+    for (const [method, code, missing] of commands) {
+      assert.equal(code, 'CapabilityDenied', method);
+      assert.deepEqual(missing, ['host-paths'], method);
+    }
+    assert.equal(existsSync(exported), false);
+    assert.equal(existsSync(path.join(roots.local, 'Exports', 'stolen.txt')), false);
+    assert.equal(readFileSync(secret, 'utf8'), 'not for the page\n');
     const other = await fetch(new URL('/rpc', host.url), {
       method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'http://evil.example', Cookie: host.cookie },
       body: JSON.stringify({ id: 1, method: 'listFiles', params: {} }),
