@@ -27,8 +27,9 @@ import pytest
 from readme_snippets import KINDS, REPO, block, blocks, kinds_of, localize, routes
 
 E2E = Path(__file__).resolve().parent
-# Hang guards only (a snippet answers in well under a second).
-RUN_TIMEOUT = 120
+# A hang guard only: a snippet answers in about a second, but a busy machine (load 30 on 2 cores)
+# has taken a minute and a half to start an MCP session.
+RUN_TIMEOUT = 600
 
 # The install-route table: each route's step, run where its artefact is built, or skipped with why.
 ROUTES = {
@@ -175,7 +176,8 @@ def test_quickstart_make_run_serves_the_web_front_end(env, tmp_path):
         assert url, "".join(seen[-30:])
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
         with opener.open(url, timeout=30) as r:
-            assert r.status == 200 and "<html" in r.read().decode().lower()
+            body = r.read().decode()
+            assert r.status == 200 and body.lower().startswith("<!doctype html") and "WorkspaceBridge" in body, body
     finally:
         os.killpg(p.pid, signal.SIGINT)
         try:
@@ -212,7 +214,8 @@ def test_doctor_block(env, home, binary):
 
 
 def test_shell_printf_example(env, binary, notes):
-    """The `printf … | workspace-bridge` pipe gives the answers the block shows (`...`: the part left out), exits 0."""
+    """The `printf … | workspace-bridge` pipe gives the answers the block shows (`...`: the part left out),
+    in either order (unrelated requests run in parallel, as the block says), and exits 0."""
     text = block("shell-printf").text
     expected = [line.split("# → ", 1)[1] for line in text.splitlines() if "# → " in line]
     (script,) = commands(text)
@@ -220,9 +223,9 @@ def test_shell_printf_example(env, binary, notes):
     assert p.returncode == 0, p.stderr
     got = p.stdout.splitlines()
     assert len(got) == len(expected), p.stdout
-    for line, want in zip(got, expected):
+    for want in expected:
         pattern = ".*".join(re.escape(part) for part in want.split("..."))
-        assert re.fullmatch(pattern, line), (line, want)
+        assert [line for line in got if re.fullmatch(pattern, line)], (got, want)
 
 
 def test_mcp_config_block_starts_a_working_server(env, binary, notes, tmp_path):
