@@ -1,5 +1,5 @@
 # Homebrew formula for macOS: builds WorkspaceBridge from source with Xcode's Swift 6 and links
-# Homebrew's jansson.
+# Homebrew's jansson and pcre2.
 #
 # NOT BUILT OR TESTED HERE: this repository is built and tested on Linux only, where Homebrew
 # on macOS cannot run, and nothing here checks this file; docs/decisions.md, "Ship it
@@ -15,6 +15,7 @@ class WorkspaceBridge < Formula
   depends_on xcode: ["16.0", :build] # Swift 6 (swift-tools-version 6.0)
   depends_on "pkg-config" => :build
   depends_on "jansson"
+  depends_on "pcre2"
   depends_on macos: :sequoia # Package.swift: platforms .macOS(.v15)
 
   def install

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what building and testing need, only when missing: jansson (with pkg-config)
+# Installs what building and testing need, only when missing: jansson and PCRE2 (with pkg-config)
 # and the Python test packages (--test), or what `make bench` compares with (--bench).
 # Safe to run again; used by `make` and `.ci/run`.
 set -euo pipefail
@@ -7,6 +7,7 @@ set -euo pipefail
 missing=()
 command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
 pkg-config --exists jansson 2>/dev/null || missing+=(libjansson-dev)
+pkg-config --exists libpcre2-8 2>/dev/null || missing+=(libpcre2-dev)
 if ((${#missing[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
@@ -14,9 +15,9 @@ if ((${#missing[@]})); then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   elif command -v brew >/dev/null 2>&1; then
-    brew install jansson pkg-config
+    brew install jansson pcre2 pkg-config
   else
-    echo "setup: please install jansson and pkg-config" >&2
+    echo "setup: please install jansson, pcre2 and pkg-config" >&2
     exit 1
   fi
 fi

@@ -369,7 +369,7 @@ enum ToolSchemas {
     "type": "object",
     "properties": {
       "query": {
-        "description": "A literal string, or a Swift Regex (Perl-like) with regex: true.",
+        "description": "A literal string, or with regex: true a PCRE2 (Perl-compatible) regular expression, UTF-8 with Unicode classes and case folding; its work is bounded: one that backtracks without end (e.g. (a+)+b) is LimitExceeded (reason matchLimit).",
         "type": "string",
         "minLength": 1
       },

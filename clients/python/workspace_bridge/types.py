@@ -258,13 +258,15 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests
     # already wait for the other side's answers); nothing was done, send the request again later.
     # AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it
-    # could not start. LimitExceeded (session/search): queryBytes (the query is over data.limit
-    # bytes, 1024), patternNesting (the regular expression repeats a group that itself repeats, e.g.
-    # (a+)+, which can take exponential time) or time (the search ran over its timeLimitMs,
-    # data.limit). InvalidArgument from session/search: badPattern (the regular expression does not
-    # compile) or cursorMismatch (the cursor was made by a search with another query or filters).
+    # could not start. LimitExceeded (session/search, searchFiles): queryBytes (the query is over
+    # data.limit bytes, 1024), matchLimit (the regular expression reached its engine's bound of
+    # backtracking steps or memory at one place, e.g. (a+)+b: data.line is the line of the file for
+    # searchFiles) or time (the search ran over its timeLimitMs, data.limit). InvalidArgument from
+    # session/search: badPattern (the regular expression does not compile) or cursorMismatch (the
+    # cursor was made by a search with another query or filters).
     'reason': str,
-    # ParseError: line of the error in the message.
+    # ParseError: line of the error in the message. LimitExceeded (matchLimit, searchFiles): the
+    # line of the file where the regular expression reached its bound.
     'line': int,
     # ParseError: column of the error in the message.
     'column': int,
