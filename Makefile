@@ -81,7 +81,7 @@ dist: release
 	node scripts/mcp-dist.mjs .build/release/workspace-bridge dist $(REPOSITORY)
 	python3 scripts/dist.py sums
 
-## The tests of what make dist wrote: the archive in a fresh Debian root that has only libc and libjansson4,
+## The tests of what make dist wrote: the archive in a fresh Debian root that has only libc, libjansson4 and libpcre2-8-0,
 ## the .vsix's structure (and the packaged extension running the binary it carries).
 dist-test:
 	python3 -m pytest -q Tests/dist

@@ -41,11 +41,12 @@ import PackageDescription
 ///       → CJansson
 ///     SystemSupport     the low-level helpers, once: threads, clocks, stat times, timestamps, read/write loops,
 ///                       bounded whole-file reads (FileCap), process identity, SHA-256, the text matcher
-///                       searchFiles and session/search share (TextMatcher)
-///       → CWorkspaceShims (and the C library, Dispatch and Synchronization)
+///                       searchFiles and session/search share (TextMatcher, its regular expressions on PCRE2)
+///       → CWorkspaceShims, CPCRE2 (and the C library, Dispatch and Synchronization)
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library
 ///     CLibPQ            the system libpq (PostgreSQL's C client)
+///     CPCRE2            the system PCRE2 library (8-bit), the engine of user regular expressions
 ///
 /// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport; each test target tests its namesake
 /// (BridgeServerTests also checks the method declarations against schema/openrpc.json).
@@ -77,9 +78,12 @@ let package = Package(
             name: "CLibPQ",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+            name: "CPCRE2",
+            pkgConfig: "libpcre2-8",
+            providers: [.apt(["libpcre2-dev"]), .brew(["pcre2"])]
         ),
         .target(name: "CWorkspaceShims", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
-        .target(name: "SystemSupport", dependencies: ["CWorkspaceShims"], swiftSettings: strict),
+        .target(name: "SystemSupport", dependencies: ["CWorkspaceShims", "CPCRE2"], swiftSettings: strict),
         .target(name: "JSON", dependencies: ["CJansson"], swiftSettings: strict),
         .target(
             name: "FileWatching",

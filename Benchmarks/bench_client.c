@@ -30,7 +30,8 @@
  *   --range-bytes N        bytes per loadFile (default 1048576), --encoding utf8|base64
  *   --list-path PATH       folder listed recursively by `list` (default ""), --list-limit N
  *   --search-query Q       literal searched by `search`, --search-path PATH, --search-max N,
- *                          --search-case sensitive|insensitive (default: not sent)
+ *                          --search-case sensitive|insensitive (default: not sent); --search-regex 1:
+ *                          Q is a regular expression (sent as it is inside a JSON string: escape \ as \\)
  *   --import-source ABS    host file imported by `import` to --import-path PATH
  *   storage and session tests (server started with --local-root, --cloud-root, --config-dir):
  *                          migrate, storageinfo, append1, recover-setup, recover, background;
@@ -750,6 +751,7 @@ static long g_list_limit = 10000;
 static const char *g_search_query = NULL, *g_search_path = "";
 static long g_search_max = 100000;
 static const char *g_search_case = NULL; /* "sensitive", "insensitive", or NULL: the server's default */
+static int g_search_regex = 0;           /* 1: the query is a regular expression (`regex: true`) */
 static const char *g_import_source = NULL, *g_import_path = "bench/import.bin";
 
 /* 4096 bytes of plain ASCII text in lines. */
@@ -999,12 +1001,13 @@ static void phase_search(void) {
     size_t resp_bytes = 0;
     buf_t b = {0};
     const char *cs = !g_search_case ? "" : !strcmp(g_search_case, "sensitive") ? ",\"caseSensitive\":true" : ",\"caseSensitive\":false";
+    const char *rx = g_search_regex ? ",\"regex\":true" : "";
     g_sent_desc = "searchFiles";
     for (long p = 0; p < passes; p++) {
         /* a fresh id each pass: see the note on ids in phase_import */
         b.len = 0;
         add_framef(&b, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"searchFiles\",\"params\":{\"query\":\"%s\","
-                       "\"path\":\"%s\",\"maxResults\":%ld%s}}", 8000000 + p, g_search_query, g_search_path, g_search_max, cs);
+                       "\"path\":\"%s\",\"maxResults\":%ld%s%s}}", 8000000 + p, g_search_query, g_search_path, g_search_max, cs, rx);
         watchdog();
         uint64_t t0 = now_ns();
         write_all(g_child->wfd, b.p, b.len);
@@ -1021,9 +1024,9 @@ static void phase_search(void) {
     }
     const double *sc = secs + g_warm_passes;
     line_begin("search");
-    printf(",\"query\":\"%s\",\"case\":\"%s\",\"path\":\"%s\",\"max_results\":%ld,\"matches\":%ld,\"files_searched\":%lld,"
+    printf(",\"query\":\"%s\",\"regex\":%s,\"case\":\"%s\",\"path\":\"%s\",\"max_results\":%ld,\"matches\":%ld,\"files_searched\":%lld,"
            "\"truncated\":%d,\"passes\":%ld,\"seconds\":%.4f,\"response_bytes\":%zu,\"errors\":%ld",
-           g_search_query, g_search_case ? g_search_case : "default", g_search_path, g_search_max, matches, searched, truncated, g_passes,
+           g_search_query, g_search_regex ? "true" : "false", g_search_case ? g_search_case : "default", g_search_path, g_search_max, matches, searched, truncated, g_passes,
            median_d(sc, g_passes), resp_bytes, errors);
     print_list_d("seconds_per_pass", sc, g_passes, "%.4f");
     print_sample();
@@ -1533,6 +1536,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--list-path")) g_list_path = v;
         else if (!strcmp(a, "--list-limit")) g_list_limit = atol(v);
         else if (!strcmp(a, "--search-query")) g_search_query = v;
+        else if (!strcmp(a, "--search-regex")) g_search_regex = atoi(v);
         else if (!strcmp(a, "--search-path")) g_search_path = v;
         else if (!strcmp(a, "--search-max")) g_search_max = atol(v);
         else if (!strcmp(a, "--search-case")) g_search_case = v;

@@ -1,5 +1,5 @@
 # Homebrew formula for macOS: builds WorkspaceBridge from source with Xcode's Swift 6 and links
-# Homebrew's jansson and libpq (the session hub's PostgreSQL client).
+# Homebrew's jansson, pcre2 and libpq (the session hub's PostgreSQL client).
 #
 # NOT BUILT OR TESTED HERE: this repository is built and tested on Linux only, where Homebrew
 # on macOS cannot run, and nothing here checks this file; docs/decisions.md, "Ship it
@@ -16,6 +16,7 @@ class WorkspaceBridge < Formula
   depends_on "pkg-config" => :build
   depends_on "jansson"
   depends_on "libpq"
+  depends_on "pcre2"
   depends_on macos: :sequoia # Package.swift: platforms .macOS(.v15)
 
   def install

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what building and testing need, only when missing: jansson and libpq (with pkg-config)
+# Installs what building and testing need, only when missing: jansson, PCRE2 and libpq (with pkg-config)
 # and the Python test packages and PostgreSQL (--test), or what `make bench` compares with (--bench).
 # Safe to run again; used by `make` and `.ci/run`.
 set -euo pipefail
@@ -10,6 +10,7 @@ pkg-config --exists jansson 2>/dev/null || missing+=(libjansson-dev)
 # libpq, PostgreSQL's C client: the session hub (Sources/SessionHub). Homebrew's is keg-only:
 # its pkg-config folder must be on PKG_CONFIG_PATH (brew --prefix libpq)/lib/pkgconfig.
 pkg-config --exists libpq 2>/dev/null || missing+=(libpq-dev)
+pkg-config --exists libpcre2-8 2>/dev/null || missing+=(libpcre2-dev)
 if ((${#missing[@]})); then
   if command -v apt-get >/dev/null 2>&1; then
     sudo=""; [ "$(id -u)" -ne 0 ] && sudo=sudo
@@ -17,10 +18,10 @@ if ((${#missing[@]})); then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   elif command -v brew >/dev/null 2>&1; then
-    brew install jansson libpq pkg-config
+    brew install jansson pcre2 libpq pkg-config
     echo "setup: export PKG_CONFIG_PATH=\"$(brew --prefix libpq)/lib/pkgconfig:\$PKG_CONFIG_PATH\" before swift build" >&2
   else
-    echo "setup: please install jansson, libpq and pkg-config" >&2
+    echo "setup: please install jansson, pcre2, libpq and pkg-config" >&2
     exit 1
   fi
 fi

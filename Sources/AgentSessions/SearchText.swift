@@ -35,17 +35,24 @@ enum SearchText {
         var score: Int
     }
 
-    /// `stop` is asked before each line a regular expression reads (see `TextMatcher`).
-    static func find(_ matcher: TextMatcher, in text: String, stop: () -> Bool = { false }) -> Found? {
+    /// `stop` is asked before each call of a regular expression's engine; it and a bound of the
+    /// engine end the search of the field with `TextMatcher.Failure` (see `TextMatcher`).
+    static func find(_ matcher: TextMatcher, in text: String, stop: () -> Bool = { false }) throws(TextMatcher.Failure) -> Found? {
         var text = text
-        return text.withUTF8 { b -> Found? in
+        var failure: TextMatcher.Failure?
+        let found = text.withUTF8 { b -> Found? in
             let raw = UnsafeRawBufferPointer(b)
             var ranges: [Range<Int>] = []
             var count = 0
-            matcher.forEachMatch(in: raw, everyMatch: true, stop: stop) { hit in
-                count += 1
-                if ranges.count < SessionSearchHit.maxMatchesShown { ranges.append(hit.match) }
-                return true
+            do throws(TextMatcher.Failure) {
+                try matcher.forEachMatch(in: raw, everyMatch: true, stop: stop) { hit in
+                    count += 1
+                    if ranges.count < SessionSearchHit.maxMatchesShown { ranges.append(hit.match) }
+                    return true
+                }
+            } catch {
+                failure = error
+                return nil
             }
             guard let first = ranges.first else { return nil }
             var start = max(0, first.lowerBound - 60)
@@ -64,6 +71,8 @@ enum SearchText {
             return Found(count: count, matches: matches, snippet: snippet, snippetStart: offsets[0],
                          score: min(count, SessionSearchHit.maxMatchesShown) + (whole ? 8 : 0))
         }
+        if let failure { throw failure }
+        return found
     }
 
     /// The UTF-16 offsets of byte offsets (any order) in valid UTF-8: one pass to the largest.

@@ -47,7 +47,7 @@ extension SessionError {
         case field(String)
         /// A param at fault, and why.
         case fieldReason(field: String, reason: String)
-        /// Why, in one word of the schema (`damaged`, `patternNesting`).
+        /// Why, in one word of the schema (`damaged`, `matchLimit`).
         case reason(String)
         /// A file to import that is refused: why, the member at fault and the id that occurs twice,
         /// when there are.

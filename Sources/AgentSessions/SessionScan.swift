@@ -13,7 +13,7 @@ struct SessionScan {
     /// The query as the journal escapes it (literal queries only): lines without it are skipped.
     let prefilter: TextMatcher?
     /// True once the search must end (cancelled, or out of time): asked before each record and
-    /// each line a regular expression reads, so no session or long message holds it up.
+    /// each call of a regular expression's engine, so no session or long message holds it up.
     let stop: () -> Bool
     /// The window being read (one per scan, so per thread).
     let buffer = ByteScratch()
@@ -46,20 +46,36 @@ struct SessionScan {
             try s.scanWindow(bytes, base: offset, into: &hits, check: check)
             offset += Int64(bytes.count)
         }
-        for ref in d.messages where ref.isPlaceholder {
-            guard let c = d.extras.compactions.first(where: { $0.id == ref.id }) else { continue }
-            s.message(Message(summaryOf: c), compactedBy: nil, summary: true, into: &hits)
+        do throws(TextMatcher.Failure) {
+            for ref in d.messages where ref.isPlaceholder {
+                guard let c = d.extras.compactions.first(where: { $0.id == ref.id }) else { continue }
+                try s.message(Message(summaryOf: c), compactedBy: nil, summary: true, into: &hits)
+            }
+            for (cid, list) in t.archived.sorted(by: { $0.key < $1.key }) {
+                for m in list { try s.message(m, compactedBy: cid, summary: false, into: &hits) }
+            }
+        } catch {
+            try Self.end(error, session: d.id, check: check)
         }
-        for (cid, list) in t.archived.sorted(by: { $0.key < $1.key }) {
-            for m in list { s.message(m, compactedBy: cid, summary: false, into: &hits) }
-        }
-        if stop() { try check() }  // a field cut short: the search ends, its hits are not kept
         if let walked = s.shapes, walked.messages > (t.shapes?.messages ?? 0) {
             h.lock.lock()
             if h.recordShapes == nil || h.recordShapes?.file == walked.file { h.recordShapes = walked }
             h.lock.unlock()
         }
         return true
+    }
+
+    /// A field's search ended early: the search ends (its hits are not kept) with the time limit
+    /// or the cancellation `check` throws, or with the bound the regular expression reached.
+    static func end(_ failure: TextMatcher.Failure, session: String,
+                    check: () throws(SessionError) -> Void) throws(SessionError) -> Never {
+        switch failure {
+        case .stopped:
+            try check()
+            throw SessionError(.cancelled, "the search was cancelled")
+        case .overLimit(_, let why):
+            throw SessionError(.limitExceeded, "\(why) (in session \(session))", .reason("matchLimit"))
+        }
     }
 
     /// The session's state, its journal open, and (with `includeCompacted`) the archived
@@ -127,7 +143,8 @@ struct SessionScan {
             // Each candidate line, and where in it the escaped query is (nil: anywhere).
             var lines: [(range: Range<Int>, at: [Int]?)] = []
             if let pre = scan.prefilter {
-                pre.forEachMatch(in: raw, everyMatch: true) { hit in
+                // A literal search never throws (only a regular expression's can be stopped or run into a bound).
+                try? pre.forEachMatch(in: raw, everyMatch: true) { hit in
                     if let last = lines.last, last.range.lowerBound == hit.lineStart {
                         lines[lines.count - 1].at?.append(hit.match.lowerBound - hit.lineStart)
                     } else {
@@ -144,14 +161,19 @@ struct SessionScan {
             }
             for line in lines {
                 if scan.stop() { try check() }
-                record(UnsafeRawBufferPointer(rebasing: raw[line.range]), at: base + Int64(line.range.lowerBound),
-                       near: line.at, into: &hits)
+                do throws(TextMatcher.Failure) {
+                    try record(UnsafeRawBufferPointer(rebasing: raw[line.range]), at: base + Int64(line.range.lowerBound),
+                               near: line.at, into: &hits)
+                } catch {
+                    try SessionScan.end(error, session: data.id, check: check)
+                }
             }
         }
 
         /// One record: a tool call's is decoded whole (its checksum checked); of a message
         /// record only the visible messages holding a match (all visible ones when `near` is nil).
-        private mutating func record(_ line: UnsafeRawBufferPointer, at offset: Int64, near: [Int]?, into hits: inout HitList) {
+        private mutating func record(_ line: UnsafeRawBufferPointer, at offset: Int64, near: [Int]?,
+                                     into hits: inout HitList) throws(TextMatcher.Failure) {
             let shape: RecordShape
             if let known = shapes?.shapes[offset] {
                 shape = RecordShape(messages: known)
@@ -164,14 +186,14 @@ struct SessionScan {
             }
             switch shape.type {
             case "begin", "end", "read":
-                if let r = JournalLine.decode(line) { tool(r, into: &hits) }
+                if let r = JournalLine.decode(line) { try tool(r, into: &hits) }
             default:
                 guard !shape.messages.isEmpty else { return }
                 let candidates = near.map { Set($0.compactMap(shape.message(at:))).sorted() } ?? Array(shape.messages.indices)
                 for p in candidates {
                     guard let json = try? JSONCodec.decode(UnsafeRawBufferPointer(rebasing: line[shape.messages[p]])),
                           let m = Message(stored: json), let shown = shownAs(m.id, offset, p) else { continue }
-                    message(m, compactedBy: shown, summary: false, into: &hits)
+                    try message(m, compactedBy: shown, summary: false, into: &hits)
                 }
             }
         }
@@ -195,14 +217,14 @@ struct SessionScan {
             return .some(cid)
         }
 
-        mutating func message(_ m: Message, compactedBy: String?, summary: Bool, into hits: inout HitList) {
+        mutating func message(_ m: Message, compactedBy: String?, summary: Bool, into hits: inout HitList) throws(TextMatcher.Failure) {
             let q = scan.query
             if let roles = q.roles, !roles.contains(m.role) { return }
             guard inTime(m.atNanos) else { return }
             var fields: [(String, JSON)] = [("content", m.content)]
             if let calls = m.toolCalls { fields.append(("toolCalls", calls)) }
             for (field, value) in fields {
-                guard let f = SearchText.find(scan.matcher, in: SearchText.of(value), stop: scan.stop) else { continue }
+                guard let f = try SearchText.find(scan.matcher, in: SearchText.of(value), stop: scan.stop) else { continue }
                 var hit = makeHit(.message, m.id, field, m.atNanos, f)
                 hit.role = m.role
                 hit.compactedBy = compactedBy
@@ -213,7 +235,7 @@ struct SessionScan {
 
         /// A `begin`, `end` or `read` record: the call's name, arguments (never a denied call's)
         /// and result, each found once per call.
-        private mutating func tool(_ r: JSON, into hits: inout HitList) {
+        private mutating func tool(_ r: JSON, into hits: inout HitList) throws(TextMatcher.Failure) {
             let q = scan.query
             if let roles = q.roles, !roles.contains(.tool) { return }
             guard let call = r["call"]?.stringValue, let at = r["at"]?.intValue, inTime(at) else { return }
@@ -222,7 +244,7 @@ struct SessionScan {
             if let args = r["args"], !isDenied(call) { fields.append(("arguments", args)) }
             if let result = r["result"] { fields.append(("result", result)) }
             for (field, value) in fields where !seenTools.contains(call + "\u{0}" + field) {
-                guard let f = SearchText.find(scan.matcher, in: SearchText.of(value), stop: scan.stop) else { continue }
+                guard let f = try SearchText.find(scan.matcher, in: SearchText.of(value), stop: scan.stop) else { continue }
                 seenTools.insert(call + "\u{0}" + field)
                 var hit = makeHit(.toolCall, call, field, at, f)
                 hit.toolName = name

@@ -3,10 +3,10 @@ import SystemSupport
 
 /// What `SessionStore.search` looks for, where, and which page of the ranked hits it returns.
 ///
-/// Bounded: the query is at most `maxQueryBytes`, a regular expression may not repeat a group
-/// that itself repeats (`(a+)+`: the patterns whose matching can take exponential time), a page
-/// holds at most `maxLimit` hits, and a search stops with `LimitExceeded` once it has run
-/// `timeLimitNanos` (checked between sessions, records, and lines a regular expression reads).
+/// Bounded: the query is at most `maxQueryBytes`, a page holds at most `maxLimit` hits, and a
+/// search stops with `LimitExceeded` once it has run `timeLimitNanos` (checked between sessions
+/// and records, and before each call of a regular expression's engine, whose work per call is
+/// bounded: `TextMatcher`) or once a regular expression reached a bound of its engine.
 public struct SessionSearchQuery: Sendable {
     public static let maxQueryBytes = 1024
     public static let maxLimit = 200
@@ -39,11 +39,6 @@ public struct SessionSearchQuery: Sendable {
         guard query.utf8.count <= Self.maxQueryBytes else {
             throw SessionError(.limitExceeded, "the query is \(query.utf8.count) bytes, over the limit of \(Self.maxQueryBytes)",
                                .limit(reason: "queryBytes", limit: Int64(Self.maxQueryBytes), size: Int64(query.utf8.count)))
-        }
-        if regex, let at = PatternNesting.nestedRepetition(in: query) {
-            throw SessionError(.limitExceeded,
-                               "the pattern repeats a group that itself repeats (at character \(at)), which can take exponential time",
-                               .reason("patternNesting"))
         }
         do { return try TextMatcher(query: query, regex: regex, caseSensitive: caseSensitive) } catch {
             throw SessionError(.invalidArgument, error.message, .fieldReason(field: "query", reason: "badPattern"))

@@ -24,8 +24,8 @@ extension SessionStore {
     /// moment (its lock is held only to take its state and open its journal).
     ///
     /// - Parameters:
-    ///   - isCancelled: checked between sessions, records and lines a regular expression reads; the search then throws
-    ///     `RequestCancelled`.
+    ///   - isCancelled: checked between sessions and records, and before each call of a regular expression's engine;
+    ///     the search then throws `RequestCancelled`.
     ///   - progress: sessions searched so far and sessions in all.
     public func search(_ q: SessionSearchQuery, isCancelled: @escaping @Sendable () -> Bool = { false },
                        progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) throws(SessionError) -> SessionSearchPage {

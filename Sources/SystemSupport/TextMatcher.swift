@@ -10,13 +10,21 @@ import CWorkspaceShims
 ///
 /// Literal searches run `memmem` over the whole buffer (case-insensitive ASCII queries over
 /// an ASCII-folded copy), so they cost about one pass over the bytes; only matching lines are
-/// decoded. Regular expressions (Swift Regex syntax) and case-insensitive non-ASCII literals
-/// (a verbatim regex that ignores case) are applied line by line. A match never spans lines.
-/// A matcher reuses its folding buffer between calls: one per thread.
+/// decoded. Regular expressions (PCRE2 syntax, `BoundedRegex`: the work of each call bounded) and
+/// case-insensitive non-ASCII literals (a literal PCRE2 pattern that ignores case) are applied
+/// line by line. A match never spans lines. A matcher reuses its folding buffer and its match
+/// state between calls: one per thread.
 public struct TextMatcher {
     /// Why a pattern cannot be used (a regular expression that does not compile).
     public struct PatternError: Error, Sendable {
         public let message: String
+    }
+
+    /// Why a search of a regular expression ended early: `stop` said so, or a bound of the
+    /// engine was reached on line `line` (`message` says which, for a person).
+    public enum Failure: Error, Sendable, Equatable {
+        case stopped
+        case overLimit(line: Int, message: String)
     }
 
     /// One match: its line (1-based), where the line's text starts and ends in the buffer (a
@@ -28,25 +36,19 @@ public struct TextMatcher {
         public var match: Range<Int>
     }
 
-    private enum Kind { case literal([UInt8]), foldedLiteral([UInt8]), regex(Regex<AnyRegexOutput>) }
+    private enum Kind { case literal([UInt8]), foldedLiteral([UInt8]), regex(BoundedRegex) }
     private let kind: Kind
     private let scratch = ByteScratch()
 
     public init(query: String, regex: Bool, caseSensitive: Bool) throws(PatternError) {
         if regex {
-            do {
-                var r = try Regex(query)
-                if !caseSensitive { r = r.ignoresCase() }
-                kind = .regex(r)
-            } catch {
-                throw PatternError(message: "invalid regular expression '\(query)': \(error)")
-            }
+            kind = .regex(try BoundedRegex(query, literal: false, caseSensitive: caseSensitive))
         } else if caseSensitive {
             kind = .literal(Array(query.utf8))
         } else if query.utf8.allSatisfy({ $0 < 0x80 }) {
             kind = .foldedLiteral(Array(query.lowercased().utf8))
         } else {
-            kind = .regex(Regex<AnyRegexOutput>(Regex<Substring>(verbatim: query)).ignoresCase())
+            kind = .regex(try BoundedRegex(query, literal: true, caseSensitive: false))
         }
     }
 
@@ -62,9 +64,11 @@ public struct TextMatcher {
 
     /// Calls `body` for each match, in order, until it returns false: the first match of each
     /// matching line, or (with `everyMatch`) every match, none overlapping the one before.
-    /// A regular expression asks `stop` before each line and ends when it answers true.
+    /// A regular expression asks `stop` before each call of its engine (each line, each match,
+    /// each piece of a long line) and throws `stopped` when it answers true; a bound of the engine
+    /// reached throws `overLimit`. A literal search never throws.
     public func forEachMatch(in bytes: UnsafeRawBufferPointer, everyMatch: Bool = false, stop: () -> Bool = { false },
-                             _ body: (Hit) -> Bool) {
+                             _ body: (Hit) -> Bool) throws(Failure) {
         switch kind {
         case .literal(let needle): literal(bytes, haystack: bytes, needle, everyMatch, body)
         case .foldedLiteral(let needle):
@@ -75,23 +79,32 @@ public struct TextMatcher {
             let folded = scratch.reserve(bytes.count)
             Self.foldASCII(bytes, into: folded)
             literal(bytes, haystack: UnsafeRawBufferPointer(folded), needle, everyMatch, body)
-        case .regex(let regex): perLine(bytes, regex, everyMatch, stop, body)
+        case .regex(let regex): try perLine(bytes, regex, everyMatch, stop, body)
         }
     }
 
     /// Calls `body(lineNumber, column, text)` for each matching line until it returns false:
     /// `column` is 1-based, in Unicode scalars, of the line's first match; `text` is the line
-    /// (at most 1,000 characters).
-    public func forEachMatchingLine(in bytes: [UInt8], _ body: (Int, Int, String) -> Bool) {
-        bytes.withUnsafeBytes { b in
-            guard let base = b.baseAddress else { return }  // no text: no line matches
-            forEachMatch(in: b) { hit in
+    /// (at most 1,000 characters). Throws as `forEachMatch`.
+    public func forEachMatchingLine(in bytes: [UInt8], stop: () -> Bool = { false },
+                                    _ body: (Int, Int, String) -> Bool) throws(Failure) {
+        let count = bytes.count
+        guard count > 0 else { return }  // no text: no line matches
+        let failure = bytes.withUnsafeBytes { b -> Failure? in
+            guard let base = b.baseAddress else { return nil }
+            do throws(Failure) {
+                try forEachMatch(in: b, stop: stop) { hit in
                 let column = Self.scalars(base + hit.lineStart, hit.match.lowerBound - hit.lineStart) + 1
                 let text = String(decoding: UnsafeRawBufferPointer(start: base + hit.lineStart, count: hit.lineEnd - hit.lineStart),
                                   as: UTF8.self)
-                return body(hit.line, column, text.count > 1000 ? String(text.prefix(1000)) : text)
+                    return body(hit.line, column, text.count > 1000 ? String(text.prefix(1000)) : text)
+                }
+            } catch {
+                return error
             }
+            return nil
         }
+        if let failure { throw failure }
     }
 
     private func literal(_ original: UnsafeRawBufferPointer, haystack h: UnsafeRawBufferPointer, _ needle: [UInt8],
@@ -206,25 +219,32 @@ public struct TextMatcher {
         }
     }
 
-    private func perLine(_ b: UnsafeRawBufferPointer, _ regex: Regex<AnyRegexOutput>, _ everyMatch: Bool, _ stop: () -> Bool,
-                         _ body: (Hit) -> Bool) {
+    private func perLine(_ b: UnsafeRawBufferPointer, _ regex: BoundedRegex, _ everyMatch: Bool, _ stop: () -> Bool,
+                         _ body: (Hit) -> Bool) throws(Failure) {
         guard let base = b.baseAddress else { return }
         var start = 0
         var line = 1
-        while start <= b.count, !stop() {
+        while start <= b.count {
             let end = memchr(base + start, 10, b.count - start).map { base.distance(to: UnsafeRawPointer($0)) } ?? b.count
             var e = end
             if e > start && b[e - 1] == 13 { e -= 1 }
-            let text = String(decoding: UnsafeRawBufferPointer(rebasing: b[start..<e]), as: UTF8.self)
-            // Offsets in the decoded text are the buffer's unless the line is not valid UTF-8
-            // (each bad byte became U+FFFD): then they are clamped to the line.
-            func offset(_ i: String.Index) -> Int { min(e, start + text.utf8.distance(from: text.startIndex, to: i)) }
-            if everyMatch {
-                for m in text.matches(of: regex) {
-                    if !body(Hit(line: line, lineStart: start, lineEnd: e, match: offset(m.range.lowerBound)..<offset(m.range.upperBound))) { return }
+            let text = UnsafeRawBufferPointer(rebasing: b[start..<e])
+            var from = 0
+            var notEmpty = false
+            while from <= text.count {
+                let found: Range<Int>?
+                do { found = try regex.firstMatch(in: text, from: from, notEmptyAtStart: notEmpty, stop: stop) } catch {
+                    switch error {
+                    case .stopped: throw .stopped
+                    case .overLimit(let why): throw .overLimit(line: line, message: why)
+                    }
                 }
-            } else if let m = try? regex.firstMatch(in: text) {
-                if !body(Hit(line: line, lineStart: start, lineEnd: e, match: offset(m.range.lowerBound)..<offset(m.range.upperBound))) { return }
+                guard let m = found else { break }
+                if !body(Hit(line: line, lineStart: start, lineEnd: e, match: (start + m.lowerBound)..<(start + m.upperBound))) { return }
+                if !everyMatch { break }
+                // After an empty match, the next is one that is not empty there, or one further on.
+                from = m.upperBound
+                notEmpty = m.isEmpty
             }
             if end == b.count { return }
             start = end + 1

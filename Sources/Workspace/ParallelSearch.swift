@@ -16,6 +16,8 @@ final class ParallelSearch: Sendable {
     private let searched = Atomic<Int>(0)
     private let results: Mutex<[Int: [Workspace.SearchMatch]]> = Mutex([:])
     private let failure = Mutex<WorkspaceError?>(nil)
+    /// Set with `failure`: the other workers stop too (a file half searched is not kept).
+    private let failed = Atomic<Bool>(false)
 
     init(workspace: Workspace, options: Workspace.SearchOptions, files: [WorkspacePath]) {
         self.workspace = workspace
@@ -27,15 +29,24 @@ final class ParallelSearch: Sendable {
         let workers = min(Parallel.cores, max(1, files.count / 8))
         Parallel.run(workers) { [self] worker in
             guard let matcher = try? options.matcher() else { return }
-            while found.load(ordering: .relaxed) <= options.maxResults {
+            let stop = { isCancelled() || self.failed.load(ordering: .relaxed) }
+            while found.load(ordering: .relaxed) <= options.maxResults, !failed.load(ordering: .relaxed) {
                 if isCancelled() {
                     failure.withLock { $0 = $0 ?? .cancelled(options.path) }
                     return
                 }
                 let i = next.add(1, ordering: .relaxed).oldValue
                 guard i < files.count else { return }
-                if let matches = workspace.searchOne(files[i], matcher: matcher, limit: options.maxResults,
-                                                     maxFileBytes: options.maxFileBytes) {
+                let ofFile: [Workspace.SearchMatch]?
+                do throws(WorkspaceError) {
+                    ofFile = try workspace.searchOne(files[i], matcher: matcher, limit: options.maxResults,
+                                                    maxFileBytes: options.maxFileBytes, isCancelled: stop)
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                    failed.store(true, ordering: .relaxed)
+                    return
+                }
+                if let matches = ofFile {
                     let n = searched.add(1, ordering: .relaxed).newValue
                     if !matches.isEmpty {
                         results.withLock { $0[i] = matches }

@@ -108,16 +108,28 @@ extension Workspace {
         }
     }
 
-    /// Searches one file (never following a link); nil when it is binary or unreadable.
-    func searchOne(_ path: WorkspacePath, matcher: TextMatcher, limit: Int, maxFileBytes: Int64) -> [SearchMatch]? {
+    /// Searches one file (never following a link); nil when it is binary or unreadable. A regular
+    /// expression asks `isCancelled` as it goes (`RequestCancelled`); one that reaches a bound of
+    /// its engine is `LimitExceeded` (`data.reason` `matchLimit`, `data.line`).
+    func searchOne(_ path: WorkspacePath, matcher: TextMatcher, limit: Int, maxFileBytes: Int64,
+                   isCancelled: () -> Bool = { false }) throws(WorkspaceError) -> [SearchMatch]? {
         guard let file = try? root.openFile(path), let st = try? Sys.fstat(file.raw, path: path.string),
             st.isRegular, let bytes = try? Sys.pread(file.raw, count: Int(min(Int64(st.st_size), maxFileBytes)), offset: 0, path: path.string)
         else { return nil }
         if Self.isBinary(bytes) { return nil }
         var out: [SearchMatch] = []
-        matcher.forEachMatchingLine(in: bytes) { line, column, text in
-            out.append(SearchMatch(path: path, line: line, column: column, text: text))
-            return out.count <= limit
+        do {
+            try matcher.forEachMatchingLine(in: bytes, stop: isCancelled) { line, column, text in
+                out.append(SearchMatch(path: path, line: line, column: column, text: text))
+                return out.count <= limit
+            }
+        } catch {
+            switch error {
+            case .stopped: throw .cancelled(path)
+            case .overLimit(let line, let why):
+                throw WorkspaceError(.limitExceeded, "\(why) (line \(line) of '\(path.string)')", path: path.string,
+                                     details: ["reason": .string("matchLimit"), "line": .int(Int64(line))])
+            }
         }
         return out
     }

@@ -33,6 +33,8 @@ public struct WorkspaceError: Error, Sendable, Equatable, CustomStringConvertibl
         case insufficientSpace = "InsufficientSpace"
         /// A placeholder whose content has not been downloaded yet (`data.retryAfterMs`).
         case notDownloaded = "NotDownloaded"
+        /// A bound of the work was reached (a regular expression that backtracks without end).
+        case limitExceeded = "LimitExceeded"
         /// The caller's cancellation check said stop (the server answers -32800).
         case cancelled = "RequestCancelled"
     }

@@ -34,16 +34,6 @@ struct SearchScanTests {
         #expect(Array("00000000 {\"t\":\"msg\",\"m\":[{\"id\":\"a\"}".utf8).withUnsafeBytes { RecordShape($0) } == nil)
     }
 
-    @Test("refuses regexes that repeat a repeated group, and only those")
-    func nesting() {
-        for bad in ["(a+)+", "(a*)*", "(?:a*b?)*c", "(x|a+){2,}", "((ab)+c)*", "(a{1,})+"] {
-            #expect(PatternNesting.nestedRepetition(in: bad) != nil, "\(bad)")
-        }
-        for fine in ["a+b+", "(ab)+", "(a{2})+", "[(a+)]+", "\\(a+\\)+", "(a+)b", "(a|b)*", "\\w+\\s\\d*"] {
-            #expect(PatternNesting.nestedRepetition(in: fine) == nil, "\(fine)")
-        }
-    }
-
     @Test("the searched text of JSON is its strings in order, without keys, numbers or type members")
     func searchedText() {
         #expect(SearchText.of("plain") == "plain")

@@ -39,7 +39,7 @@ struct TextMatcherTests {
             for exact in [false, true] {
                 let m = try TextMatcher(query: String(decoding: needle, as: UTF8.self), regex: false, caseSensitive: exact)
                 var got: [TextMatcher.Hit] = []
-                hay.withUnsafeBytes { b in m.forEachMatch(in: b, everyMatch: every) { got.append($0); return true } }
+                try hay.withUnsafeBytes { b in try m.forEachMatch(in: b, everyMatch: every) { got.append($0); return true } }
                 let want = naive(hay, needle, exact: exact, every: every)
                 #expect(got == want, "\(String(decoding: hay, as: UTF8.self).debugDescription) \(String(decoding: needle, as: UTF8.self)) exact \(exact)")
             }
@@ -51,12 +51,12 @@ struct TextMatcherTests {
         let text = Array("Ünïcode ÉCOLE école\nx école".utf8)
         let m = try TextMatcher(query: "école", regex: false, caseSensitive: false)
         var got: [Range<Int>] = []
-        text.withUnsafeBytes { b in m.forEachMatch(in: b, everyMatch: true) { got.append($0.match); return true } }
+        try text.withUnsafeBytes { b in try m.forEachMatch(in: b, everyMatch: true) { got.append($0.match); return true } }
         #expect(got.map { String(decoding: text[$0], as: UTF8.self) } == ["ÉCOLE", "école", "école"])
         let r = try TextMatcher(query: "[a-z]+-\\d+", regex: true, caseSensitive: true)
         let t2 = Array("id a-1 and bb-22".utf8)
         var r2: [Range<Int>] = []
-        t2.withUnsafeBytes { b in r.forEachMatch(in: b, everyMatch: true) { r2.append($0.match); return true } }
+        try t2.withUnsafeBytes { b in try r.forEachMatch(in: b, everyMatch: true) { r2.append($0.match); return true } }
         #expect(r2 == [3..<6, 11..<16])
         #expect(throws: TextMatcher.PatternError.self) { try TextMatcher(query: "(", regex: true, caseSensitive: false) }
     }

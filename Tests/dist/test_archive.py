@@ -1,4 +1,4 @@
-"""The release archive (`make dist`) in a fresh Debian root with only libc and libjansson4,
+"""The release archive (`make dist`) in a fresh Debian root with only libc, libjansson4 and libpcre2-8-0,
 and `make install` / `make uninstall` (issue 26)."""
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ def test_the_root_holds_no_swift_runtime_and_only_debian_libraries(fresh_root):
     libs = sorted(p.name for p in fresh_root.rglob("*.so*") if "libswift" in p.name or "Foundation" in p.name)
     assert libs == [], libs
     assert list(fresh_root.rglob("libjansson.so.4")) and list(fresh_root.rglob("libc.so.6"))
+    assert list(fresh_root.rglob("libpcre2-8.so.0"))
     assert not (fresh_root / "bin" / "sh").exists(), "no shell: nothing but the libraries the binary needs"
 
 

@@ -130,9 +130,9 @@ export interface BlobResult {
 /** error.data of every error response. `code` is the stable, machine-readable reason; x-error-codes maps each value to the JSON-RPC error.code it is sent with (domain codes, ServerBusy and CapabilityDenied: -32803); CapabilityDenied: the method, or the method a command or tool call forwards to, needs a capability (x-capabilities) this server was not granted (`serve --deny`); data.method names it, data.capabilities the ones missing, data.through the forwarding method; UnsupportedProtocolVersion: -32022, sent only on the MCP face to a 2026-07-28-era request whose `_meta` names a version this binary does not serve (docs/mcp-2026.md); MissingRequiredClientCapability: -32021, sent only on the MCP face to a 2026-07-28-era request that needs an extension its `_meta` did not declare (the tasks extension's tasks/*). AgentUnavailable: -32603, sent only by the ACP face (workspace-bridge acp) to a request the downstream agent did not answer because it exited or could not be started; data.method names the request. */
 export type ErrorData = {
   code: "ParseError" | "InvalidHeader" | "UnsupportedCharset" | "InvalidRequest" | "MessageTooLarge" | "DuplicateRequestId" | "AlreadyInitialized" | "ShutdownRequested" | "BatchTooLarge" | "MethodNotFound" | "InvalidParams" | "InternalError" | "ServerNotInitialized" | "RequestCancelled" | "UnsupportedProtocolVersion" | "MissingRequiredClientCapability" | "ServerBusy" | "CapabilityDenied" | "NotFound" | "AlreadyExists" | "NotADirectory" | "IsADirectory" | "DirectoryNotEmpty" | "OutsideWorkspace" | "InvalidPath" | "PreconditionFailed" | "NotText" | "TooLarge" | "PermissionDenied" | "NoSpace" | "ReadOnly" | "CloudUnavailable" | "InsufficientSpace" | "NotDownloaded" | "InvalidTransition" | "BudgetExceeded" | "SessionLocked" | "SymlinkNotFollowed" | "NotARegularFile" | "InvalidArgument" | "QuotaExceeded" | "IOError" | "Deferred" | "LimitExceeded" | "AgentUnavailable";
-  /** ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from session/import: damaged, foreign or unsupportedVersion. BatchTooLarge: members (more than data.limit members: the batch was refused whole, answered with id null), bytes (its text is over data.limit bytes: refused whole before parsing, id null) or answerBytes (this member only reads and its result would take the batch's answer past data.limit bytes, the --max-message-bytes: send it on its own). ServerBusy: stuckHandlers (every worker thread is taken and data.limit cancelled requests are still stuck in system calls), threadLimit (the system refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests already wait for the other side's answers); nothing was done, send the request again later. AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it could not start. LimitExceeded (session/search): queryBytes (the query is over data.limit bytes, 1024), patternNesting (the regular expression repeats a group that itself repeats, e.g. (a+)+, which can take exponential time) or time (the search ran over its timeLimitMs, data.limit). InvalidArgument from session/search: badPattern (the regular expression does not compile) or cursorMismatch (the cursor was made by a search with another query or filters). */
+  /** ParseError: what the JSON parser reported. Deferred: why the device policy deferred the work (offline, expensiveNetwork, constrainedNetwork, lowBattery, thermal). InvalidArgument from session/import: damaged, foreign or unsupportedVersion. BatchTooLarge: members (more than data.limit members: the batch was refused whole, answered with id null), bytes (its text is over data.limit bytes: refused whole before parsing, id null) or answerBytes (this member only reads and its result would take the batch's answer past data.limit bytes, the --max-message-bytes: send it on its own). ServerBusy: stuckHandlers (every worker thread is taken and data.limit cancelled requests are still stuck in system calls), threadLimit (the system refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests already wait for the other side's answers); nothing was done, send the request again later. AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it could not start. LimitExceeded (session/search, searchFiles): queryBytes (the query is over data.limit bytes, 1024), matchLimit (the regular expression reached its engine's bound of backtracking steps or memory at one place, e.g. (a+)+b: data.line is the line of the file for searchFiles) or time (the search ran over its timeLimitMs, data.limit). InvalidArgument from session/search: badPattern (the regular expression does not compile) or cursorMismatch (the cursor was made by a search with another query or filters). */
   reason?: string;
-  /** ParseError: line of the error in the message. */
+  /** ParseError: line of the error in the message. LimitExceeded (matchLimit, searchFiles): the line of the file where the regular expression reached its bound. */
   line?: number;
   /** ParseError: column of the error in the message. */
   column?: number;
@@ -415,6 +415,21 @@ export interface StorageInfo {
   pendingMigration: PendingMigration | null;
   /** Only in chooseStorage's answer: true when `location` already was this machine's choice (nothing was written), false when the choice changed. */
   alreadyActive?: boolean;
+  /** Only with a session hub (--hub, WORKSPACE_BRIDGE_HUB): how replication to it stands. */
+  hub?: {
+    /** The last call to the hub succeeded. */
+    connected: boolean;
+    /** The hub's schema version (0 before the first connection). */
+    schemaVersion: number;
+    /** Session records durable on this machine and not yet committed to the hub. */
+    outboxRecords: number;
+    /** Records this process committed to the hub. */
+    committedRecords: number;
+    /** Sessions whose records the hub holds differently at some offset (another writer): not sent. */
+    divergedSessions: number;
+    /** Why the last call to the hub failed (libpq's message; never a password). */
+    lastError: string | null;
+  };
 }
 
 export interface MigrateResult {
@@ -566,6 +581,8 @@ export interface Session {
   deferredToolCalls?: DeferredToolCall[];
   /** session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds (but for listing.json, session/list's cache). */
   bytesOnDisk?: number;
+  /** Only with a session hub: replicated (every record written here is in the hub, or the session was fetched from it), pending (records wait in the outbox), diverged (the hub holds other records at an offset written here: another writer). */
+  replication?: "replicated" | "pending" | "diverged";
 }
 
 export interface SessionList {
@@ -1267,10 +1284,10 @@ export interface GetFileInfoParams {
 /**
  * Searches file contents under a folder (or one file) in listing order, one match per matching line.
  *
- * Files ignored by .gitignore, .ignore and .stignore are not searched (ignored folders not entered; counted in ignored) unless includeIgnored. Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument. Honours $/cancelRequest (-32800).
+ * Files ignored by .gitignore, .ignore and .stignore are not searched (ignored folders not entered; counted in ignored) unless includeIgnored. Binary files (a NUL in the first 8 KiB) and files over 256 MiB are skipped; hidden files only with includeHidden; links are never followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument; a regex that reaches its engine's bound (it backtracks without end, e.g. (a+)+b) → LimitExceeded (reason matchLimit, data.line, data.path). Honours $/cancelRequest (-32800), also in the middle of a file.
  */
 export interface SearchFilesParams {
-  /** A literal string, or a Swift Regex (Perl-like) with regex: true. */
+  /** A literal string, or with regex: true a PCRE2 (Perl-compatible) regular expression, UTF-8 with Unicode classes and case folding; its work is bounded: one that backtracks without end (e.g. (a+)+b) is LimitExceeded (reason matchLimit). */
   query: string;
   /** A folder or one file; default "". */
   path?: WorkspacePath;
@@ -1886,10 +1903,10 @@ export interface WorkspaceExecuteCommandParams {
 /**
  * Searches every session's messages and tool calls (literal or regex, any case), filtered by session, role, time, state and agent type; ranked hits with snippets and match offsets, a page at a time.
  *
- * What sessions show is what is found: visible messages, compactions' summaries and, with includeCompacted, the originals retention still keeps; what retention pruned or a deleted session held is never found. Tool calls are found by name, arguments and result as the journal keeps them; a call whose approval was denied shows its name and refusal, never its arguments, and a call still waiting for approval is not searched. An empty query, a regex that does not compile (reason badPattern) or a cursor of another search (reason cursorMismatch) → InvalidArgument; a query over 1024 bytes (queryBytes), a regex repeating a repeated group (patternNesting) or a search over timeLimitMs (time) → LimitExceeded. Honours $/cancelRequest (-32800) and reports $/progress (sessions searched).
+ * What sessions show is what is found: visible messages, compactions' summaries and, with includeCompacted, the originals retention still keeps; what retention pruned or a deleted session held is never found. Tool calls are found by name, arguments and result as the journal keeps them; a call whose approval was denied shows its name and refusal, never its arguments, and a call still waiting for approval is not searched. An empty query, a regex that does not compile (reason badPattern) or a cursor of another search (reason cursorMismatch) → InvalidArgument; a query over 1024 bytes (queryBytes), a regex that reaches its engine's bound (matchLimit: it backtracks without end, e.g. (a+)+b) or a search over timeLimitMs (time) → LimitExceeded. Honours $/cancelRequest (-32800) and reports $/progress (sessions searched).
  */
 export interface SessionSearchParams {
-  /** A literal string, or a Swift Regex (Perl-like) with regex: true; at most 1024 bytes. */
+  /** A literal string, or with regex: true a PCRE2 (Perl-compatible) regular expression, UTF-8 with Unicode classes and case folding; at most 1024 bytes. */
   query: string;
   regex?: boolean;
   caseSensitive?: boolean;

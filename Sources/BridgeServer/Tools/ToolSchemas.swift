@@ -369,7 +369,7 @@ enum ToolSchemas {
     "type": "object",
     "properties": {
       "query": {
-        "description": "A literal string, or a Swift Regex (Perl-like) with regex: true.",
+        "description": "A literal string, or with regex: true a PCRE2 (Perl-compatible) regular expression, UTF-8 with Unicode classes and case folding; its work is bounded: one that backtracks without end (e.g. (a+)+b) is LimitExceeded (reason matchLimit).",
         "type": "string",
         "minLength": 1
       },
@@ -1283,6 +1283,52 @@ enum ToolSchemas {
       "alreadyActive": {
         "type": "boolean",
         "description": "Only in chooseStorage's answer: true when `location` already was this machine's choice (nothing was written), false when the choice changed."
+      },
+      "hub": {
+        "description": "Only with a session hub (--hub, WORKSPACE_BRIDGE_HUB): how replication to it stands.",
+        "type": "object",
+        "properties": {
+          "connected": {
+            "type": "boolean",
+            "description": "The last call to the hub succeeded."
+          },
+          "schemaVersion": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The hub's schema version (0 before the first connection)."
+          },
+          "outboxRecords": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Session records durable on this machine and not yet committed to the hub."
+          },
+          "committedRecords": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Records this process committed to the hub."
+          },
+          "divergedSessions": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Sessions whose records the hub holds differently at some offset (another writer): not sent."
+          },
+          "lastError": {
+            "type": [
+              "string",
+              "null"
+            ],
+            "description": "Why the last call to the hub failed (libpq's message; never a password)."
+          }
+        },
+        "required": [
+          "connected",
+          "schemaVersion",
+          "outboxRecords",
+          "committedRecords",
+          "divergedSessions",
+          "lastError"
+        ],
+        "additionalProperties": false
       }
     },
     "required": [

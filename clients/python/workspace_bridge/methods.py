@@ -355,8 +355,10 @@ class Methods(Connection):
         entered; counted in ignored) unless includeIgnored. Binary files (a NUL in the first 8 KiB)
         and files over 256 MiB are skipped; hidden files only with includeHidden; links are never
         followed; FIFOs, sockets and devices are never opened, only counted in specialFilesSkipped
-        (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument.
-        Honours $/cancelRequest (-32800).
+        (a path that is one → NotARegularFile). An empty query or a bad regex → InvalidArgument; a
+        regex that reaches its engine's bound (it backtracks without end, e.g. (a+)+b) →
+        LimitExceeded (reason matchLimit, data.line, data.path). Honours $/cancelRequest (-32800),
+        also in the middle of a file.
 
         Sends ``searchFiles``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
         """
@@ -1498,9 +1500,10 @@ class Methods(Connection):
         journal keeps them; a call whose approval was denied shows its name and refusal, never its
         arguments, and a call still waiting for approval is not searched. An empty query, a regex
         that does not compile (reason badPattern) or a cursor of another search (reason
-        cursorMismatch) → InvalidArgument; a query over 1024 bytes (queryBytes), a regex repeating a
-        repeated group (patternNesting) or a search over timeLimitMs (time) → LimitExceeded. Honours
-        $/cancelRequest (-32800) and reports $/progress (sessions searched).
+        cursorMismatch) → InvalidArgument; a query over 1024 bytes (queryBytes), a regex that
+        reaches its engine's bound (matchLimit: it backtracks without end, e.g. (a+)+b) or a search
+        over timeLimitMs (time) → LimitExceeded. Honours $/cancelRequest (-32800) and reports
+        $/progress (sessions searched).
 
         Sends ``session/search``. ``progress=True`` asks for ``$/progress`` (see Call.progress).
         """

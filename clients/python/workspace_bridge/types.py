@@ -259,13 +259,15 @@ _ErrorDataOptional = TypedDict("_ErrorDataOptional", {
     # refused a new thread, data.errno) or pendingRequests (the ACP face: data.limit requests
     # already wait for the other side's answers); nothing was done, send the request again later.
     # AgentUnavailable: how the agent ended (exited with status N, killed by signal N) or why it
-    # could not start. LimitExceeded (session/search): queryBytes (the query is over data.limit
-    # bytes, 1024), patternNesting (the regular expression repeats a group that itself repeats, e.g.
-    # (a+)+, which can take exponential time) or time (the search ran over its timeLimitMs,
-    # data.limit). InvalidArgument from session/search: badPattern (the regular expression does not
-    # compile) or cursorMismatch (the cursor was made by a search with another query or filters).
+    # could not start. LimitExceeded (session/search, searchFiles): queryBytes (the query is over
+    # data.limit bytes, 1024), matchLimit (the regular expression reached its engine's bound of
+    # backtracking steps or memory at one place, e.g. (a+)+b: data.line is the line of the file for
+    # searchFiles) or time (the search ran over its timeLimitMs, data.limit). InvalidArgument from
+    # session/search: badPattern (the regular expression does not compile) or cursorMismatch (the
+    # cursor was made by a search with another query or filters).
     'reason': str,
-    # ParseError: line of the error in the message.
+    # ParseError: line of the error in the message. LimitExceeded (matchLimit, searchFiles): the
+    # line of the file where the regular expression reached its bound.
     'line': int,
     # ParseError: column of the error in the message.
     'column': int,
@@ -637,6 +639,22 @@ class StorageInfoUsage(TypedDict):
     bytes: ByteCount
 
 
+class StorageInfoHub(TypedDict):
+    """Only with a session hub (--hub, WORKSPACE_BRIDGE_HUB): how replication to it stands."""
+    #: The last call to the hub succeeded.
+    connected: bool
+    #: The hub's schema version (0 before the first connection).
+    schemaVersion: int
+    #: Session records durable on this machine and not yet committed to the hub.
+    outboxRecords: int
+    #: Records this process committed to the hub.
+    committedRecords: int
+    #: Sessions whose records the hub holds differently at some offset (another writer): not sent.
+    divergedSessions: int
+    #: Why the last call to the hub failed (libpq's message; never a password).
+    lastError: Union[str, None]
+
+
 class _StorageInfoRequired(TypedDict):
     #: The active root.
     storageType: StorageLocation
@@ -664,6 +682,8 @@ class StorageInfo(_StorageInfoRequired, total=False):
     #: Only in chooseStorage's answer: true when `location` already was this machine's choice
     #: (nothing was written), false when the choice changed.
     alreadyActive: bool
+    #: Only with a session hub (--hub, WORKSPACE_BRIDGE_HUB): how replication to it stands.
+    hub: StorageInfoHub
 
 
 _MigrateResultRenamedItemRequired = TypedDict("_MigrateResultRenamedItemRequired", {
@@ -936,6 +956,10 @@ class Session(_SessionRequired, total=False):
     #: session/get, and session/list with withBytesOnDisk: the bytes the session's folder holds (but
     #: for listing.json, session/list's cache).
     bytesOnDisk: int
+    #: Only with a session hub: replicated (every record written here is in the hub, or the session
+    #: was fetched from it), pending (records wait in the outbox), diverged (the hub holds other
+    #: records at an offset written here: another writer).
+    replication: Literal['replicated', 'pending', 'diverged']
 
 
 class _SessionListRequired(TypedDict):
