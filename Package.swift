@@ -20,7 +20,8 @@ import PackageDescription
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
 ///                       that journals every session in the store; uses JSONRPC for framing and messages only
-///       → AgentSessions, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport, Logging
+///       → AgentSessions, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport,
+///         CWorkspaceShims (the agent spawned tied to the proxy's life), Logging
 ///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
 ///                       no MCP (a face's differences come in as Connection.Conventions)
 ///       → JSON, SystemSupport, Logging
@@ -38,7 +39,8 @@ import PackageDescription
 ///                       bounded whole-file reads (FileCap), process identity, SHA-256, the text matcher
 ///                       searchFiles and session/search share (TextMatcher)
 ///       → CWorkspaceShims (and the C library, Dispatch and Synchronization)
-///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
+///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory,
+///                       a child tied to its parent's life)
 ///     CJansson          the system jansson library
 ///
 /// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport; each test target tests its namesake
@@ -112,7 +114,7 @@ let package = Package(
         ),
         .target(
             name: "ACPFace",
-            dependencies: ["AgentSessions", "SessionErrorData", "JSON", "JSONRPC", "Workspace", "SystemSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["AgentSessions", "SessionErrorData", "JSON", "JSONRPC", "Workspace", "SystemSupport", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .executableTarget(
