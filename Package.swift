@@ -20,7 +20,8 @@ import PackageDescription
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, SessionErrorData, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
 ///                       that journals every session in the store; uses JSONRPC for framing and messages only
-///       → AgentSessions, SessionErrorData, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport, Logging
+///       → AgentSessions, SessionErrorData, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport,
+///         CWorkspaceShims (the agent spawned tied to the proxy's life), Logging
 ///     SessionErrorData  a session error's `error.data` from its typed details: the one mapping every face sends
 ///       → AgentSessions, JSON, SystemSupport
 ///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
@@ -43,7 +44,8 @@ import PackageDescription
 ///                       bounded whole-file reads (FileCap), process identity, SHA-256, the text matcher
 ///                       searchFiles and session/search share (TextMatcher, its regular expressions on PCRE2)
 ///       → CWorkspaceShims, CPCRE2 (and the C library, Dispatch and Synchronization)
-///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
+///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory,
+///                       a child tied to its parent's life)
 ///     CJansson          the system jansson library
 ///     CLibPQ            the system libpq (PostgreSQL's C client)
 ///     CPCRE2            the system PCRE2 library (8-bit), the engine of user regular expressions
@@ -132,7 +134,7 @@ let package = Package(
         ),
         .target(
             name: "ACPFace",
-            dependencies: ["AgentSessions", "SessionErrorData", "JSON", "JSONRPC", "Workspace", "SystemSupport", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["AgentSessions", "SessionErrorData", "JSON", "JSONRPC", "Workspace", "SystemSupport", "CWorkspaceShims", .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict
         ),
         .executableTarget(

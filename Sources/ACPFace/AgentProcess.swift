@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CWorkspaceShims
 import JSON
 import JSONRPC
 import Synchronization
@@ -10,6 +11,12 @@ import SystemSupport
 
 /// One run of the downstream agent: a child process whose stdin and stdout are pipes to us
 /// (its stderr is ours, so its logs reach the editor's log like ours do).
+///
+/// Its life is tied to ours (`wb_spawn_tied`): it leads a process group of its own, and on Linux
+/// the kernel kills it when we die, even by SIGKILL. Its own children (the `mcp --session`
+/// server it starts for a session) are in its group: they get SIGTERM once it has exited, and
+/// with it when we stop it. Where there is no parent-death signal (Apple systems) an agent that
+/// outlives a killed proxy still sees its input end, which ends an ACP agent.
 ///
 /// Guarantees: `send` writes whole NDJSON lines and never blocks the caller for ever on a dead
 /// agent (a broken pipe discards output); `onExit` runs once, on the reader thread, after every
@@ -38,15 +45,10 @@ final class AgentProcess: Sendable {
         }
         // Only the child's ends reach the child, and only as its stdin and stdout.
         for fd in toChild + fromChild { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, toChild[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, fromChild[1], 1)
         let argv: [UnsafeMutablePointer<CChar>?] = command.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
-        var child = pid_t()
-        let rc = posix_spawnp(&child, program, &actions, nil, argv, environ)
+        var child: Int32 = 0
+        let rc = wb_spawn_tied(program, argv, environ, toChild[0], fromChild[1], &child)
         close(toChild[0])
         close(fromChild[1])
         guard rc == 0 else {
@@ -68,6 +70,7 @@ final class AgentProcess: Sendable {
                 // under: the pid cannot be another process's while it is signalled.
                 var info = siginfo_t()
                 while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR {}
+                Self.endGroup(pid)
                 var status: Int32 = 0
                 reaped.done.withLock { done in
                     while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
@@ -91,19 +94,34 @@ final class AgentProcess: Sendable {
         close(stdinFD)
     }
 
-    /// Sends SIGTERM, unless the agent has already exited and been reaped.
-    func terminate() {
-        reaped.done.withLock { done in if !done { kill(pid, SIGTERM) } }
+    /// Sends SIGTERM to the agent and its group, unless the agent has already exited and been reaped.
+    func terminate() { signalGroup(SIGTERM) }
+
+    private func signalGroup(_ sig: Int32) {
+        reaped.done.withLock { done in if !done { kill(-pid, sig) } }
+    }
+
+    /// SIGTERM to what is left of the group of `leader`, which has exited and is not reaped yet
+    /// (so its pid, the group's id, cannot be another's).
+    private static func endGroup(_ leader: pid_t) {
+        _ = kill(-leader, SIGTERM)
     }
 
     var hasExited: Bool { reaped.done.withLock { $0 } }
 
-    /// Ends the agent: end of input, `patience` for it to exit by itself, then SIGTERM.
+    /// Ends the agent: end of input, `patience` for it to exit by itself, then SIGTERM to its
+    /// group, and SIGKILL after `patience` more (a clean exit of ours leaves nothing running).
     func stop(patience: Duration = .seconds(2)) {
         closeInput()
+        waitForExit(patience)
+        terminate()
+        waitForExit(patience)
+        signalGroup(SIGKILL)
+    }
+
+    private func waitForExit(_ patience: Duration) {
         let deadline = ContinuousClock.now + patience
         while !hasExited, ContinuousClock.now < deadline { usleep(2_000) }
-        terminate()
     }
 
     private static func describe(_ status: Int32) -> String {

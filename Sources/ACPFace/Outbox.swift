@@ -35,6 +35,12 @@ final class Outbox: Sendable {
     private let queue = DispatchQueue(label: "acp.outbox")
     private let pending = Mutex<(items: [Item], scheduled: Bool)>(([], false))
     static let limit = 4096
+    /// The most items journaled (and then sent) as one batch. A batch is on disk before the
+    /// editor is shown any of it, and its sends wait on a slow editor; so this bounds how much the
+    /// journal holds that the editor was never shown, which a proxy killed then must replay
+    /// (and the editor take in) before it can answer the next `session/load`. Past a few
+    /// hundred items the `fsync` a batch shares costs nothing more per item.
+    static let batchLimit = 256
 
     init(store: SessionStore, logger: Logger, editor: OutputChannel? = nil) {
         self.store = store
@@ -63,8 +69,8 @@ final class Outbox: Sendable {
     private func drain() {
         while true {
             let batch = pending.withLock { p -> [Item] in
-                let taken = p.items
-                p.items = []
+                let taken = Array(p.items.prefix(Self.batchLimit))
+                p.items.removeFirst(taken.count)
                 if taken.isEmpty { p.scheduled = false }
                 return taken
             }

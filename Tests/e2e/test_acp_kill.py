@@ -11,6 +11,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from acp_helpers import Proxy, check_agent_logs, root, run  # noqa: F401 (root: the fixture)
 
 ROUNDS = 3
@@ -110,3 +112,82 @@ def test_an_editor_killed_mid_turn_leaves_the_agent_and_the_session_sane(binary,
             assert p.editor.texts(sid).endswith("\nhello")
         return p
     check_agent_logs(run(after()))
+
+
+def running(pid):
+    """Whether `pid` is a process that has not exited (a zombie has)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def children(pid):
+    """The pids of the processes whose parent is `pid`, with their command lines."""
+    out = []
+    for d in Path("/proc").iterdir():
+        try:
+            if d.name.isdigit() and int((d / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append((int(d.name), (d / "cmdline").read_bytes().split(b"\0")))
+        except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+            pass
+    return out
+
+
+def wait_gone(pids, seconds):
+    """Waits (a hang guard) until none of `pids` runs; returns those still running."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and any(running(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if running(p)]
+
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="the kernel's parent-death signal ties the agent to the proxy on Linux only")
+
+
+@linux_only
+def test_a_proxy_killed_takes_its_agent_and_the_agents_mcp_server_with_it(binary, root, tmp_path):
+    async def go():
+        p = Proxy(binary, root, "mcp_agent", tmp_path)
+        async with p.run():
+            await p.start()
+            sid = await p.new()
+            # Each chunk of this turn follows an append through the agent's `mcp --session` server.
+            turn = asyncio.ensure_future(p.prompt(sid, "mcp stream notes.md 100000"))
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and len(p.editor.updates) < 20:
+                await asyncio.sleep(0.05)
+            assert len(p.editor.updates) >= 20
+            agents = [pid for pid, _ in children(p.process.pid)]
+            servers = [pid for a in agents for pid, argv in children(a) if b"mcp" in argv and b"--session" in argv]
+            assert len(agents) == 1 and len(servers) == 1
+            os.kill(p.process.pid, signal.SIGKILL)
+            left = wait_gone(agents + servers, 10)
+            turn.cancel()
+            try:
+                await turn
+            except BaseException:
+                pass
+        return agents, servers, left
+    agents, servers, left = run(go())
+    assert left == [], f"still running after the proxy's kill -9: {left} (agent {agents}, its MCP server {servers})"
+
+
+@linux_only
+def test_a_clean_exit_leaves_no_agent_running_even_one_that_ignores_its_end(binary, root, tmp_path):
+    """End of our input: the agent's input is closed, then its group gets SIGTERM, then SIGKILL."""
+    pids = tmp_path / "pids.json"
+    env = dict(os.environ, STUBBORN_PIDS=str(pids))
+    proxy = subprocess.Popen([str(binary), "acp", "--local-root", str(root), "--config-dir", str(tmp_path / "config"),
+                              "--exit-grace", "1", "--", sys.executable, str(Path(__file__).resolve().parent / "acp_agents" / "stubborn_agent.py")],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    proxy.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                  "params": {"protocolVersion": 1, "clientCapabilities": {}}}).encode() + b"\n")
+    proxy.stdin.flush()
+    assert json.loads(proxy.stdout.readline())["result"]["agentInfo"]["name"] == "Stubborn"
+    started = json.loads(pids.read_text())
+    assert running(started["agent"]) and running(started["child"])
+    proxy.stdin.close()
+    assert proxy.wait(timeout=60) == 0
+    assert wait_gone([started["agent"], started["child"]], 10) == []

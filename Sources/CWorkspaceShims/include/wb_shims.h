@@ -63,4 +63,13 @@ long wb_release_idle_memory(void);
 /// pidfd_open(2) (Linux 5.3+): a descriptor that becomes readable when the process exits.
 /// -1 with errno (ESRCH: no such process; ENOSYS: no pidfds here, including other systems).
 int wb_pidfd_open(int pid);
+
+/// Starts `file` (looked up in PATH when it has no slash) with `argv` and `envp`, its stdin and
+/// stdout `stdin_fd` and `stdout_fd` (its stderr ours), tied to this process: in a process group
+/// of its own (its pid), so it and its children can be signalled together; with no blocked or
+/// ignored signals; and on Linux with PR_SET_PDEATHSIG SIGKILL, so it dies when this process
+/// does, even by SIGKILL (it is forked by one thread that lives as long as the process: the
+/// kernel sends the signal when the forking *thread* ends). Apple systems have no such signal.
+/// Returns 0 and the pid in `*pid_out`, or an errno (of the lookup, the fork or the exec).
+int wb_spawn_tied(const char *file, char *const argv[], char *const envp[], int stdin_fd, int stdout_fd, int *pid_out);
 #endif
