@@ -21,6 +21,10 @@ public protocol SessionReplica: AnyObject, Sendable {
 
     /// The hub as `getStorageInfo` reports it.
     var report: ReplicaReport { get }
+
+    /// `store` is open: the replica catches up with it (`SessionStore.catchUpReplica`) at each
+    /// connection to the hub. Held weakly.
+    func opened(_ store: SessionStore)
 }
 
 /// The hub as `getStorageInfo` reports it.

@@ -81,6 +81,33 @@ extension SessionStore {
         return (bytes, data)
     }
 
+    /// Hands the replica every record of a local session beyond where the replica's copy ends
+    /// (`ends`, by session id): sessions written before the hub was configured, and a record
+    /// whose outbox line a crash took between the journal's flush and the outbox's. The part
+    /// handed over must be whole records from a record boundary, else nothing is (a session the
+    /// hub holds differently: its records then show `diverged`). Returns how many sessions had
+    /// records to hand over.
+    @discardableResult
+    public func catchUpReplica(ends: [String: Int64]) -> Int {
+        guard let replica else { return 0 }
+        var handed = 0
+        for h in allHandles() {
+            h.lock.lock()
+            defer { h.lock.unlock() }
+            guard (try? current(h)) != nil, h.data != nil else { continue }
+            let from = ends[h.id] ?? 0
+            let upTo = h.validEnd
+            guard from < upTo else { continue }
+            let bytes = try? withJournal(h) { fd throws(SessionError) in Disk.pread(fd, offset: from, length: Int(upTo - from)) }
+            guard let bytes, Int64(bytes.count) == upTo - from else { continue }
+            let scan = bytes.withUnsafeBytes { JournalScan.scan($0) }
+            guard scan.fault == nil, scan.validEnd == Int64(bytes.count) else { continue }
+            replica.recordsDurable(session: h.id, offset: from, bytes: bytes)
+            handed += 1
+        }
+        return handed
+    }
+
     /// Fetches the replica's sessions that this machine does not hold (for `list`); a session the
     /// hub holds damaged is left out and reported (`drainWarnings`), a hub that cannot be
     /// reached leaves the local sessions only.

@@ -65,6 +65,7 @@ package final class AgentService: Sendable {
                                         notify("session/didChangeState", .object(p))
                                     }, replica: hub)
         let queue = try OfflineQueue(directory: root + "/.workspace/queue")
+        hub?.opened(sessions)
         // The retention policy is applied when the sessions open (and after appends, and by session/prune).
         if let retention = try? sessions.retentionPolicy(), !retention.isEmpty {
             do { _ = try sessions.prune() } catch { logger.warning("sessions: the start-up prune failed: \(error.message)") }

@@ -22,6 +22,9 @@ public final class Hub: SessionReplica, @unchecked Sendable {  // `drainer` stat
     private let diverged = Mutex<Set<String>>([])
     /// The schema is made current (and migrated) once per connection.
     private let prepared = Mutex(false)
+    /// The store to catch up with at each connection, and whether that is due.
+    private let store = Mutex<WeakStore>(WeakStore())
+    private let catchUpDue = Mutex(true)
 
     /// - Parameters:
     ///   - address: the hub (no password in it: `HubAddress`).
@@ -85,6 +88,12 @@ public final class Hub: SessionReplica, @unchecked Sendable {  // `drainer` stat
         }
     }
 
+    public func opened(_ store: SessionStore) {
+        self.store.withLock { $0.store = store }
+        catchUpDue.withLock { $0 = true }
+        wake.signal()
+    }
+
     public func state(session: String) -> ReplicaState {
         if diverged.withLock({ $0.contains(session) }) { return .diverged }
         return outbox.pendingCount(session: session) > 0 ? .pending : .replicated
@@ -104,6 +113,17 @@ public final class Hub: SessionReplica, @unchecked Sendable {  // `drainer` stat
     private func drain() {
         var backoff = 0.2
         while true {
+            if catchUpDue.withLock({ $0 }), let local = store.withLock({ $0.store }) {
+                do throws(SessionError) {
+                    let ends = try sessions()
+                    catchUpDue.withLock { $0 = false }
+                    local.catchUpReplica(ends: Dictionary(ends.map { ($0.id, $0.end) }, uniquingKeysWith: max))
+                } catch {
+                    wake.wait(seconds: backoff)
+                    backoff = min(10, backoff * 2)
+                    continue
+                }
+            }
             let batch = outbox.next(256)
             if batch.isEmpty {
                 // Nothing to send: connect anyway (the schema made current, `connected` true), and
@@ -177,8 +197,9 @@ public final class Hub: SessionReplica, @unchecked Sendable {  // `drainer` stat
         } catch {
             if error.connectionLost {
                 prepared.withLock { $0 = false }
-                status.withLock { $0.connected = false; $0.lastError = error.message }
+                catchUpDue.withLock { $0 = true }
             }
+            status.withLock { $0.connected = false; $0.lastError = error.message }
             throw error
         }
     }
@@ -191,6 +212,12 @@ public final class Hub: SessionReplica, @unchecked Sendable {  // `drainer` stat
         defer { c.close() }
         return (try c.withSession { s throws(HubError) in try HubSchema.prepare(s, create: false) }, HubSchema.version)
     }
+}
+
+/// The store the hub catches up with, not kept alive by the hub (the server closes and replaces
+/// stores when the active root changes).
+struct WeakStore {
+    weak var store: SessionStore?
 }
 
 /// A condition variable that wakes the drainer (or times out).

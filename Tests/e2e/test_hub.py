@@ -268,3 +268,38 @@ def test_the_password_is_never_logged(machines):
     assert ALICE_PW not in a.stderr_text()
     with open(f"/proc/{a.proc.pid}/cmdline", "rb") as f:
         assert ALICE_PW.encode() not in f.read()
+
+
+def test_sessions_written_before_the_hub_reach_it(machines, binary, contract, tmp_path):
+    # Machine A first runs without a hub, then with one: what it wrote before is caught up.
+    base = tmp_path / "a"
+    plain = Bridge(["--local-root", str(base / "ws"), "--config-dir", str(base / "config")], "ndjson", contract,
+                   tmp_path / "stderr-plain.log", binary=binary, env={**os.environ, "XDG_DATA_HOME": str(tmp_path / "xdg")})
+    try:
+        plain.initialize()
+        sid = create(plain, "before the hub")
+        append(plain, sid, ["old one", "old two"])
+    finally:
+        plain.kill()
+    a = machines("a")
+    assert sid in listed(a)  # the sessions open (the catch-up is at their opening, then at each connection)
+    wait_until(lambda: hub_info(a)["committedRecords"] >= 2, 60.0, "the catch-up")
+    drained(a)
+    a.kill()
+    b = machines("b")
+    assert texts(b, sid) == ["old one", "old two"]
+
+
+def test_kill_a_mid_replication(machines):
+    a = machines("a")
+    sid = create(a, "killed while sending")
+    answered = []
+    for i in range(40):
+        append(a, sid, [f"m{i}"])
+        answered.append(f"m{i}")
+    a.kill()  # SIGKILL, whatever the drainer was doing
+    a2 = machines("a")
+    drained(a2, timeout=90.0)
+    a2.kill()
+    b = machines("b")
+    assert texts(b, sid) == answered
