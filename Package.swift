@@ -19,10 +19,10 @@ import PackageDescription
 ///                       protocol errors (for every face). What faces use of it is `package`, not public.
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
-///                       that journals every session in the store; uses JSONRPC for framing and messages only
+///                       that journals every session in the store; two JSONRPC Peers (editor side, agent side)
 ///       → AgentSessions, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport, Logging
-///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
-///                       no MCP (a face's differences come in as Connection.Conventions)
+///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params, the symmetric Peer;
+///                       knows no method, no MCP and no ACP (a face's differences come in as Connection.Conventions)
 ///       → JSON, SystemSupport, Logging
 ///     Storage           local/cloud storage choice, migration, synced settings
 ///       → Workspace, JSON, SystemSupport, CWorkspaceShims
