@@ -41,7 +41,7 @@ import PackageDescription
 ///     CWorkspaceShims   C shims for system calls Swift cannot reach (openat2, renameat2, pidfd, SHA-256, idle memory)
 ///     CJansson          the system jansson library
 ///
-/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport; each test target tests its namesake
+/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport, Logging; each test target tests its namesake
 /// (BridgeServerTests also checks the method declarations against schema/openrpc.json).
 /// The picture, and one saveFile walked through these targets: docs/architecture.md.
 let strict: [SwiftSetting] = [
@@ -139,11 +139,11 @@ let package = Package(
         // when built without Tests/Fuzz/run.sh), and the test that replays corpus and regressions.
         .target(
             name: "FuzzTargets",
-            dependencies: ["JSON", "JSONRPC", "Workspace", "AgentSessions", "SystemSupport"],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "AgentSessions", "SystemSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fuzz/Targets",
             swiftSettings: strict
         ),
-    ] + ["FuzzFraming", "FuzzJSON", "FuzzPaths", "FuzzJournal", "FuzzArtefactNames"].map { name in
+    ] + ["FuzzFraming", "FuzzJSON", "FuzzPaths", "FuzzJournal", "FuzzArtefactNames", "FuzzPeer"].map { name in
         .executableTarget(name: name, dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Entry/\(name)", swiftSettings: strict)
     } + [
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], swiftSettings: strict),
