@@ -61,13 +61,15 @@ final class PeerWriter: Sendable {
     /// Queues one message (dropped once `close` was called or the other side has gone).
     func enqueue(_ message: JSON) {
         let body = JSONCodec.encode(message)
-        let queued = state.withLock { s -> Bool in
+        // Only the first message after the writer took the queue wakes it: the rest join it,
+        // so a burst costs one wake-up, not one per message.
+        let wakeWriter = state.withLock { s -> Bool in
             guard !s.closing, !channel.isBroken else { return false }
             s.queue.append(body)
             s.bytes += body.count
-            return true
+            return s.queue.count == 1
         }
-        if queued { wake.signal() }
+        if wakeWriter { wake.signal() }
     }
 
     /// Bytes queued and not yet written.
