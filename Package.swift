@@ -19,13 +19,13 @@ import PackageDescription
 ///                       protocol errors (for every face). What faces use of it is `package`, not public.
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, SessionErrorData, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
-///                       that journals every session in the store; uses JSONRPC for framing and messages only
+///                       that journals every session in the store; two JSONRPC Peers (editor side, agent side)
 ///       → AgentSessions, SessionErrorData, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport,
 ///         CWorkspaceShims (the agent spawned tied to the proxy's life), Logging
 ///     SessionErrorData  a session error's `error.data` from its typed details: the one mapping every face sends
 ///       → AgentSessions, JSON, SystemSupport
-///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params; knows no method and
-///                       no MCP (a face's differences come in as Connection.Conventions)
+///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params, the symmetric Peer;
+///                       knows no method, no MCP and no ACP (a face's differences come in as Connection.Conventions)
 ///       → JSON, SystemSupport, Logging
 ///     Storage           local/cloud storage choice, migration, synced settings
 ///       → Workspace, JSON, SystemSupport, CWorkspaceShims
@@ -50,7 +50,7 @@ import PackageDescription
 ///     CLibPQ            the system libpq (PostgreSQL's C client)
 ///     CPCRE2            the system PCRE2 library (8-bit), the engine of user regular expressions
 ///
-/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport; each test target tests its namesake
+/// FuzzTargets (Tests/Fuzz) → JSON, JSONRPC, Workspace, AgentSessions, SystemSupport, Logging; each test target tests its namesake
 /// (BridgeServerTests also checks the method declarations against schema/openrpc.json).
 /// The picture, and one saveFile walked through these targets: docs/architecture.md.
 let strict: [SwiftSetting] = [
@@ -161,11 +161,11 @@ let package = Package(
         // when built without Tests/Fuzz/run.sh), and the test that replays corpus and regressions.
         .target(
             name: "FuzzTargets",
-            dependencies: ["JSON", "JSONRPC", "Workspace", "AgentSessions", "SystemSupport"],
+            dependencies: ["JSON", "JSONRPC", "Workspace", "AgentSessions", "SystemSupport", .product(name: "Logging", package: "swift-log")],
             path: "Tests/Fuzz/Targets",
             swiftSettings: strict
         ),
-    ] + ["FuzzFraming", "FuzzJSON", "FuzzPaths", "FuzzJournal", "FuzzArtefactNames"].map { name in
+    ] + ["FuzzFraming", "FuzzJSON", "FuzzPaths", "FuzzJournal", "FuzzArtefactNames", "FuzzPeer"].map { name in
         .executableTarget(name: name, dependencies: ["FuzzTargets"], path: "Tests/Fuzz/Entry/\(name)", swiftSettings: strict)
     } + [
         .testTarget(name: "FuzzReplayTests", dependencies: ["FuzzTargets"], swiftSettings: strict),

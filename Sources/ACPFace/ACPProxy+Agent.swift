@@ -1,3 +1,4 @@
+import AgentSessions
 import JSON
 import JSONRPC
 
@@ -6,7 +7,7 @@ extension ACPProxy {
     /// Runs `body` once an agent is running and initialized (starting one with the editor's
     /// `initialize` when none is); fails `id` with `AgentUnavailable` when none can be.
     func withAgent(failing id: RequestID, _ method: String, _ body: @escaping () -> Void) {
-        guard toAgent.count < Self.pendingLimit else { return failEditor(id, ACPErrors.busy(limit: Self.pendingLimit)) }
+        guard (agent?.peer.pendingCount ?? 0) < Self.pendingLimit else { return failEditor(id, ACPErrors.busy(limit: Self.pendingLimit)) }
         ensureAgent { result in
             switch result {
             case .success: body()
@@ -22,11 +23,17 @@ extension ACPProxy {
         guard agent == nil else { return }  // starting: it will run `then`
         generation += 1
         let run = generation
+        let editor = self.editor
+        let outbox = self.outbox
+        let options = Peer.Options(maxMessageBytes: configuration.maxMessageBytes, idPrefix: "wb-\(runId)-\(run)-",
+                                   cancelMethod: "$/cancel_request", label: "the agent",
+                                   admit: { outbox.waitForRoom(); editor.waitForRoom() })
         do {
-            agent = try AgentProcess(command: configuration.agentCommand, generation: run,
-                                     maxMessageBytes: configuration.maxMessageBytes,
-                                     onMessage: { m in self.loop.sync { self.fromAgent(m, run: run) } },
-                                     onExit: { why in self.loop.async { self.agentExited(why, run: run) } })
+            let started = try AgentProcess(command: configuration.agentCommand, generation: run, peerOptions: options, logger: logger,
+                                           onIncoming: { m in self.loop.sync { self.fromAgent(m, run: run) } },
+                                           onExit: { why in self.loop.async { self.agentExited(why, run: run) } })
+            agent = started
+            agentPeer.current = started.peer
         } catch {
             agent = nil
             finishStarting(.failure(.internalError("\(error)")))
@@ -66,54 +73,50 @@ extension ACPProxy {
         for w in waiting { w(result) }
     }
 
-    func fromAgent(_ message: JSON, run: Int) {
-        guard run == generation else { return }
-        switch IncomingMessage(message) {
-        case .request(let id, let method, let params):
-            guard toEditor.count < Self.pendingLimit else {
-                return toAgentSide(OutgoingMessage.error(id: id, ACPErrors.busy(limit: Self.pendingLimit)))
+    func fromAgent(_ message: Peer.Incoming, run: Int) {
+        guard run == generation, let peer = agent?.peer else { return }
+        switch message {
+        case .request(let id, let method, let params, let extras):
+            guard editor.pendingCount < Self.pendingLimit else {
+                return toAgentSide({ $0.fail(id, ACPErrors.busy(limit: Self.pendingLimit)) })
             }
-            let k = nextEditorId
-            nextEditorId += 1
             var p = params
             let sid = mapToEditor(&p)
             if method == "session/request_permission", let sid, let params,
-               answeredByPolicy(session: sid, agentId: id.json, params: params, extra: Self.extras(message)) { return }
-            if let sid, servedFile(method, agentId: id.json, session: sid, params: p ?? [:]) { return }
-            toEditor[k] = PendingToEditor(agentId: id.json, generation: run, method: method, session: sid,
-                                          params: method == "session/request_permission" ? params : nil)
-            var o = Self.extras(message)
-            o["jsonrpc"] = "2.0"
-            o["id"] = .int(k)
-            o["method"] = .string(method)
-            if let p { o["params"] = p }
+               answeredByPolicy(session: sid, agentId: id, params: params, extra: extras) { return }
+            if let sid, servedFile(method, agentId: id, session: sid, params: p ?? [:]) { return }
+            let (mine, request) = editor.request(method, p, extras: extras) { reply in
+                self.onLoop { self.editorAnswered(reply, agentId: id, run: run, peer: peer, method: method, session: sid, params: params) }
+            }
+            relayed[id] = mine
             let records = method == "session/request_permission" ? params.map { [ACPRecords.permission($0)] } ?? [] : []
-            toEditorSide(.object(o), session: sid, records: records)
-        case .notification(let method, let params):
+            toEditorSide(request, session: sid, records: records)
+        case .cancelled(let id, _):
+            guard let mine = relayed[id], let cancel = editor.cancel(mine) else { return }
+            toEditorSide(cancel)
+        case .notification(let method, let params, let extras):
             if method == "session/update", let agentSid = params?["sessionId"]?.stringValue, muted.contains(agentSid) { return }
             var p = params
-            if method == "$/cancel_request", let rid = p?["requestId"], var o = p?.objectValue {
-                guard let k = toEditor.first(where: { $0.value.agentId == rid && $0.value.generation == run })?.key else { return }
-                o["requestId"] = .int(k)
-                p = .object(o)
-            }
             let sid = mapToEditor(&p)
-            var o = Self.extras(message)
-            o["jsonrpc"] = "2.0"
-            o["method"] = .string(method)
-            if let p { o["params"] = p }
             let records = method == "session/update" && sid != nil ? (p?["update"]).map { [ACPRecords.update($0)] } ?? [] : []
             if method == "session/update", let sid, let update = p?["update"] { noteUpdate(sid, update) }
-            toEditorSide(.object(o), session: sid, records: records)
-        case .response(let id, let result, let error):
-            guard case .int(let n)? = id, let pending = toAgent.removeValue(forKey: n) else {
-                logger.warning("acp: the agent answered a request we did not make (id \(id?.description ?? "null"))")
-                return
-            }
-            agentAnswered(pending, result: result, error: error, extra: Self.extras(message))
-        case .invalid(_, let e):
-            logger.warning("acp: the agent sent an invalid message: \(e.message)")
+            toEditorSide(editor.notification(method, p, extras: extras), session: sid, records: records)
         }
+    }
+
+    /// The editor's answer to a request the agent made through us: back to that agent run, with
+    /// its own id; a permission outcome is journaled first.
+    private func editorAnswered(_ reply: Peer.Reply, agentId: RequestID, run: Int, peer: Peer, method: String, session: String?,
+                                params: JSON?) {
+        relayed[agentId] = nil
+        guard run == generation, agent != nil else { return }  // that agent run is gone
+        var records: [MessageInput] = []
+        if method == "session/request_permission" {
+            records = [ACPRecords.permissionOutcome(result: reply.result, error: reply.error)]
+            if let sid = session, let request = params { recordDecision(session: sid, request: request, result: reply.result) }
+        }
+        let answer = reply.error.map { peer.fail(agentId, error: $0) } ?? peer.respond(agentId, reply.result ?? .null)
+        toAgentSide({ _ in answer }, session: session, records: records)
     }
 
     /// Rewrites `params.sessionId` from the agent's id to ours; returns ours (nil: not a session of ours).
@@ -124,43 +127,34 @@ extension ACPProxy {
         return sid
     }
 
-    private func agentAnswered(_ pending: PendingToAgent, result: JSON?, error: JSON?, extra: JSONObject) {
+    func agentAnswered(_ pending: PendingToAgent, _ reply: Peer.Reply) {
         switch pending {
         case .proxy(let then):
-            then(error.map { .failure(AgentError($0)) } ?? .success(result ?? .null))
+            then(reply.error.map { .failure(AgentError($0)) } ?? .success(reply.result ?? .null))
         case .editor(let id, let method, let session):
-            var o = extra
-            o["jsonrpc"] = "2.0"
-            o["id"] = id.json
-            if let error { o["error"] = error } else { o["result"] = result ?? .null }
-            let records = method == "session/prompt" ? [ACPRecords.stop(result: result, error: error)] : []
-            if method == "session/prompt", let session, let result, error == nil { countTurn(session, result: result) }
-            toEditorSide(.object(o), session: session, records: records)
+            forwarded[id] = nil
+            let records = method == "session/prompt" ? [ACPRecords.stop(result: reply.result, error: reply.error)] : []
+            if method == "session/prompt", let session, let result = reply.result, reply.error == nil { countTurn(session, result: result) }
+            let answer = reply.error.map { editor.fail(id, error: $0, extras: reply.extras) }
+                ?? editor.respond(id, reply.result ?? .null, extras: reply.extras)
+            toEditorSide(answer, session: session, records: records)
         }
     }
 
     /// The agent is gone: every request it owed is answered with `AgentUnavailable` (a prompt's
     /// end journaled as such), and the sessions it had will be attached again by the next run.
     func agentExited(_ why: String, run: Int) {
-        guard run == generation else { return }
+        guard run == generation, let gone = agent else { return }
         logger.warning("acp: the agent \(why)")
         agent = nil
         agentReady = false
         attached = [:]
         ours = [:]
         muted = []
-        let owed = toAgent
-        toAgent = [:]
-        for (_, p) in owed.sorted(by: { $0.key < $1.key }) {
-            switch p {
-            case .proxy(let then):
-                then(.failure(AgentError(ACPErrors.agentUnavailable(why, method: "a request of the proxy"))))
-            case .editor(let id, let method, let session):
-                let e = ACPErrors.agentUnavailable(why, method: method)
-                let records = method == "session/prompt" ? [ACPRecords.stop(result: nil, error: e.json)] : []
-                toEditorSide(OutgoingMessage.error(id: id, e), session: session, records: records)
-            }
-        }
+        agentPeer.current = nil
+        relayed = [:]
+        // Each request it owed gets `AgentUnavailable` (a prompt's end journaled as such: `agentAnswered`).
+        gone.peer.failPending { method in ACPErrors.agentUnavailable(why, method: method) }
         finishStarting(.failure(.internalError("the agent \(why) while starting")))
     }
 }

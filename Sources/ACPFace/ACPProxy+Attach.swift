@@ -99,10 +99,10 @@ extension ACPProxy {
         sessionSetup[sid] = Self.setup(params)
         // The replay leaves as one item of the outbox: in order, before the answer, after
         // whatever was posted before it.
-        let shown = messages.flatMap(ACPRecords.replay).map { update in
-            OutgoingMessage.notification("session/update", ["sessionId": .string(sid), "update": update])
-        }
         let editor = self.editor
+        let shown = messages.flatMap(ACPRecords.replay).map { update in
+            editor.notification("session/update", ["sessionId": .string(sid), "update": update])
+        }
         outbox.post { for n in shown { editor.send(n) } }
         withAgent(failing: id, method) {
             self.attach(sid, resume: !replay) { r in

@@ -1,5 +1,6 @@
 import AgentSessions
 import JSON
+import JSONRPC
 
 /// The agent's `session/request_permission` under the session's approval policy (sessions made
 /// with `--approval-policy`; the others go to the editor unchanged).
@@ -14,7 +15,7 @@ import JSON
 /// remembers it). Either way the request and the outcome are journaled before the agent is answered.
 extension ACPProxy {
     /// Answers the permission request itself when the policy lets it; false: ask the editor.
-    func answeredByPolicy(session sid: String, agentId: JSON, params: JSON, extra: JSONObject) -> Bool {
+    func answeredByPolicy(session sid: String, agentId: RequestID, params: JSON, extra: JSONObject) -> Bool {
         guard isGated(sid), let call = params["toolCall"], let callId = call["toolCallId"]?.stringValue else { return false }
         let tool = Self.facts(call)
         let check: ApprovalCheck
@@ -36,11 +37,7 @@ extension ACPProxy {
         let chosen = kinds.lazy.compactMap { k in options.first { $0["kind"]?.stringValue == k }?["optionId"] }.first
         let outcome: JSON = chosen.map { ["outcome": "selected", "optionId": $0] } ?? ["outcome": "cancelled"]
         let result: JSON = ["outcome": outcome]
-        var o = extra
-        o["jsonrpc"] = "2.0"
-        o["id"] = agentId
-        o["result"] = result
-        toAgentSide(.object(o), session: sid,
+        toAgentSide({ $0.respond(agentId, result, extras: extra) }, session: sid,
                     records: [ACPRecords.permission(params), ACPRecords.permissionOutcome(result: result, error: nil, by: "policy")])
         return true
     }

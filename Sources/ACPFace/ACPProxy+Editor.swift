@@ -4,36 +4,27 @@ import JSONRPC
 
 /// The editor's messages: what the face serves itself, and how the rest is forwarded.
 extension ACPProxy {
-    func fromEditor(_ message: JSON) {
-        switch IncomingMessage(message) {
-        case .invalid(let id, let error):
-            failEditor(id ?? .int(0), error)
-        case .request(let id, let method, let params):
-            editorRequest(id, method, params, message)
-        case .notification(let method, let params):
-            editorNotification(method, params, message)
-        case .response(let id, let result, let error):
-            editorResponse(id, result: result, error: error)
+    func fromEditor(_ message: Peer.Incoming) {
+        switch message {
+        case .request(let id, let method, let params, let extras):
+            editorRequest(id, method, params, extras)
+        case .notification(let method, let params, let extras):
+            editorNotification(method, params, extras)
+        case .cancelled(let id, _):
+            // The editor names its own id; the agent knows ours.
+            guard agent != nil, agentReady, let mine = forwarded[id] else { return }
+            toAgentSide({ $0.cancel(mine) })
         }
     }
 
-    /// The top-level members of a message other than the JSON-RPC ones (kept when forwarding).
-    static func extras(_ message: JSON) -> JSONObject {
-        var o = JSONObject()
-        for (k, v) in message.objectValue?.members ?? [] where !["jsonrpc", "id", "method", "params", "result", "error"].contains(k) {
-            o[k] = v
-        }
-        return o
-    }
-
-    private func editorRequest(_ id: RequestID, _ method: String, _ params: JSON?, _ message: JSON) {
+    private func editorRequest(_ id: RequestID, _ method: String, _ params: JSON?, _ extra: JSONObject) {
         if method != "initialize", editorInitialize == nil {
             failEditor(id, ACPErrors.notInitialized(method))
             return
         }
         switch method {
         case "initialize": initialize(id, params ?? [:])
-        case "session/new": newSession(id, params ?? [:], extra: Self.extras(message))
+        case "session/new": newSession(id, params ?? [:], extra: extra)
         case "session/list": listSessions(id, params ?? [:])
         case "session/load": loadSession(id, params ?? [:], replay: true)
         case "session/resume": loadSession(id, params ?? [:], replay: false)
@@ -41,7 +32,6 @@ extension ACPProxy {
         case "session/delete": deleteSession(id, params ?? [:])
         case "session/fork": forkSession(id, params ?? [:])
         default:
-            let extra = Self.extras(message)
             guard let params, let sid = params["sessionId"]?.stringValue, isOurs(sid) else {
                 // Not a session of ours (or no session at all): through unchanged.
                 withAgent(failing: id, method) {
@@ -74,43 +64,15 @@ extension ACPProxy {
                      records: records, extra: extra)
     }
 
-    private func editorNotification(_ method: String, _ params: JSON?, _ message: JSON) {
+    private func editorNotification(_ method: String, _ params: JSON?, _ extra: JSONObject) {
         guard agent != nil, agentReady else { return }  // nothing is running that it could be about
-        var p = params?.objectValue
-        if method == "$/cancel_request", let rid = params?["requestId"] {
-            // The editor names its own id; the agent knows ours.
-            guard let mine = toAgent.first(where: { if case .editor(let e, _, _) = $0.value { return e.json == rid } else { return false } })?.key
-            else { return }
-            p?["requestId"] = .int(mine)
-        }
-        if let sid = params?["sessionId"]?.stringValue, isOurs(sid) {
+        var p = params
+        if let sid = params?["sessionId"]?.stringValue, isOurs(sid), var o = params?.objectValue {
             guard let agentSid = attached[sid] else { return }  // the running agent has not got it: nothing to cancel
-            p?["sessionId"] = .string(agentSid)
+            o["sessionId"] = .string(agentSid)
+            p = .object(o)
         }
-        var o = Self.extras(message)
-        o["jsonrpc"] = "2.0"
-        o["method"] = .string(method)
-        if let p { o["params"] = .object(p) } else if let params { o["params"] = params }
-        toAgentSide(.object(o))
-    }
-
-    /// The editor's answer to a request the agent made through us: back to that agent run, with
-    /// its own id; a permission outcome is journaled first.
-    private func editorResponse(_ id: RequestID?, result: JSON?, error: JSON?) {
-        guard case .int(let k)? = id, let pending = toEditor.removeValue(forKey: k) else {
-            logger.warning("acp: the editor answered a request we did not make (id \(id?.description ?? "null"))")
-            return
-        }
-        if let then = pending.then { return then(result, error) }
-        guard pending.generation == generation, agent != nil else { return }  // that agent run is gone
-        var o: JSONObject = ["jsonrpc": "2.0", "id": pending.agentId]
-        if let error { o["error"] = error } else { o["result"] = result ?? .null }
-        var records: [MessageInput] = []
-        if pending.method == "session/request_permission" {
-            records = [ACPRecords.permissionOutcome(result: result, error: error)]
-            if let sid = pending.session, let request = pending.params { recordDecision(session: sid, request: request, result: result) }
-        }
-        toAgentSide(.object(o), session: pending.session, records: records)
+        toAgentSide({ $0.notification(method, p, extras: extra) })
     }
 
     /// Whether `sid` names a session of our store (the ids the editor knows).

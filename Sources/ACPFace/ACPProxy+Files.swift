@@ -19,17 +19,17 @@ import Workspace
 /// outcome as the agent's are), and a refusal answers the agent `ApprovalDenied`.
 extension ACPProxy {
     /// Serves the agent's request `method` on session `sid` unless the editor does; false: forward it.
-    func servedFile(_ method: String, agentId: JSON, session sid: String, params: JSON) -> Bool {
+    func servedFile(_ method: String, agentId: RequestID, session sid: String, params: JSON) -> Bool {
         guard method == "fs/read_text_file" || method == "fs/write_text_file" else { return false }
         let capability = method == "fs/read_text_file" ? "readTextFile" : "writeTextFile"
         if editorInitialize?["clientCapabilities"]?["fs"]?[capability]?.boolValue == true { return false }
         let answer: (Result<JSON, RPCError>) -> Void = { r in
-            var o: JSONObject = ["jsonrpc": "2.0", "id": agentId]
-            switch r {
-            case .success(let v): o["result"] = v
-            case .failure(let e): o["error"] = e.json
+            self.toAgentSide { peer in
+                switch r {
+                case .success(let v): peer.respond(agentId, v)
+                case .failure(let e): peer.fail(agentId, e)
+                }
             }
-            self.toAgentSide(.object(o))
         }
         guard let path = params["path"]?.stringValue, path.hasPrefix("/") else {
             answer(.failure(ACPErrors.invalidParams("path", "an absolute path")))
@@ -40,7 +40,7 @@ extension ACPProxy {
                                      dataCode: "OutsideWorkspace", data: ["field": "path", "path": .string(path)])))
             return true
         }
-        let callId = "fs_" + String(nextEditorId) + "_" + String(generation)
+        let callId = newCallId()
         if method == "fs/read_text_file" {
             answer(readText(wp, params, session: sid, callId: callId))
             return true
@@ -154,17 +154,16 @@ extension ACPProxy {
         let params: JSON = ["sessionId": .string(sid), "options": options,
                             "toolCall": ["toolCallId": .string(callId), "title": .string(title), "kind": "edit",
                                          "status": "pending", "locations": [["path": .string(path)]]]]
-        let k = nextEditorId
-        nextEditorId += 1
-        toEditor[k] = PendingToEditor(agentId: .null, generation: generation, method: "session/request_permission", session: sid,
-                                      params: params, then: { result, error in
-            self.recordDecision(session: sid, request: params, result: result)
-            let chosen = result?["outcome"]?["optionId"]
-            let kind = options.arrayValue?.first { $0["optionId"] == chosen }?["kind"]?.stringValue ?? ""
-            self.outbox.post(Outbox.Item(records: [(sid, ACPRecords.permissionOutcome(result: result, error: error))], send: {}))
-            then(kind.hasPrefix("allow"))
-        })
-        toEditorSide(["jsonrpc": "2.0", "id": .int(k), "method": "session/request_permission", "params": params], session: sid,
-                     records: [ACPRecords.permission(params)])
+        let then = LoopBound(then, on: loop)
+        let (_, request) = editor.request("session/request_permission", params) { reply in
+            self.onLoop {
+                self.recordDecision(session: sid, request: params, result: reply.result)
+                let chosen = reply.result?["outcome"]?["optionId"]
+                let kind = options.arrayValue?.first { $0["optionId"] == chosen }?["kind"]?.stringValue ?? ""
+                self.outbox.post(Outbox.Item(records: [(sid, ACPRecords.permissionOutcome(result: reply.result, error: reply.error))], send: {}))
+                then.value(kind.hasPrefix("allow"))
+            }
+        }
+        toEditorSide(request, session: sid, records: [ACPRecords.permission(params)])
     }
 }

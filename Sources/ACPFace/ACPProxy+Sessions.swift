@@ -59,7 +59,7 @@ extension ACPProxy {
                     do throws(SessionError) { try self.store.delete(id: sid) } catch {
                         self.logger.warning("acp: session \(sid), refused by the agent, stays: \(error.message)")
                     }
-                    self.toEditorSide(.object(["jsonrpc": "2.0", "id": id.json, "error": e.json]))
+                    self.toEditorSide(self.editor.fail(id, error: e.json))
                 case .success(let r):
                     guard let agentSid = r["sessionId"]?.stringValue else {
                         try? self.store.delete(id: sid)

@@ -8,6 +8,8 @@ import Dispatch
 import JSON
 import JSONRPC
 import Logging
+import Synchronization
+import SystemSupport
 import Workspace
 
 /// The ACP face: to the editor an ACP v1 agent, to the downstream agent an ACP client.
@@ -23,17 +25,23 @@ import Workspace
 /// - The agent may die: pending requests are answered with `AgentUnavailable`, the proxy keeps
 ///   serving, and the next request for a session starts the agent again and reattaches it.
 ///
-/// Threads: all state is touched on one serial queue (`loop`); the two readers hand it each
-/// message and wait (`sync`), so a side that is not read from (the editor not reading our
-/// output, the outbox full) stops our reading of the other side: memory stays bounded.
+/// Threads: all state is touched on one serial queue (`loop`). The editor and the agent are
+/// each a `Peer` (reading and writing independent, sending only queues): a reader hands
+/// `loop` each message and waits (`sync`), and before each one waits for the outbox's journal
+/// writes to catch up and for room in the output the other side's messages go to (`admit`), so
+/// a side that reads nothing pauses our reading of the other side only (memory stays bounded),
+/// and no pipe filling up ever stalls `loop`, the outbox or the other direction.
 public final class ACPProxy: @unchecked Sendable {
     let configuration: ACPConfiguration
     let store: SessionStore
     let logger: Logger
-    let editor: OutputChannel
+    let editor: Peer
     let outbox: Outbox
     let inside: InsideRoot
     let loop = DispatchQueue(label: "acp.loop")
+    private static let onLoopKey = DispatchSpecificKey<Bool>()
+    /// The running agent's peer, for the editor reader's back-pressure (read off `loop`).
+    let agentPeer = PeerSlot()
     /// The most requests that may wait for an answer in each direction; past it, `ServerBusy`.
     static let pendingLimit = 10_000
 
@@ -49,10 +57,10 @@ public final class ACPProxy: @unchecked Sendable {
     var agentCapabilities = AgentCapabilities()
     /// The agent's name for the sessions it makes: its `agentInfo.name`, else its command's file name.
     var agentName = ""
-    var nextAgentId: Int64 = 1
-    var toAgent: [Int64: PendingToAgent] = [:]
-    var nextEditorId: Int64 = 1
-    var toEditor: [Int64: PendingToEditor] = [:]
+    /// The editor's requests forwarded to the running agent: the editor's id → ours (for `$/cancel_request`).
+    var forwarded: [RequestID: RequestID] = [:]
+    /// The running agent's requests passed to the editor: the agent's id → ours (for `$/cancel_request`).
+    var relayed: [RequestID: RequestID] = [:]
     /// Our session id ↔ the agent's, for the sessions the running agent has.
     var attached: [String: String] = [:]
     var ours: [String: String] = [:]
@@ -73,85 +81,141 @@ public final class ACPProxy: @unchecked Sendable {
     var costDue: [String: Double] = [:]
     /// The active root's files, opened on the agent's first `fs/*` request the proxy serves.
     var files: Workspace?
+    /// Tells this process's tool-call ids and request ids from every other's.
+    let runId = ACPProxy.makeRunId()
+    var nextCallId: Int64 = 1
 
-    public init(configuration: ACPConfiguration, store: SessionStore, editorOutput: Int32, logger: Logger) {
+    public init(configuration: ACPConfiguration, store: SessionStore, editorOutput: Int32, logger: Logger) throws {
         self.configuration = configuration
         self.store = store
         self.logger = logger
-        editor = OutputChannel(fd: editorOutput, framing: .ndjson)
-        outbox = Outbox(store: store, logger: logger, editor: editor)
+        let agentPeer = self.agentPeer
+        let outbox = Outbox(store: store, logger: logger)
+        self.outbox = outbox
+        editor = try Peer(output: editorOutput,
+                          options: Peer.Options(maxMessageBytes: configuration.maxMessageBytes, idPrefix: "wb-\(runId)-",
+                                                cancelMethod: "$/cancel_request", label: "the editor",
+                                                admit: { outbox.waitForRoom(); agentPeer.current?.waitForRoom() }),
+                          logger: logger)
         inside = InsideRoot(configuration.workspaceRoot)
+        loop.setSpecific(key: Self.onLoopKey, value: true)
     }
 
     /// Serves the editor on `input` until it ends; then lets the agent answer what it was asked
     /// (within `exitGrace`), ends its input (SIGTERM if it has not exited 2 s later), and returns once every journaled record is on disk and
     /// every message is written.
     public func run(input: Int32) {
-        MessageStream.read(fd: input, maxMessageBytes: configuration.maxMessageBytes,
-                           onMessage: { m in loop.sync { self.fromEditor(m) } },
-                           onFault: { why in
-                               let e = RPCError.parseError(why)
-                               loop.async { self.outbox.post { self.editor.send(OutgoingMessage.error(id: nil, e)) } }
-                           },
-                           onEnd: {})
+        editor.read(input, onIncoming: { m in loop.sync { self.fromEditor(m) } }, onEnd: {})
         // What the editor asked before its input ended is still answered, within the grace.
         let deadline = ContinuousClock.now + configuration.exitGrace
-        while ContinuousClock.now < deadline, loop.sync(execute: { !(toAgent.isEmpty && waitingForAgent.isEmpty && attaching.isEmpty) }) {
+        while ContinuousClock.now < deadline,
+              loop.sync(execute: { !((agent?.peer.pendingCount ?? 0) == 0 && waitingForAgent.isEmpty && attaching.isEmpty) }) {
             usleep(2_000)
         }
         let last = loop.sync { () -> AgentProcess? in
             defer {
                 agent = nil
+                agentPeer.current = nil
                 generation += 1  // its exit is ours, not news
             }
             return agent
         }
         last?.stop()
         outbox.flush()
-        editor.close()
+        editor.closeOutput(wait: true)
         store.close()
+    }
+
+    /// Runs `body` on `loop`: at once when already on it (a completion run by `failPending`), else
+    /// waiting for it (a peer's reader thread).
+    func onLoop(_ body: () -> Void) {
+        if DispatchQueue.getSpecific(key: Self.onLoopKey) == true { body() } else { loop.sync(execute: body) }
+    }
+
+    /// A new id for a tool call the proxy journals itself: never the same in another process or run.
+    func newCallId() -> String {
+        defer { nextCallId += 1 }
+        return "fs_\(runId)_\(nextCallId)"
+    }
+
+    private static func makeRunId() -> String {
+        String(UInt64(getpid()), radix: 36) + "." + String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 
     // MARK: Sending
 
     /// Sends to the editor after `records` are durable in `session`.
-    func toEditorSide(_ message: JSON, session: String? = nil, records: [MessageInput] = []) {
+    func toEditorSide(_ message: Peer.Outgoing, session: String? = nil, records: [MessageInput] = []) {
         let editor = self.editor
         outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { editor.send(message) }))
     }
 
-    func answerEditor(_ id: RequestID, _ result: JSON) { toEditorSide(OutgoingMessage.response(id: id, result: result)) }
-    func failEditor(_ id: RequestID, _ error: RPCError) { toEditorSide(OutgoingMessage.error(id: id, error)) }
+    func answerEditor(_ id: RequestID, _ result: JSON, extras: JSONObject = [:]) {
+        toEditorSide(editor.respond(id, result, extras: extras))
+    }
+
+    func failEditor(_ id: RequestID, _ error: RPCError) { toEditorSide(editor.fail(id, error)) }
 
     /// Sends to the running agent after `records` are durable in `session`.
-    func toAgentSide(_ message: JSON, session: String? = nil, records: [MessageInput] = [],
+    func toAgentSide(_ message: (Peer) -> Peer.Outgoing?, session: String? = nil, records: [MessageInput] = [],
                      unless: (@Sendable (SessionError) -> Void)? = nil) {
-        guard let agent else { return }
-        outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { agent.send(message) },
+        guard let peer = agent?.peer, let m = message(peer) else { return }
+        outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { peer.send(m) },
                                 unless: unless))
     }
 
     /// Sends a request of ours (or one we forward) to the agent; `pending` says what its answer is for.
     func requestAgent(_ method: String, _ params: JSON?, pending: PendingToAgent, session: String? = nil,
                       records: [MessageInput] = [], extra: JSONObject = [:]) {
-        let id = nextAgentId
-        nextAgentId += 1
-        toAgent[id] = pending
-        var o: JSONObject = ["jsonrpc": "2.0", "id": .int(id), "method": .string(method)]
-        if let params { o["params"] = params }
-        for (k, v) in extra.members where o[k] == nil { o[k] = v }
+        guard let peer = agent?.peer else { return }
+        let owed = LoopBound(pending, on: loop)
+        let (id, message) = peer.request(method, params, extras: extra) { reply in
+            self.onLoop { self.agentAnswered(owed.value, reply) }
+        }
         // An editor's request whose records cannot be journaled (a prompt in a session another
         // device holds, a full disk) is refused with the store's error, and the agent never sees it.
         var unless: (@Sendable (SessionError) -> Void)?
-        if case .editor(let editorId, _, _) = pending, !records.isEmpty {
-            unless = { e in
-                self.loop.async {
-                    guard self.toAgent.removeValue(forKey: id) != nil else { return }
-                    self.failEditor(editorId, ACPErrors.store(e))
+        if case .editor(let editorId, _, _) = pending {
+            forwarded[editorId] = id
+            if !records.isEmpty {
+                unless = { e in
+                    guard peer.abandon(id) else { return }
+                    self.loop.async {
+                        self.forwarded[editorId] = nil
+                        self.failEditor(editorId, ACPErrors.store(e))
+                    }
                 }
             }
         }
-        toAgentSide(.object(o), session: session, records: records, unless: unless)
+        outbox.post(Outbox.Item(records: session.map { s in records.map { (s, $0) } } ?? [], send: { peer.send(message) },
+                                unless: unless))
+    }
+}
+
+/// A value made on `loop` and used there only (checked on each use), carried through a
+/// peer's completion, which runs on the peer's reader thread and hops to `loop`.
+struct LoopBound<Value>: @unchecked Sendable {
+    private let held: Value
+    private let loop: DispatchQueue
+
+    init(_ value: Value, on loop: DispatchQueue) {
+        dispatchPrecondition(condition: .onQueue(loop))
+        held = value
+        self.loop = loop
+    }
+
+    var value: Value {
+        dispatchPrecondition(condition: .onQueue(loop))
+        return held
+    }
+}
+
+/// The running agent's peer, read by the editor's reader thread.
+final class PeerSlot: Sendable {
+    private let peer = Mutex<Peer?>(nil)
+    var current: Peer? {
+        get { peer.withLock { $0 } }
+        set { peer.withLock { $0 = newValue } }
     }
 }
 
@@ -168,18 +232,6 @@ struct AgentError: Error {
     var json: JSON
     init(_ json: JSON) { self.json = json }
     init(_ e: RPCError) { json = e.json }
-}
-
-/// What the proxy owes for a request the agent sent to the editor.
-struct PendingToEditor {
-    var agentId: JSON
-    var generation: Int
-    var method: String
-    var session: String?
-    /// The request's params (kept for a permission request: its options decide the approval).
-    var params: JSON?
-    /// For a request of the proxy's own (not the agent's): what to do with the editor's answer.
-    var then: ((_ result: JSON?, _ error: JSON?) -> Void)? = nil
 }
 
 /// What the agent said it can do at `initialize` (what the proxy adds is not here).

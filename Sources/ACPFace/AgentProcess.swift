@@ -6,11 +6,12 @@ import Darwin
 import CWorkspaceShims
 import JSON
 import JSONRPC
+import Logging
 import Synchronization
 import SystemSupport
 
 /// One run of the downstream agent: a child process whose stdin and stdout are pipes to us
-/// (its stderr is ours, so its logs reach the editor's log like ours do).
+/// (its stderr is ours, so its logs reach the editor's log like ours do), read and written by a `Peer`.
 ///
 /// Its life is tied to ours (`wb_spawn_tied`): it leads a process group of its own, and on Linux
 /// the kernel kills it when we die, even by SIGKILL. Its own children (the `mcp --session`
@@ -18,9 +19,9 @@ import SystemSupport
 /// with it when we stop it. Where there is no parent-death signal (Apple systems) an agent that
 /// outlives a killed proxy still sees its input end, which ends an ACP agent.
 ///
-/// Guarantees: `send` writes whole NDJSON lines and never blocks the caller for ever on a dead
-/// agent (a broken pipe discards output); `onExit` runs once, on the reader thread, after every
-/// message the agent wrote has been handed to `onMessage`, and after the child has been reaped.
+/// Guarantees: sending never blocks the caller (the peer queues; a broken pipe discards output);
+/// `onExit` runs once, on the reader thread, after every message the agent wrote has been handed
+/// to `onIncoming`, and after the child has been reaped.
 /// `generation` tells runs apart, so an answer meant for an earlier run is never given to a later one.
 final class AgentProcess: Sendable {
     struct SpawnError: Error, CustomStringConvertible {
@@ -29,12 +30,12 @@ final class AgentProcess: Sendable {
 
     let pid: pid_t
     let generation: Int
-    private let output: OutputChannel
-    private let stdinFD: Int32
+    /// The agent's side of the JSON-RPC conversation: its stdout read, its stdin written.
+    let peer: Peer
 
-    /// Starts `command` (looked up in PATH) with `arguments`; the reader thread starts at once.
-    init(command: [String], generation: Int, maxMessageBytes: Int,
-         onMessage: @escaping @Sendable (JSON) -> Void, onExit: @escaping @Sendable (String) -> Void) throws {
+    /// Starts `command` (looked up in PATH) with `arguments`; the agent's peer starts reading at once.
+    init(command: [String], generation: Int, peerOptions: Peer.Options, logger: Logger,
+         onIncoming: @escaping @Sendable (Peer.Incoming) -> Void, onExit: @escaping @Sendable (String) -> Void) throws {
         guard let program = command.first else { throw SpawnError(description: "no agent command given") }
         var toChild: [Int32] = [0, 0]
         var fromChild: [Int32] = [0, 0]
@@ -57,14 +58,14 @@ final class AgentProcess: Sendable {
         }
         pid = child
         self.generation = generation
-        stdinFD = toChild[1]
-        output = OutputChannel(fd: toChild[1], framing: .ndjson)
         let readFD = fromChild[0]
+        let writeFD = toChild[1]
         let pid = child
-        let reaped = self.reaped
-        try OSThread.detach {
-            MessageStream.read(fd: readFD, maxMessageBytes: maxMessageBytes, onMessage: onMessage,
-                               onFault: { _ in }, onEnd: {
+        let reaped = Reaped()
+        self.reaped = reaped
+        do {
+            peer = try Peer(output: writeFD, options: peerOptions, logger: logger, onOutputDone: { close(writeFD) })
+            try peer.start(input: readFD, onIncoming: onIncoming, onEnd: {
                 close(readFD)
                 // Wait for the exit without reaping, then reap under the lock `terminate` signals
                 // under: the pid cannot be another process's while it is signalled.
@@ -78,21 +79,19 @@ final class AgentProcess: Sendable {
                 }
                 onExit(Self.describe(status))
             })
+        } catch {
+            kill(pid, SIGKILL)
+            throw SpawnError(description: "no thread for the agent's input or output: \(error)")
         }
     }
 
     /// Whether the child has been reaped (its pid may then be anyone's).
     private final class Reaped: Sendable { let done = Mutex(false) }
-    private let reaped = Reaped()
+    private let reaped: Reaped
 
-    /// Sends one message to the agent (dropped once the agent is gone).
-    func send(_ message: JSON) { output.send(message) }
-
-    /// Ends the agent's input (what was sent before is written first): an ACP agent ends then.
-    func closeInput() {
-        output.close()
-        close(stdinFD)
-    }
+    /// Ends the agent's input once what was sent before is written (without waiting for an
+    /// agent that reads nothing): an ACP agent ends then.
+    func closeInput() { peer.closeOutput(wait: false) }
 
     /// Sends SIGTERM to the agent and its group, unless the agent has already exited and been reaped.
     func terminate() { signalGroup(SIGTERM) }

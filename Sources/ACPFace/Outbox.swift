@@ -14,8 +14,9 @@ import Synchronization
 /// Guarantees: items leave in the order they were posted; an item's journal records are durable
 /// in the session's journal (one `fsync` per session per batch) before its `send` runs, so the
 /// editor is never shown what is not on disk; items posted while a batch is being flushed form
-/// the next batch. At most `limit` items wait: `post` blocks while that many do (back-pressure
-/// on the reader that posts). A journal write that fails is logged, and the item runs its
+/// the next batch. A send only queues the message for its side's writer (`Peer.send`), so a
+/// batch never waits for either side to read. At most `limit` items wait: `post` blocks while
+/// that many do (back-pressure on the reader that posts, while journal writes catch up). A journal write that fails is logged, and the item runs its
 /// `unless` instead of its send when it has one (a prompt: refused rather than sent unjournaled),
 /// else it is still sent (the agent's output cannot be taken back; the gap is named on stderr).
 final class Outbox: Sendable {
@@ -29,9 +30,6 @@ final class Outbox: Sendable {
 
     private let store: SessionStore
     private let logger: Logger
-    /// The editor's channel: corked for each batch, so a batch (a replay of 10,000 updates, a
-    /// burst of chunks) leaves in writes of up to 1 MiB, not one system call per message.
-    private let editor: OutputChannel?
     private let queue = DispatchQueue(label: "acp.outbox")
     private let pending = Mutex<(items: [Item], scheduled: Bool)>(([], false))
     static let limit = 4096
@@ -42,10 +40,9 @@ final class Outbox: Sendable {
     /// hundred items the `fsync` a batch shares costs nothing more per item.
     static let batchLimit = 256
 
-    init(store: SessionStore, logger: Logger, editor: OutputChannel? = nil) {
+    init(store: SessionStore, logger: Logger) {
         self.store = store
         self.logger = logger
-        self.editor = editor
     }
 
     /// Posts one item (journal records, then its send).
@@ -58,6 +55,15 @@ final class Outbox: Sendable {
         }
         if schedule { queue.async { self.drain() } }
     }
+
+    /// Waits while more than `admitLimit` items wait (a reader's back-pressure before it reads
+    /// the next message: what is journaled runs at most this far ahead of the writer queues, and
+    /// the wait is for the disk only, never for a side to read).
+    func waitForRoom() {
+        while pending.withLock({ $0.items.count }) > Self.admitLimit { usleep(200) }
+    }
+
+    static let admitLimit = 256
 
     /// Posts a send with nothing to journal.
     func post(_ send: @escaping @Sendable () -> Void) { post(Item(send: send)) }
@@ -76,8 +82,6 @@ final class Outbox: Sendable {
             }
             if batch.isEmpty { return }
             let failed = journal(batch)
-            let corked = editor?.cork() ?? false
-            defer { if corked { editor?.uncork() } }
             for item in batch {
                 if let unless = item.unless, let e = item.records.lazy.compactMap({ failed[$0.session] }).first {
                     unless(e)

@@ -173,8 +173,7 @@ public final class Connection: Sendable {
         do {
             json = try JSONCodec.decode(body)
         } catch {
-            output.send(OutgoingMessage.error(
-                id: nil, .parseError(error.reason, kind: error.kind, line: error.line, column: error.column, position: error.position)))
+            output.send(OutgoingMessage.error(id: nil, .parse(error)))
             return
         }
         guard case .array(let items) = json else {
@@ -288,9 +287,7 @@ public final class Connection: Sendable {
             return
         case .duplicate(let id):
             inFlight.leave()
-            deliver(OutgoingMessage.error(
-                id: id, .invalidRequest("request id \(id) is already in flight", dataCode: "DuplicateRequestId")),
-                to: reply)
+            deliver(OutgoingMessage.error(id: id, .duplicateRequestId(id)), to: reply)
             return
         }
         if admission == .runNow {

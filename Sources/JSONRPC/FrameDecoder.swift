@@ -18,6 +18,12 @@ public struct FrameDecoder {
     public private(set) var framing: Framing?
 
     static let maxHeaderBytes = 8192
+    /// How much of an NDJSON line over the cap is kept (`oversizeHead`).
+    public static let oversizeHeadBytes = 4096
+
+    /// The first bytes (at most `oversizeHeadBytes`) of the last NDJSON line refused as too
+    /// large: enough to tell whose answer it was (`OversizeHead`), never the whole line.
+    public private(set) var oversizeHead: [UInt8] = []
 
     private var buf: [UInt8] = []
     private var head = 0
@@ -112,6 +118,7 @@ public struct FrameDecoder {
             let pending = buf.count - head
             // One byte of slack: the line may still end in CR LF, and the CR is not in the body.
             if pending > maxMessageBytes + 1 {
+                oversizeHead = Array(buf[head..<min(buf.count, head + Self.oversizeHeadBytes)])
                 head = buf.count
                 scan = head
                 discardingLine = true
@@ -128,6 +135,7 @@ public struct FrameDecoder {
         // The size check comes first: a partial line over the cap faults before it is known to
         // be blank, so a whole one must too, whatever the chunking.
         if end - start > maxMessageBytes {
+            oversizeHead = Array(buf[start..<min(end, start + Self.oversizeHeadBytes)])
             return (.fault(.tooLarge(size: end - start, limit: maxMessageBytes)), true)
         }
         var s = start

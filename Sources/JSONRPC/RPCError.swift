@@ -133,6 +133,25 @@ extension RPCError {
                  dataCode: "BatchTooLarge", data: ["reason": "answerBytes", "limit": .int(Int64(limit))])
     }
 
+    /// A request whose id is that of one still in flight (`-32600` `DuplicateRequestId`): refused,
+    /// never handled twice.
+    static func duplicateRequestId(_ id: RequestID) -> RPCError {
+        .invalidRequest("request id \(id) is already in flight", dataCode: "DuplicateRequestId")
+    }
+
+    /// A message body that is not JSON (`-32700` `ParseError`, where and why).
+    static func parse(_ e: JSONDecodeError) -> RPCError {
+        .parseError(e.reason, kind: e.kind, line: e.line, column: e.column, position: e.position)
+    }
+
+    /// The answer to a request of ours that was dropped unread for its size (`-32600`
+    /// `MessageTooLarge`, `data.limit`; `data.reason: "response"`): the request gets this instead.
+    static func responseTooLarge(method: String, limit: Int) -> RPCError {
+        RPCError(code: ErrorCode.invalidRequest,
+                 message: "Message too large: the answer to \(method) was more than \(limit) bytes (--max-message-bytes) and was dropped",
+                 dataCode: "MessageTooLarge", data: ["limit": .int(Int64(limit)), "reason": "response", "method": .string(method)])
+    }
+
     static func framing(_ fault: FramingFault) -> RPCError {
         switch fault {
         case .tooLarge(let size, let limit):

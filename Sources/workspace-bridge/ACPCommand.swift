@@ -87,7 +87,7 @@ struct ACP: ParsableCommand {
             }
         }
         logger.info("acp: sessions in \(root), agent \(agent.joined(separator: " "))")
-        let proxy = ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: c.transport.maxMessageBytes,
+        let proxy = try ACPProxy(configuration: ACPConfiguration(agentCommand: agent, workspaceRoot: root, maxMessageBytes: c.transport.maxMessageBytes,
                                                               exitGrace: c.transport.exitGrace,
                                                               approvalPolicy: approvalPolicy.flatMap(ApprovalPolicy.init(named:)),
                                                               budget: SessionConfig(maxInputTokens: maxInputTokens, maxOutputTokens: maxOutputTokens,

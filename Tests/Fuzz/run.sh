@@ -4,7 +4,7 @@
 #   Tests/Fuzz/run.sh [seconds-per-target] [target...]
 #
 # Seconds: the argument, else $FUZZ_SECONDS, else 60. Targets: framing json paths journal
-# artefact-names (all by default). Seeds come from Tests/Fuzz/corpus/<target>/ and
+# artefact-names peer (all by default). Seeds come from Tests/Fuzz/corpus/<target>/ and
 # Tests/Fuzz/regressions/<target>/; new corpus units and crashes go to $FUZZ_WORK
 # (default .build-fuzz/work, never committed). Exits non-zero when any target finds a crash,
 # a broken invariant, a leak or a timeout, after printing the input as hex.
@@ -14,20 +14,20 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-${FUZZ_SECONDS:-60}}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(framing json paths journal artefact-names)
+[ ${#targets[@]} -gt 0 ] || targets=(framing json paths journal artefact-names peer)
 scratch="${FUZZ_SCRATCH:-.build-fuzz}"
 work="${FUZZ_WORK:-$scratch/work}"
 
 product() {
     case "$1" in
         framing) echo FuzzFraming ;; json) echo FuzzJSON ;; paths) echo FuzzPaths ;;
-        journal) echo FuzzJournal ;; artefact-names) echo FuzzArtefactNames ;;
+        journal) echo FuzzJournal ;; artefact-names) echo FuzzArtefactNames ;; peer) echo FuzzPeer ;;
         *) echo "unknown target: $1" >&2; exit 2 ;;
     esac
 }
 max_len() {
     case "$1" in
-        framing) echo 4096 ;; json) echo 4096 ;; paths) echo 96 ;; journal) echo 64 ;; artefact-names) echo 2048 ;;
+        framing) echo 4096 ;; json) echo 4096 ;; paths) echo 96 ;; journal) echo 64 ;; artefact-names) echo 2048 ;; peer) echo 8192 ;;
     esac
 }
 

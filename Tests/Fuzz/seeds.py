@@ -127,3 +127,25 @@ write("artefact-names", "stub-valid", b"\x01" + stub)
 write("artefact-names", "stub-negative-size", b"\x01" + plistlib.dumps({"NSURLNameKey": "a", "NSURLFileSizeKey": -1}, fmt=plistlib.FMT_BINARY))
 write("artefact-names", "stub-dotdot", b"\x01" + plistlib.dumps({"NSURLNameKey": "..", "NSURLFileSizeKey": 1}, fmt=plistlib.FMT_BINARY))
 write("artefact-names", "stub-nested", b"\x01" + plistlib.dumps({"NSURLNameKey": ["x"], "k": {"a": [1, 2.5, b"d", True]}}, fmt=plistlib.FMT_BINARY))
+
+
+# peer: [cap/ours byte: cap = [64, 1024, 1 MiB][b % 3], requests of ours waiting = b // 3 % 8][what the other side writes]
+def peer_byte(cap_index, ours): return bytes([ours * 3 + cap_index])
+def line(o): return json.dumps(o).encode() + b"\n"
+write("peer", "requests-answers-notes", peer_byte(2, 2)
+      + line({"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"a": 1}, "_meta": {"x": 1}})
+      + line({"jsonrpc": "2.0", "id": "f-1", "result": {"ok": True}, "extra": 1})
+      + line({"jsonrpc": "2.0", "id": "f-2", "error": {"code": -32000, "message": "no"}})
+      + line({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": "s"}}))
+write("peer", "duplicate-in-flight-and-cancel", peer_byte(2, 0)
+      + line({"jsonrpc": "2.0", "id": 7, "method": "hold"}) + line({"jsonrpc": "2.0", "id": 7, "method": "hold"})
+      + line({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 7}})
+      + line({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": 8}})
+      + line({"jsonrpc": "2.0", "id": 7, "method": "echo"}))
+write("peer", "invalid-and-not-json", peer_byte(2, 1)
+      + b'{"jsonrpc": "2.0", "id": 1.5, "method": "x"}\n[1]\n"text"\n{not json\n{"jsonrpc":"2.0","id":null,"error":{"code":1}}\n'
+      + line({"jsonrpc": "2.0", "id": 3, "method": 4}) + line({"jsonrpc": "1.0", "id": 4, "method": "x"}))
+write("peer", "oversize-answer-of-ours-and-line", peer_byte(0, 3)
+      + b'{"jsonrpc":"2.0","id":"f-2","result":{"pad":"' + b"x" * 100 + b'"}}\n'
+      + b'{"jsonrpc":"2.0","id":9,"method":"echo","params":{"pad":"' + b"y" * 100 + b'"}}\n'
+      + line({"jsonrpc": "2.0", "id": "f-1", "result": 1}))

@@ -37,7 +37,7 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String) throws(Fuz
 
 /// Every target, by name (for the replay tests and the drivers).
 public let allFuzzTargets: [any FuzzTarget.Type] = [
-    FramingTarget.self, JSONTarget.self, PathTarget.self, JournalTarget.self, ArtefactNameTarget.self,
+    FramingTarget.self, JSONTarget.self, PathTarget.self, JournalTarget.self, ArtefactNameTarget.self, PeerTarget.self,
 ]
 
 /// Reads structured values off the front of a fuzz input; past the end every read answers 0,
