@@ -74,11 +74,23 @@ struct KillLoopTests {
         var rng = SystemRandomNumberGenerator()
         var kills = 0
         for round in 0..<12 {
+            // Killed after a random number of acknowledged steps and a random moment more, not after
+            // a random time: a busy machine does less in the same time, and the steps (forks,
+            // imports, undos) are what this must interrupt. The child's own 20 s is the hang guard.
+            let before = Self.acks(f.root).count
+            let steps = Int.random(in: 1...40, using: &rng)
             let pid = try spawn(path, dir: f.root)
-            usleep(UInt32.random(in: 200_000...600_000, using: &rng))
-            kill(pid, SIGKILL)
             var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            var exited = false
+            while Self.acks(f.root).count < before + steps {
+                if waitpid(pid, &status, WNOHANG) == pid { exited = true; break }
+                usleep(1_000)
+            }
+            if !exited {
+                usleep(UInt32.random(in: 0...20_000, using: &rng))
+                kill(pid, SIGKILL)
+                waitpid(pid, &status, 0)
+            }
             if (status & 0x7f) == SIGKILL { kills += 1 }
             try verify(f, round: round)
         }

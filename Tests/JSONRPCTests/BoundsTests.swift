@@ -14,9 +14,11 @@ import Testing
 private let noThreads: OSThread.Starter = { _ throws(OSThread.StartError) in throw OSThread.StartError(errno: EAGAIN) }
 
 /// A handler that blocks until `gate` is signalled, deaf to cancellation (like one stuck in a
-/// system call), with a read claim (so a cancel abandons it).
-private func stuckReader(_ gate: DispatchSemaphore) -> Method {
+/// system call), with a read claim (so a cancel abandons it). It signals `started` when it runs,
+/// so a test can wait for that instead of guessing a time.
+private func stuckReader(_ gate: DispatchSemaphore, started: DispatchSemaphore? = nil) -> Method {
     Method("block", schedule: { _ in .claims([Claim("test", path: "stuck", access: .read)]) }) { _ in
+        started?.signal()
         gate.wait()
         return ["done": true]
     }
@@ -112,14 +114,15 @@ struct BoundsTests {
     @Test("cancelled stuck handlers beyond the cap: new work is answered ServerBusy stuckHandlers, ping still answered")
     func connectionAbandonedCap() throws {
         let gate = DispatchSemaphore(value: 0)
-        let h = PipeHarness([stuckReader(gate), ping, Method("echo") { _ in "ok" }], keepDescriptors: true,
-                            pool: (1, 1, OSThread.start))
+        let started = DispatchSemaphore(value: 0)
+        let h = PipeHarness([stuckReader(gate, started: started), ping, Method("echo") { _ in "ok" }],
+                            keepDescriptors: true, pool: (1, 1, OSThread.start))
         defer { for _ in 0..<4 { gate.signal() } }
         for id in Int64(1)...2 {
             h.send(.array([request(id, "block")]))  // a batch: its member goes to the pool
-            usleep(50_000)
+            #expect(started.wait(timeout: .now() + 10) == .success)  // running (stuck), not queued: then cancelled
             h.cancel(.int(id))
-            let cancelled = try #require(h.next(timeout: 5)?.arrayValue?.first)  // the batch's answer
+            let cancelled = try #require(h.next(timeout: 10)?.arrayValue?.first)  // the batch's answer
             #expect(cancelled["id"] == .int(id) && cancelled["error"]?["code"] == .int(-32800))
         }
         h.request(3, "block")
