@@ -13,8 +13,9 @@ import shutil
 import socket
 import subprocess
 import tempfile
-import time
 from pathlib import Path
+
+from storage_helpers import wait_until  # noqa: F401 (test_hub imports it from here)
 
 SUPERUSER = "postgres"
 SUPERPASS = "hub-admin-pw"
@@ -87,14 +88,3 @@ class Cluster:
     def close(self) -> None:
         self.stop("immediate")
         shutil.rmtree(self.base, ignore_errors=True)
-
-
-def wait_until(pred, timeout: float, what: str, interval: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        time.sleep(interval)
