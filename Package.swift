@@ -20,8 +20,8 @@ import PackageDescription
 ///       → JSONRPC, JSON, Workspace, Storage, AgentSessions, SessionErrorData, FileWatching, SystemSupport, CWorkspaceShims, Logging
 ///     ACPFace           the ACP face (`workspace-bridge acp`): a proxy between an ACP editor and an ACP agent
 ///                       that journals every session in the store; two JSONRPC Peers (editor side, agent side)
-///       → AgentSessions, SessionErrorData, JSON, JSONRPC, Workspace (the agent's fs/* served from the sandbox), SystemSupport,
-///         CWorkspaceShims (the agent spawned tied to the proxy's life), Logging
+///                       (Workspace: the agent's fs/* served from the sandbox; CWorkspaceShims: the agent tied to the proxy's life)
+///       → AgentSessions, SessionErrorData, JSON, JSONRPC, Workspace, SystemSupport, CWorkspaceShims, Logging
 ///     SessionErrorData  a session error's `error.data` from its typed details: the one mapping every face sends
 ///       → AgentSessions, JSON, SystemSupport
 ///     JSONRPC           framing, the connection, scheduling, the worker pool, typed params, the symmetric Peer;

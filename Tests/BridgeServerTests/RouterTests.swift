@@ -48,11 +48,18 @@ struct RouterTests {
         if case .ignore = s.route(method: "$/nope", isRequest: false) {} else { Issue.record("unknown $/ notification not ignored") }
     }
 
-    @Test("shutdown flips the phase at arrival, so every later request is refused")
+    @Test("shutdown flips the phase at arrival (its prepare, once admitted), so every later request is refused")
     func shutdown() {
         let s = server()
         s.lifecycle.set(.running)
-        #expect(handled(s.route(method: "shutdown", isRequest: true)) == "shutdown")
+        guard case .handle(let m) = s.route(method: "shutdown", isRequest: true) else {
+            Issue.record("shutdown not routed to its method")
+            return
+        }
+        #expect(m.name == "shutdown")
+        // The phase is set on the reading thread before the request is admitted: by `prepare`.
+        #expect(m.prepare != nil)
+        s.lifecycle.set(.shutDown)
         let e = rejection(s.route(method: "ping", isRequest: true))
         #expect(e?.code == -32600)
         #expect(e?.dataCode == "ShutdownRequested")

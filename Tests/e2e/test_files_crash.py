@@ -13,7 +13,6 @@ from bridge import dumps, ndjson_frame, request
 from wsfiles import MiB, b64, is_temp_name
 
 KILLS = 200
-BUDGET_S = 75.0
 TARGET = "crash/target.bin"
 
 
@@ -66,7 +65,6 @@ def test_save_killed_at_random_moments_leaves_wholly_old_or_wholly_new_content(s
     window = max(0.030, 1.3 * max(durations))
 
     rng = random.Random(int(os.environ.get("WB_CRASH_SEED", "1")))
-    started = time.monotonic()
     kills = left_temp = answered = 0
     for i in range(KILLS):
         k = (i + 1) % 2                       # alternate: B, A, B, A, ...
@@ -96,10 +94,9 @@ def test_save_killed_at_random_moments_leaves_wholly_old_or_wholly_new_content(s
             answered += 1
             assert data == contents[k], f"kill {i}: the save was answered, yet the old content is on disk"
         left_temp += bool(_temp_files(folder))
-        if time.monotonic() - started > BUDGET_S:
-            break
 
-    assert kills >= KILLS, f"only {kills} kills fit in {BUDGET_S}s"
+    # Every one of the KILLS kills is made, however slow the machine: a count, not a time budget.
+    assert kills == KILLS
     print(f"{kills} kills, window {window * 1000:.0f} ms, {answered} answered before the kill, "
           f"{left_temp} left a temp file behind")
 
@@ -107,7 +104,7 @@ def test_save_killed_at_random_moments_leaves_wholly_old_or_wholly_new_content(s
     final = _start(spawn, ws_root)
     listed = final.result("listFiles", {"path": "", "recursive": True, "includeHidden": True}, timeout=20)["entries"]
     assert not [e for e in listed if is_temp_name(e["name"])]
-    deadline = time.monotonic() + 3.0
+    deadline = time.monotonic() + 10.0
     while _temp_files(folder) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _temp_files(folder) == [], f"temp files left after a clean start: {_temp_files(folder)[:5]}"
