@@ -40,7 +40,7 @@ def contract() -> Contract:
 
 @pytest.fixture(scope="session")
 def fresh_root(tmp_path_factory, archive) -> Path:
-    """A Debian root with only libc, libjansson4 and libpcre2-8-0 (scripts/fresh-root.sh), the archive unpacked
+    """A Debian root with only libc, libjansson4, libpcre2-8-0 and libpq5 (scripts/fresh-root.sh), the archive unpacked
     into its /usr/local as the README says (`tar -C /usr/local --strip-components=1 -xzf …`)."""
     root = tmp_path_factory.mktemp("fresh-root") / "root"
     subprocess.run(["bash", str(REPO / "scripts" / "fresh-root.sh"), str(root)], check=True)

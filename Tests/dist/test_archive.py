@@ -1,4 +1,4 @@
-"""The release archive (`make dist`) in a fresh Debian root with only libc, libjansson4 and libpcre2-8-0,
+"""The release archive (`make dist`) in a fresh Debian root with only libc, libjansson4, libpcre2-8-0 and libpq5,
 and `make install` / `make uninstall` (issue 26)."""
 from __future__ import annotations
 

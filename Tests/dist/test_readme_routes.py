@@ -1,7 +1,7 @@
 """README.md's install routes that need `make dist`, read from its table (Tests/e2e/readme_snippets.py)
 and run as written, with the prefix in the test's folder: `make install PREFIX=$HOME/.local` then
 `make uninstall`, and the release archive unpacked with the README's `tar` line (the same line in
-a Debian root with only libc and libjansson4 is test_archive.py's fresh root)."""
+a Debian root with only libc, libjansson4, libpcre2-8-0 and libpq5 is test_archive.py's fresh root)."""
 from __future__ import annotations
 
 import os
@@ -53,7 +53,7 @@ def test_release_archive_route_in_a_fresh_root(archive, tmp_path):
     whose binary, man page and web launcher are where the README's next commands find them."""
     step, man, web = route("Release archive")
     apt, tar = step.split(" && ")
-    assert shlex.split(apt) == ["sudo", "apt-get", "install", "-y", "libjansson4"]
+    assert shlex.split(apt) == ["sudo", "apt-get", "install", "-y", "libjansson4", "libpcre2-8-0", "libpq5"]
     argv = shlex.split(tar)
     assert argv[:2] == ["sudo", "tar"] and argv[-1] == archive.name, f"README names {argv[-1]}, make dist wrote {archive.name}"
     local = tmp_path / "usr" / "local"
